@@ -1,0 +1,1 @@
+"""``ttt count`` and ``ttt enumerate``."""

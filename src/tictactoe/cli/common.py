@@ -1,0 +1,50 @@
+"""Shared pieces of the command line: error reporting and position arguments."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from tictactoe.core import Position, TicTacToeError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print a one-line error and return the exit to raise."""
+    errors.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    return typer.Exit(code)
+
+
+def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn the package's `ValueError`s into a one-line message and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except TicTacToeError as err:
+            raise fail(str(err)) from None
+        except KeyboardInterrupt:
+            raise fail("interrupted", code=130) from None
+
+    return wrapper
+
+
+def positions_from(source: str) -> Iterator[Position]:
+    """A position string, a variant name (its empty board), or ``-``: one per line of stdin."""
+    if source != "-":
+        yield Position(source)
+        return
+    for line in sys.stdin:
+        if line.strip():
+            yield Position(line.strip())

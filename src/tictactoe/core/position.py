@@ -1,0 +1,533 @@
+"""Positions: marks on a board, the side to move, a move stack, notation and legality.
+
+>>> p = Position("3x3")
+>>> p.push_name("b2"); p.push_name("a1")
+>>> p
+Position('o2/1x1/3 x')
+>>> print(p)
+   a b c
+ 1 o . .
+ 2 . x .
+ 3 . . .
+>>> p.pop(), p.to_string()
+(0, '3/1x1/3 o')
+>>> Position("xxx/oo1/3 o").outcome()
+Outcome(termination=<Termination.LINE: 1>, winner=<Side.X: 1>)
+>>> Position("xxx/ooo/3 x").problems()
+['both X and O have a line', 'X has a line but O moved last']
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tictactoe.core.errors import IllegalMoveError, InvalidPositionError, VariantError
+from tictactoe.core.symmetry import canonical_masks
+from tictactoe.core.variant import Variant
+
+
+class Side(enum.IntEnum):
+    """A player's mark. X always moves first."""
+
+    X = 1
+    O = 2  # noqa: E741
+
+    @property
+    def other(self) -> Side:
+        """The opponent.
+
+        >>> Side.X.other
+        <Side.O: 2>
+        """
+        return Side.O if self is Side.X else Side.X
+
+    @property
+    def symbol(self) -> str:
+        """``x`` or ``o``, as in position strings."""
+        return "x" if self is Side.X else "o"
+
+    @staticmethod
+    def parse(text: str) -> Side:
+        """Parse ``x`` or ``o`` (either case).
+
+        >>> Side.parse("O")
+        <Side.O: 2>
+        """
+        t = text.strip().lower()
+        if t == "x":
+            return Side.X
+        if t == "o":
+            return Side.O
+        raise InvalidPositionError(f"side must be 'x' or 'o', not {text!r}")
+
+
+class Termination(enum.Enum):
+    """How a game ended."""
+
+    LINE = 1
+    """A side completed a line."""
+    FULL_BOARD = 2
+    """The board filled with no line: a draw."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: how it ended, and the winner (None for a draw).
+
+    >>> Outcome(Termination.FULL_BOARD, None).result()
+    'draw'
+    """
+
+    termination: Termination
+    winner: Side | None
+
+    def result(self) -> str:
+        """``x``, ``o`` or ``draw``."""
+        return self.winner.symbol if self.winner else "draw"
+
+
+class Status(enum.IntFlag):
+    """Every reason a position cannot arise in play. `Status.VALID` (0) means it can.
+
+    >>> Status.WRONG_TURN | Status.BOTH_WIN
+    <Status.WRONG_TURN|BOTH_WIN: 12>
+    """
+
+    VALID = 0
+    TOO_MANY_X = 1
+    """X has more than one mark more than O."""
+    TOO_MANY_O = 2
+    """O has more marks than X."""
+    WRONG_TURN = 4
+    """The side to move is not the one the counts say."""
+    BOTH_WIN = 8
+    """Both sides have a line."""
+    WINNER_NOT_LAST = 16
+    """The side with a line did not make the last move."""
+    WIN_LINES_DISJOINT = 32
+    """The winner's lines share no cell, so they cannot all have been completed by one move."""
+
+
+_ROW_TOKEN = re.compile(r"\d+|[xo.]", re.IGNORECASE)
+
+
+class Position:
+    """A board position: the marks, the side to move and the stack of moves pushed.
+
+    Build it from a position string, a variant name or a `Variant`:
+    ``Position("o2/1x1/3 x")``, ``Position("4x4x4")``. The empty 3x3 board is the default.
+    """
+
+    __slots__ = ("_stack", "o", "turn", "variant", "x")
+
+    def __init__(self, source: str | Variant = "3x3") -> None:
+        self.variant: Variant
+        self.x: int
+        """Bit mask of X's cells (bit i is cell i)."""
+        self.o: int
+        """Bit mask of O's cells."""
+        self.turn: Side
+        """The side to move."""
+        self._stack: list[int] = []
+        if isinstance(source, Variant):
+            self.variant, self.x, self.o, self.turn = source, 0, 0, Side.X
+        elif " " in source.strip() or "/" in source:
+            self.variant, self.x, self.o, self.turn = _parse(source)
+        else:
+            try:
+                variant = Variant.parse(source)
+            except VariantError as err:
+                raise InvalidPositionError(
+                    f"{source!r} is neither a position string (like '3/3/3 x') nor a "
+                    f"variant name: {err}") from None
+            self.variant, self.x, self.o, self.turn = variant, 0, 0, Side.X
+
+    # ----------------------------------------------------------------- strings
+    @classmethod
+    def from_string(cls, text: str) -> Position:
+        """Parse a position string.
+
+        >>> Position.from_string("5/5/5/5/5 x 4").variant.name
+        '5x5k4'
+        >>> Position.from_string("3/3/2 x")
+        Traceback (most recent call last):
+        ...
+        tictactoe.core.errors.InvalidPositionError: row 3 has 2 cells but row 1 has 3 (at \
+character 5 of '3/3/2 x')
+        """
+        position = cls.__new__(cls)
+        position._stack = []
+        position.variant, position.x, position.o, position.turn = _parse(text)
+        return position
+
+    def to_string(self) -> str:
+        """The position string: rows top to bottom, digit runs for empty cells, the side to
+        move, then k if it is not the smallest dimension.
+
+        >>> Position("4x4x4").to_string()
+        '4/4/4/4:4/4/4/4:4/4/4/4:4/4/4/4 x'
+        """
+        v = self.variant
+        layers = []
+        for layer in range(v.layers):
+            rows = []
+            for row in range(v.rows):
+                out, run = [], 0
+                for col in range(v.columns):
+                    cell = (layer * v.rows + row) * v.columns + col
+                    mark = "x" if self.x >> cell & 1 else "o" if self.o >> cell & 1 else ""
+                    if mark:
+                        if run:
+                            out.append(str(run))
+                        out.append(mark)
+                        run = 0
+                    else:
+                        run += 1
+                if run:
+                    out.append(str(run))
+                rows.append("".join(out))
+            layers.append("/".join(rows))
+        text = f"{':'.join(layers)} {self.turn.symbol}"
+        return text if v.k == min(v.shape) else f"{text} {v.k}"
+
+    def __repr__(self) -> str:
+        return f"Position({self.to_string()!r})"
+
+    def __str__(self) -> str:
+        return self.diagram()
+
+    def diagram(self, *, empty: str = ".") -> str:
+        """The board as text with coordinates; cube layers are shown side by side.
+
+        >>> print(Position("x1o/3/3 x").diagram())
+           a b c
+         1 x . o
+         2 . . .
+         3 . . .
+        """
+        v = self.variant
+        width = len(str(v.rows))
+        letters = " ".join(chr(ord("a") + c) for c in range(v.columns))
+        blocks: list[list[str]] = []
+        for layer in range(v.layers):
+            lines = [" " * (width + 2) + letters]
+            for row in range(v.rows):
+                marks = []
+                for col in range(v.columns):
+                    cell = (layer * v.rows + row) * v.columns + col
+                    marks.append("x" if self.x >> cell & 1 else "o" if self.o >> cell & 1
+                                 else empty)
+                lines.append(f" {row + 1:>{width}} " + " ".join(marks))
+            if v.is_3d:
+                lines.insert(0, f"layer {layer + 1}".center(len(lines[0])))
+            blocks.append(lines)
+        return "\n".join("    ".join(parts).rstrip() for parts in zip(*blocks, strict=True))
+
+    # ----------------------------------------------------------------- identity
+    def key(self) -> tuple[int, int, Side]:
+        """A hashable key: (X mask, O mask, side to move)."""
+        return (self.x, self.o, self.turn)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self.variant == other.variant and self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]  # positions are mutable
+
+    def copy(self, *, stack: bool = True) -> Position:
+        """A copy, with the move stack unless ``stack=False``."""
+        clone = Position.__new__(Position)
+        clone.variant, clone.x, clone.o, clone.turn = self.variant, self.x, self.o, self.turn
+        clone._stack = list(self._stack) if stack else []
+        return clone
+
+    # ----------------------------------------------------------------- cells and moves
+    def mark_at(self, cell: int) -> Side | None:
+        """The mark on a cell, or None."""
+        if self.x >> cell & 1:
+            return Side.X
+        if self.o >> cell & 1:
+            return Side.O
+        return None
+
+    def marks(self, side: Side) -> int:
+        """The bit mask of a side's cells."""
+        return self.x if side is Side.X else self.o
+
+    @property
+    def occupied(self) -> int:
+        return self.x | self.o
+
+    @property
+    def ply(self) -> int:
+        """Number of marks on the board."""
+        return self.occupied.bit_count()
+
+    @property
+    def move_stack(self) -> list[int]:
+        """The moves pushed since the position was set up (a copy)."""
+        return list(self._stack)
+
+    def empty_cells(self) -> list[int]:
+        """Every empty cell in increasing order."""
+        free = self.variant.full_mask & ~self.occupied
+        return [c for c in range(self.variant.cells) if free >> c & 1]
+
+    def legal_moves(self) -> list[int]:
+        """The empty cells, or none once the game is over."""
+        return [] if self.is_game_over() else self.empty_cells()
+
+    def parse_move(self, text: str) -> int:
+        """Parse a move (``b2``, ``2:b3`` or an index) and check that it is legal here."""
+        cell = self.variant.parse_cell(text)
+        self._check_legal(cell)
+        return cell
+
+    def move_name(self, cell: int) -> str:
+        """Name a cell: ``b2``, or ``2:b3`` on a cube."""
+        return self.variant.cell_name(cell)
+
+    def _check_legal(self, cell: int) -> None:
+        if not 0 <= cell < self.variant.cells:
+            raise IllegalMoveError(
+                f"cell {cell} is off the {self.variant.name} board (0-{self.variant.cells - 1})")
+        if self.occupied >> cell & 1:
+            raise IllegalMoveError(f"{self.move_name(cell)} is already taken")
+        outcome = self.outcome()
+        if outcome is not None:
+            result = "a draw" if outcome.winner is None else f"won by {outcome.winner.name}"
+            raise IllegalMoveError(f"the game is over ({result}); no more moves")
+
+    def push(self, cell: int) -> None:
+        """Play a move for the side to move. Raises `IllegalMoveError` if it is not legal."""
+        self._check_legal(cell)
+        if self.turn is Side.X:
+            self.x |= 1 << cell
+        else:
+            self.o |= 1 << cell
+        self.turn = self.turn.other
+        self._stack.append(cell)
+
+    def push_name(self, text: str) -> None:
+        """Parse a move and push it."""
+        self.push(self.parse_move(text))
+
+    def pop(self) -> int:
+        """Undo the last pushed move and return it. Raises IndexError on an empty stack."""
+        cell = self._stack.pop()
+        self.x &= ~(1 << cell)
+        self.o &= ~(1 << cell)
+        self.turn = self.turn.other
+        return cell
+
+    def play(self, cell: int) -> Position:
+        """A new position with the move played; this one is unchanged."""
+        child = self.copy()
+        child.push(cell)
+        return child
+
+    # ----------------------------------------------------------------- results
+    def lines_of(self, side: Side) -> list[tuple[int, ...]]:
+        """The lines a side has completed."""
+        mask = self.marks(side)
+        return [line for line, m in zip(self.variant.lines, self.variant.line_masks, strict=True)
+                if mask & m == m]
+
+    def has_line(self, side: Side) -> bool:
+        mask = self.marks(side)
+        return any(mask & m == m for m in self.variant.line_masks)
+
+    def winning_lines(self) -> list[tuple[int, ...]]:
+        """Every completed line, of either side."""
+        return self.lines_of(Side.X) + self.lines_of(Side.O)
+
+    def winner(self) -> Side | None:
+        """The side with a line, if exactly one side has one."""
+        x, o = self.has_line(Side.X), self.has_line(Side.O)
+        if x != o:
+            return Side.X if x else Side.O
+        return None
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None if it goes on."""
+        winner = self.winner()
+        if winner is not None:
+            return Outcome(Termination.LINE, winner)
+        if self.has_line(Side.X):  # both sides: impossible, but the game is still over
+            return Outcome(Termination.LINE, None)
+        if self.occupied == self.variant.full_mask:
+            return Outcome(Termination.FULL_BOARD, None)
+        return None
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    # ----------------------------------------------------------------- legality
+    def status(self) -> Status:
+        """Every reason this position cannot arise in play, as flags.
+
+        >>> Position("xx1/o2/3 x").status()
+        <Status.WRONG_TURN: 4>
+        >>> Position("xxx/ooo/3 x").status()
+        <Status.BOTH_WIN|WINNER_NOT_LAST: 24>
+        """
+        return self._diagnose()[0]
+
+    def is_valid(self) -> bool:
+        """True if the position can arise in a game from the empty board."""
+        return self.status() == Status.VALID
+
+    def problems(self) -> list[str]:
+        """A readable message for each reason in `status()`; empty for a valid position."""
+        return self._diagnose()[1]
+
+    def _diagnose(self) -> tuple[Status, list[str]]:
+        status, messages = Status.VALID, []
+        nx, no = self.x.bit_count(), self.o.bit_count()
+        counts_ok = nx - no in (0, 1)
+        if nx - no > 1:
+            status |= Status.TOO_MANY_X
+            messages.append(f"X has {nx} marks and O has {no}: X can lead by at most one")
+        if no > nx:
+            status |= Status.TOO_MANY_O
+            messages.append(f"O has {no} marks and X has {nx}: O cannot have more than X")
+        if counts_ok:
+            expected = Side.X if nx == no else Side.O
+            if self.turn is not expected:
+                status |= Status.WRONG_TURN
+                messages.append(
+                    f"with {nx} X and {no} O it is {expected.name}'s turn, not {self.turn.name}'s")
+        x_lines, o_lines = self.lines_of(Side.X), self.lines_of(Side.O)
+        if x_lines and o_lines:
+            status |= Status.BOTH_WIN
+            messages.append("both X and O have a line")
+        last_mover = Side.O if nx == no else Side.X
+        for side, lines in ((Side.X, x_lines), (Side.O, o_lines)):
+            if not lines:
+                continue
+            if counts_ok and side is not last_mover:
+                status |= Status.WINNER_NOT_LAST
+                messages.append(f"{side.name} has a line but {last_mover.name} moved last")
+            shared = set(lines[0]).intersection(*lines[1:])
+            if not shared:
+                status |= Status.WIN_LINES_DISJOINT
+                names = ", ".join(
+                    "-".join(self.variant.cell_name(c) for c in (line[0], line[-1]))
+                    for line in lines)
+                messages.append(
+                    f"{side.name}'s lines ({names}) share no cell, so no single move completed "
+                    "them all")
+        return status, messages
+
+    # ----------------------------------------------------------------- symmetry
+    def canonical_key(self) -> tuple[int, int, Side]:
+        """The same key for every position equivalent under the board's symmetries."""
+        x, o = canonical_masks(self.variant, self.x, self.o)
+        return (x, o, self.turn)
+
+    def canonical(self) -> Position:
+        """The representative of this position's symmetry class (without a move stack).
+
+        >>> Position("x2/3/3 o").canonical() == Position("2x/3/3 o").canonical()
+        True
+        """
+        clone = self.copy(stack=False)
+        clone.x, clone.o, clone.turn = self.canonical_key()
+        return clone
+
+    def children(self) -> Iterator[tuple[int, Position]]:
+        """Each legal move with the position it leads to."""
+        for cell in self.legal_moves():
+            yield cell, self.play(cell)
+
+
+def _parse(text: str) -> tuple[Variant, int, int, Side]:
+    """Parse a position string into (variant, X mask, O mask, side to move)."""
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"a position string is text, not {type(text).__name__}")
+    if len(text) > 4096:
+        raise InvalidPositionError(f"position string too long ({len(text)} characters)")
+    where = f"of {text!r}"
+    fields = text.split()
+    if len(fields) not in (2, 3):
+        raise InvalidPositionError(
+            f"expected 'BOARD SIDE' or 'BOARD SIDE K', found {len(fields)} fields in {text!r}")
+    board = fields[0]
+    offset = text.index(board)
+    try:
+        turn = Side.parse(fields[1])
+    except InvalidPositionError:
+        raise InvalidPositionError(
+            f"the side to move must be 'x' or 'o', not {fields[1]!r} (field 2 {where})") from None
+    layers_x: list[list[list[int]]] = []  # per layer, per row: list of 0/1/2 cells
+    pos = offset
+    for layer_text in board.split(":"):
+        rows: list[list[int]] = []
+        for row_text in layer_text.split("/"):
+            cells: list[int] = []
+            at = pos
+            for token in _ROW_TOKEN.finditer(row_text):
+                if token.start() != at - pos:
+                    bad = row_text[at - pos]
+                    raise InvalidPositionError(
+                        f"unexpected {bad!r} at character {at + 1} {where}: cells are x, o, . "
+                        "or a digit run")
+                value = token.group().lower()
+                if value.isdigit():
+                    run = int(value)
+                    if run == 0 or run > 64:
+                        raise InvalidPositionError(
+                            f"empty run {value!r} at character {at + 1} {where} must be 1-64")
+                    cells.extend([0] * run)
+                else:
+                    cells.append({"x": 1, "o": 2, ".": 0}[value])
+                at = pos + token.end()
+            if at - pos != len(row_text):
+                raise InvalidPositionError(
+                    f"unexpected {row_text[at - pos]!r} at character {at + 1} {where}: cells are "
+                    "x, o, . or a digit run")
+            if not cells:
+                raise InvalidPositionError(f"empty row at character {pos + 1} {where}")
+            if rows and len(cells) != len(rows[0]):
+                raise InvalidPositionError(
+                    f"row {len(rows) + 1} has {len(cells)} cells but row 1 has {len(rows[0])} "
+                    f"(at character {pos + 1} {where})")
+            if layers_x and len(cells) != len(layers_x[0][0]):
+                raise InvalidPositionError(
+                    f"layer {len(layers_x) + 1} has rows of {len(cells)} cells but layer 1 has "
+                    f"{len(layers_x[0][0])} (at character {pos + 1} {where})")
+            rows.append(cells)
+            pos += len(row_text) + 1
+        if layers_x and len(rows) != len(layers_x[0]):
+            raise InvalidPositionError(
+                f"layer {len(layers_x) + 1} has {len(rows)} rows but layer 1 has "
+                f"{len(layers_x[0])} {where}")
+        layers_x.append(rows)
+    shape = (len(layers_x[0]), len(layers_x[0][0]))
+    if len(layers_x) > 1:
+        shape = (len(layers_x), *shape)
+    k: int | None = None
+    if len(fields) == 3:
+        if not fields[2].isdigit():
+            raise InvalidPositionError(f"k must be a whole number, not {fields[2]!r} (field 3 "
+                                       f"{where})")
+        k = int(fields[2])
+    try:
+        variant = Variant.of(shape, k)
+    except VariantError as err:
+        raise InvalidPositionError(f"{err} (in {text!r})") from None
+    x = o = 0
+    cell = 0
+    for rows in layers_x:
+        for row in rows:
+            for value in row:
+                if value == 1:
+                    x |= 1 << cell
+                elif value == 2:
+                    o |= 1 << cell
+                cell += 1
+    return variant, x, o, turn

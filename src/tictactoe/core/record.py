@@ -1,0 +1,124 @@
+"""Game records: one finished or unfinished game as JSON, shared by the web and terminal apps.
+
+>>> r = GameRecord.from_moves("3x3", ["b2", "a1", "c3"], players={"x": "human", "o": "perfect"})
+>>> r.position().to_string()
+'o2/1x1/2x o'
+>>> GameRecord.from_json(r.to_json()) == r
+True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from tictactoe.core.errors import InvalidPositionError, TicTacToeError
+from tictactoe.core.position import Position
+from tictactoe.core.variant import Variant
+
+RECORD_FORMAT = "tictactoe-game/1"
+"""The ``format`` field of every record, so a reader can tell what it holds."""
+
+
+class InvalidRecordError(TicTacToeError):
+    """A game record is malformed or its moves are not legal."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game: the variant, the starting position, the moves in ``b2`` form, who played,
+    the result (``x``, ``o``, ``draw``, or None while it goes on) and when it was played."""
+
+    variant: str
+    moves: tuple[str, ...] = ()
+    start: str | None = None
+    """The starting position string; None means the empty board."""
+    players: dict[str, str] = field(default_factory=lambda: {"x": "human", "o": "human"})
+    result: str | None = None
+    started: str = ""
+    finished: str | None = None
+
+    @staticmethod
+    def from_moves(variant: str, moves: list[str] | tuple[str, ...], *,
+                   start: str | None = None, players: dict[str, str] | None = None,
+                   started: str | None = None) -> GameRecord:
+        """Build a record from moves, checking each and filling in the result."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        record = GameRecord(
+            variant=Variant.parse(variant).name, moves=tuple(moves), start=start,
+            players=dict(players or {"x": "human", "o": "human"}), started=started or now)
+        final = record.position()  # validates every move
+        outcome = final.outcome()
+        if outcome is None:
+            return record
+        return GameRecord(record.variant, record.moves, start, record.players,
+                          outcome.result(), record.started, now)
+
+    def position(self) -> Position:
+        """Replay the moves from the start and return the position reached."""
+        try:
+            variant = Variant.parse(self.variant)
+            board = Position(self.start) if self.start else Position(variant)
+        except TicTacToeError as err:
+            raise InvalidRecordError(f"bad record: {err}") from None
+        if board.variant != variant:
+            raise InvalidRecordError(
+                f"bad record: the start position is {board.variant.name}, not {variant.name}")
+        for number, move in enumerate(self.moves, 1):
+            try:
+                board.push_name(move)
+            except TicTacToeError as err:
+                raise InvalidRecordError(f"bad record: move {number} ({move!r}): {err}") from None
+        return board
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": RECORD_FORMAT, "variant": self.variant, "start": self.start,
+            "moves": list(self.moves), "players": dict(self.players), "result": self.result,
+            "started": self.started, "finished": self.finished,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    @staticmethod
+    def from_dict(data: object) -> GameRecord:
+        """Read a record, checking its fields and replaying its moves."""
+        if not isinstance(data, dict):
+            raise InvalidRecordError("bad record: expected a JSON object")
+        if data.get("format", RECORD_FORMAT) != RECORD_FORMAT:
+            raise InvalidRecordError(f"bad record: unknown format {data.get('format')!r}")
+        variant, moves = data.get("variant"), data.get("moves", [])
+        if not isinstance(variant, str):
+            raise InvalidRecordError("bad record: 'variant' must be a string")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise InvalidRecordError("bad record: 'moves' must be a list of strings")
+        players = data.get("players") or {"x": "human", "o": "human"}
+        if not isinstance(players, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in players.items()):
+            raise InvalidRecordError("bad record: 'players' must map 'x' and 'o' to names")
+        start = data.get("start")
+        if start is not None and not isinstance(start, str):
+            raise InvalidRecordError("bad record: 'start' must be a position string or null")
+        record = GameRecord(variant, tuple(moves), start, players, data.get("result"),
+                            str(data.get("started") or ""), data.get("finished"))
+        try:
+            final = record.position()
+        except InvalidPositionError as err:
+            raise InvalidRecordError(f"bad record: {err}") from None
+        outcome = final.outcome()
+        expected = outcome.result() if outcome else None
+        if record.result != expected:
+            raise InvalidRecordError(
+                f"bad record: result {record.result!r} does not match the moves ({expected!r})")
+        return record
+
+    @staticmethod
+    def from_json(text: str) -> GameRecord:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InvalidRecordError(f"bad record: not JSON ({err})") from None
+        return GameRecord.from_dict(data)

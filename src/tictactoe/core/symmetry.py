@@ -1,0 +1,162 @@
+"""The symmetry group of a variant, derived from its winning lines.
+
+A symmetry is a permutation of the cells that maps every winning line onto a winning line.
+The group is found by backtracking search, never assumed, so it includes the surprising
+symmetries: 4x4 with k=4 has 32 (the square's 8 times an "inside-out" swap), and 4x4x4 has 192.
+
+>>> from tictactoe.core.variant import Variant
+>>> [len(symmetries(Variant.parse(n))) for n in ("3x3", "4x4", "3x4", "4x4x4")]
+[8, 32, 4, 192]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+
+from tictactoe.core.errors import BoardTooLargeError
+from tictactoe.core.variant import Variant
+
+SEARCH_BUDGET = 20_000_000
+"""Work (cells times depth, summed over partial maps) the symmetry search may do before it
+gives up with an error: a few seconds at most."""
+
+Permutation = tuple[int, ...]
+"""``p[i]`` is the cell that cell ``i`` moves to."""
+
+
+@cache
+def symmetries(variant: Variant) -> tuple[Permutation, ...]:
+    """Every permutation of cells that maps the set of lines onto itself; identity first.
+
+    Raises `BoardTooLargeError` on degenerate boards whose group is too large to list (two
+    cells with the same lines to every other cell can be swapped freely).
+    """
+    n = variant.cells
+    lines = variant.lines
+    line_set = {frozenset(line) for line in lines}
+    together = [[0] * n for _ in range(n)]  # how many lines hold both cells
+    for line in lines:
+        for a in line:
+            for b in line:
+                together[a][b] += 1
+    colour = _refined_colours(together)
+
+    # A base: cells whose line counts to every cell tell all cells apart. A symmetry is then
+    # fixed by the images of the base, so only those are searched for.
+    base: list[int] = []
+    signature: list[tuple[int, ...]] = [(colour[c],) for c in range(n)]
+    while len(set(signature)) < n:
+        best = max(range(n), key=lambda b: (len({(*signature[c], together[c][b])
+                                                  for c in range(n)}), -b))
+        grown = [(*signature[c], together[c][best]) for c in range(n)]
+        if len(set(grown)) == len(set(signature)):
+            raise BoardTooLargeError(
+                f"{variant.name} has too many symmetries to list: some cells can be swapped "
+                "freely")
+        base.append(best)
+        signature = grown
+
+    found: list[Permutation] = []
+    budget = [SEARCH_BUDGET]
+    start = [(colour[c],) for c in range(n)]
+
+    def extend(depth: int, source: list[tuple[int, ...]], target: list[tuple[int, ...]]) -> None:
+        # source[c] and target[t] describe each cell by its colour and its line counts to
+        # the base cells placed so far, on each side; a symmetry maps equal to equal.
+        budget[0] -= n * (depth + 1)
+        if budget[0] < 0:
+            raise BoardTooLargeError(
+                f"{variant.name} has too many symmetries to list: the search passed its "
+                f"budget of {SEARCH_BUDGET:,} steps")
+        if depth == len(base):
+            lookup = {sig: t for t, sig in enumerate(target)}
+            perm = tuple(lookup[sig] for sig in source)
+            if all(frozenset(perm[c] for c in line) in line_set for line in lines):
+                found.append(perm)
+            return
+        cell = base[depth]
+        for image in range(n):
+            if target[image] != source[cell]:
+                continue
+            grown_source = [(*source[c], together[c][cell]) for c in range(n)]
+            grown_target = [(*target[t], together[t][image]) for t in range(n)]
+            if Counter(grown_source) == Counter(grown_target):
+                extend(depth + 1, grown_source, grown_target)
+
+    extend(0, start, list(start))
+    identity = tuple(range(n))
+    found.sort(key=lambda p: (p != identity, p))
+    return tuple(found)
+
+
+def _refined_colours(together: list[list[int]]) -> list[int]:
+    """Colour refinement: cells a symmetry could swap always share a colour."""
+    n = len(together)
+    colour = [0] * n
+    count = 1
+    while True:
+        signature = [
+            (colour[a], tuple(sorted((together[a][b], colour[b]) for b in range(n) if b != a)))
+            for a in range(n)
+        ]
+        palette = {sig: i for i, sig in enumerate(sorted(set(signature)))}
+        colour = [palette[sig] for sig in signature]
+        if len(palette) == count:
+            return colour
+        count = len(palette)
+
+
+@cache
+def _byte_tables(variant: Variant) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each symmetry, for each byte of a bit mask, the image of every byte value."""
+    n = variant.cells
+    chunks = (n + 7) // 8
+    tables = []
+    for perm in symmetries(variant):
+        per_chunk = []
+        for chunk in range(chunks):
+            values = []
+            for byte in range(256):
+                out = 0
+                for bit in range(8):
+                    cell = chunk * 8 + bit
+                    if byte >> bit & 1 and cell < n:
+                        out |= 1 << perm[cell]
+                values.append(out)
+            per_chunk.append(tuple(values))
+        tables.append(tuple(per_chunk))
+    return tuple(tables)
+
+
+def transform_mask(variant: Variant, index: int, mask: int) -> int:
+    """Apply symmetry number `index` to a bit mask of cells.
+
+    >>> v = Variant.parse("3x3")
+    >>> sorted({transform_mask(v, i, 0b1) for i in range(8)})  # corner a1 goes to corners
+    [1, 4, 64, 256]
+    """
+    out = 0
+    for chunk, table in enumerate(_byte_tables(variant)[index]):
+        out |= table[(mask >> (8 * chunk)) & 0xFF]
+    return out
+
+
+def canonical_masks(variant: Variant, x: int, o: int) -> tuple[int, int]:
+    """The least (x, o) pair over every symmetric image: equal for equivalent positions.
+
+    >>> v = Variant.parse("3x3")
+    >>> canonical_masks(v, 1 << 0, 0) == canonical_masks(v, 1 << 8, 0)
+    True
+    """
+    best: tuple[int, int] | None = None
+    for tables in _byte_tables(variant):
+        tx = to = 0
+        for chunk, table in enumerate(tables):
+            shift = 8 * chunk
+            tx |= table[(x >> shift) & 0xFF]
+            to |= table[(o >> shift) & 0xFF]
+        if best is None or (tx, to) < best:
+            best = (tx, to)
+    assert best is not None
+    return best

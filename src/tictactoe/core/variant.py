@@ -1,0 +1,281 @@
+"""Variants: a board shape plus k, the number in a row that wins.
+
+Boards are 2-D (rows x columns) or 3-D (layers x rows x columns). Cells are indexed row-major
+from 0, so on 3x3 the top row is 0 1 2 and the centre is 4.
+
+>>> v = Variant.parse("tictactoe")
+>>> v.name, v.shape, v.k, v.cells, len(v.lines)
+('3x3', (3, 3), 3, 9, 8)
+>>> Variant.parse("5x5k4")
+Variant.parse('5x5k4')
+>>> len(Variant.parse("qubic").lines)
+76
+>>> v.cell_name(4), v.parse_cell("c3"), Variant.parse("4x4x4").cell_name(21)
+('b2', 8, '2:b2')
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+from tictactoe.core.errors import InvalidMoveError, VariantError
+
+MAX_CELLS = 64
+"""Largest board supported: 64 cells, so that one 64-bit word holds each side's marks."""
+
+MAX_COLUMNS = 26
+"""Columns are lettered a to z."""
+
+ALIASES = {"tictactoe": "3x3", "tic-tac-toe": "3x3", "qubic": "4x4x4"}
+
+_NAME = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$")
+_CELL_2D = re.compile(r"^([a-z])(\d+)$")
+_CELL_3D = re.compile(r"^(\d+):([a-z])(\d+)$")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A board shape (rows, columns) or (layers, rows, columns), and k in a row to win.
+
+    Build one with `Variant.parse` or `Variant.of`; both check the limits.
+    """
+
+    shape: tuple[int, ...]
+    k: int
+
+    # ----------------------------------------------------------------- construction
+    @staticmethod
+    def of(shape: tuple[int, ...], k: int | None = None) -> Variant:
+        """The variant with this shape and k (default: the smallest dimension).
+
+        >>> Variant.of((4, 4, 4)).name
+        '4x4x4'
+        >>> Variant.of((3, 70))
+        Traceback (most recent call last):
+        ...
+        tictactoe.core.errors.VariantError: 3x70 has 70 columns; at most 26 are supported
+        """
+        return _make(tuple(shape), k)
+
+    @staticmethod
+    def parse(name: str) -> Variant:
+        """Parse a variant name: dims joined by ``x``, then an optional ``k<K>``, or an alias.
+
+        >>> Variant.parse("6x5k4").shape
+        (6, 5)
+        >>> Variant.parse("3x3x")
+        Traceback (most recent call last):
+        ...
+        tictactoe.core.errors.VariantError: unknown variant '3x3x': expected a name like 3x3, \
+5x5k4 or 4x4x4, or one of tictactoe, qubic
+        """
+        text = name.strip().lower()
+        text = ALIASES.get(text, text)
+        match = _NAME.match(text)
+        if not match:
+            raise VariantError(
+                f"unknown variant {name!r}: expected a name like 3x3, 5x5k4 or 4x4x4, "
+                "or one of tictactoe, qubic"
+            )
+        dims = tuple(int(g) for g in match.groups()[:3] if g is not None)
+        k = int(match.group(4)) if match.group(4) is not None else None
+        return _make(dims, k)
+
+    # ----------------------------------------------------------------- description
+    @property
+    def name(self) -> str:
+        """The canonical name; k is shown only when it is not the smallest dimension."""
+        dims = "x".join(str(d) for d in self.shape)
+        return dims if self.k == min(self.shape) else f"{dims}k{self.k}"
+
+    def __repr__(self) -> str:
+        return f"Variant.parse({self.name!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def rows(self) -> int:
+        return self.shape[-2]
+
+    @property
+    def columns(self) -> int:
+        return self.shape[-1]
+
+    @property
+    def layers(self) -> int:
+        """Number of layers: 1 for a flat board."""
+        return self.shape[0] if len(self.shape) == 3 else 1
+
+    @property
+    def is_3d(self) -> bool:
+        return len(self.shape) == 3
+
+    @cached_property
+    def cells(self) -> int:
+        """Number of cells."""
+        total = 1
+        for d in self.shape:
+            total *= d
+        return total
+
+    @cached_property
+    def full_mask(self) -> int:
+        """Bit mask with one bit set for every cell."""
+        return (1 << self.cells) - 1
+
+    # ----------------------------------------------------------------- geometry
+    def coordinates(self, cell: int) -> tuple[int, ...]:
+        """The (row, column) or (layer, row, column) of a cell index, all from 0.
+
+        >>> Variant.parse("4x4x4").coordinates(21)
+        (1, 1, 1)
+        """
+        out = []
+        for d in reversed(self.shape):
+            cell, r = divmod(cell, d)
+            out.append(r)
+        return tuple(reversed(out))
+
+    def index(self, coords: tuple[int, ...]) -> int:
+        """The cell index of (row, column) or (layer, row, column).
+
+        >>> Variant.parse("3x3").index((1, 2))
+        5
+        """
+        i = 0
+        for c, d in zip(coords, self.shape, strict=True):
+            i = i * d + c
+        return i
+
+    @cached_property
+    def lines(self) -> tuple[tuple[int, ...], ...]:
+        """Every winning line: k cells in a row along any row, column or diagonal.
+
+        Directions are every nonzero vector in {-1, 0, 1}^d, one of each opposite pair, so
+        on a cube this covers rows, columns, pillars, the plane diagonals and the space
+        diagonals. The cells of a line are in increasing order; lines are sorted.
+        """
+        found: set[tuple[int, ...]] = set()
+        dims = len(self.shape)
+        for direction in itertools.product((-1, 0, 1), repeat=dims):
+            first = next((s for s in direction if s), 0)
+            if first <= 0:  # skip the zero vector and one of each opposite pair
+                continue
+            for start in itertools.product(*(range(d) for d in self.shape)):
+                end = [s + (self.k - 1) * step for s, step in zip(start, direction, strict=True)]
+                if all(0 <= e < d for e, d in zip(end, self.shape, strict=True)):
+                    cells = tuple(
+                        self.index(tuple(s + i * step for s, step in
+                                         zip(start, direction, strict=True)))
+                        for i in range(self.k)
+                    )
+                    found.add(tuple(sorted(cells)))
+        return tuple(sorted(found))
+
+    @cached_property
+    def line_masks(self) -> tuple[int, ...]:
+        """Each line as a bit mask over cells, in the order of `lines`."""
+        return tuple(sum(1 << c for c in line) for line in self.lines)
+
+    @cached_property
+    def lines_through(self) -> tuple[tuple[int, ...], ...]:
+        """For each cell, the indices (into `lines`) of the lines through it.
+
+        >>> [len(t) for t in Variant.parse("3x3").lines_through]
+        [3, 2, 3, 2, 4, 2, 3, 2, 3]
+        """
+        through: list[list[int]] = [[] for _ in range(self.cells)]
+        for i, line in enumerate(self.lines):
+            for c in line:
+                through[c].append(i)
+        return tuple(tuple(t) for t in through)
+
+    # ----------------------------------------------------------------- notation
+    def cell_name(self, cell: int) -> str:
+        """Name a cell: column letter and row number from the top left (``a1``).
+
+        On a cube the layer comes first: ``2:b3``.
+
+        >>> Variant.parse("3x3").cell_name(0), Variant.parse("3x3").cell_name(8)
+        ('a1', 'c3')
+        """
+        if not 0 <= cell < self.cells:
+            raise InvalidMoveError(f"cell {cell} is off the {self.name} board (0..{self.cells - 1})")
+        coords = self.coordinates(cell)
+        name = f"{chr(ord('a') + coords[-1])}{coords[-2] + 1}"
+        return f"{coords[0] + 1}:{name}" if self.is_3d else name
+
+    def parse_cell(self, text: str) -> int:
+        """Parse a cell name (``b2``, ``2:b3``) or a bare row-major index (``4``).
+
+        >>> Variant.parse("3x3").parse_cell("B2")
+        4
+        >>> Variant.parse("3x3").parse_cell("d1")
+        Traceback (most recent call last):
+        ...
+        tictactoe.core.errors.InvalidMoveError: 'd1' is off the 3x3 board: columns are a-c
+        """
+        raw = text
+        text = text.strip().lower()
+        if text.isdigit():
+            cell = int(text)
+            if cell >= self.cells:
+                raise InvalidMoveError(
+                    f"{raw!r} is off the {self.name} board: cells are 0-{self.cells - 1}")
+            return cell
+        layer = 0
+        if self.is_3d:
+            m3 = _CELL_3D.match(text)
+            if not m3:
+                raise InvalidMoveError(
+                    f"cannot read move {raw!r}: expected layer:column-row such as 2:b3, "
+                    "or a cell index")
+            layer = int(m3.group(1)) - 1
+            if not 0 <= layer < self.layers:
+                raise InvalidMoveError(
+                    f"{raw!r} is off the {self.name} board: layers are 1-{self.layers}")
+            text = f"{m3.group(2)}{m3.group(3)}"
+        m = _CELL_2D.match(text)
+        if not m:
+            raise InvalidMoveError(
+                f"cannot read move {raw!r}: expected column letter and row number such as b2, "
+                "or a cell index")
+        col = ord(m.group(1)) - ord("a")
+        row = int(m.group(2)) - 1
+        if col >= self.columns:
+            raise InvalidMoveError(
+                f"{raw!r} is off the {self.name} board: columns are "
+                f"a-{chr(ord('a') + self.columns - 1)}")
+        if not 0 <= row < self.rows:
+            raise InvalidMoveError(
+                f"{raw!r} is off the {self.name} board: rows are 1-{self.rows}")
+        coords = (layer, row, col) if self.is_3d else (row, col)
+        return self.index(coords)
+
+
+@cache
+def _make(shape: tuple[int, ...], k: int | None) -> Variant:
+    dims = "x".join(str(d) for d in shape)
+    if len(shape) not in (2, 3):
+        raise VariantError(f"{dims}: boards have 2 or 3 dimensions")
+    if any(d < 1 for d in shape):
+        raise VariantError(f"{dims}: every dimension must be at least 1")
+    if len(shape) == 3 and shape[0] < 2:
+        raise VariantError(f"{dims}: a 3-D board needs at least 2 layers (use a flat board)")
+    if shape[-1] > MAX_COLUMNS:
+        raise VariantError(f"{dims} has {shape[-1]} columns; at most {MAX_COLUMNS} are supported")
+    cells = 1
+    for d in shape:
+        cells *= d
+    if cells > MAX_CELLS:
+        raise VariantError(f"{dims} has {cells} cells; at most {MAX_CELLS} are supported")
+    if k is None:
+        k = min(shape)
+    if not 2 <= k <= max(shape):
+        raise VariantError(
+            f"k={k} does not fit {dims}: k must be from 2 to the longest side, {max(shape)}")
+    return Variant(shape, k)
