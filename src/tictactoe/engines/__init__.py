@@ -1,0 +1,1 @@
+"""Engines: search, players, analysis and compiled kernels, built on the rules core."""

@@ -1,0 +1,203 @@
+"""Scores: a win or a loss in N plies, a draw, or a heuristic value.
+
+A score is always for the side to move in the position scored, and plies count from that
+position to the end of the game with best play. Scores compare like python-chess's ``Mate``:
+better for the side to move is greater, so a faster win beats a slower one and a slower loss
+beats a faster one.
+
+>>> sorted([Loss(2), Win(5), Draw(), Win(3), Loss(6), Heuristic(0.5), Heuristic(-1.0)])
+[Loss(plies=2), Loss(plies=6), Heuristic(value=-1.0), Draw(), Heuristic(value=0.5), \
+Win(plies=5), Win(plies=3)]
+>>> str(Win(5)), str(Loss(4)), str(Draw())
+('win in 5', 'loss in 4', 'draw')
+>>> Loss(4).after_move()  # the same line, one ply earlier, for the player who moved into it
+Win(plies=5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tictactoe.core import Side, TicTacToeError
+
+
+class Score:
+    """Base class of every score. Scores are frozen, hashable and totally ordered."""
+
+    __slots__ = ()
+
+    def _rank(self) -> tuple[int, float, int]:
+        raise NotImplementedError
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        return self._rank() < other._rank()
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        return self._rank() <= other._rank()
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        return self._rank() > other._rank()
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        return self._rank() >= other._rank()
+
+    @property
+    def is_proven(self) -> bool:
+        """True for a win, a loss or a draw; False for a heuristic value."""
+        return not isinstance(self, Heuristic)
+
+    @property
+    def plies(self) -> int | None:
+        """Plies to the end of the game with best play (None for a heuristic value)."""
+        return None
+
+    def winner(self, mover: Side) -> Side | None:
+        """The side that wins, given the side to move; None for a draw or a heuristic.
+
+        >>> Win(1).winner(Side.O), Loss(2).winner(Side.O), Draw().winner(Side.X)
+        (<Side.O: 2>, <Side.X: 1>, None)
+        """
+        return None
+
+    def after_move(self) -> Score:
+        """This score seen one ply earlier by the player whose move led here.
+
+        A win for the side to move is a loss one ply longer for the player who just moved,
+        and the other way round; a heuristic value changes sign.
+
+        >>> Win(3).after_move(), Draw().after_move(), Heuristic(2.0).after_move()
+        (Loss(plies=4), Draw(), Heuristic(value=-2.0))
+        """
+        raise NotImplementedError
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``{"kind": "win", "plies": 5}`` or ``{"kind": "heuristic",
+        "value": 1.5}``."""
+        raise NotImplementedError
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Score:
+        """The inverse of `to_json`.
+
+        >>> Score.from_json(Win(5).to_json()), Score.from_json({"kind": "draw"})
+        (Win(plies=5), Draw())
+        """
+        kind = data.get("kind")
+        if kind == "win":
+            return Win(int(data["plies"]))
+        if kind == "loss":
+            return Loss(int(data["plies"]))
+        if kind == "draw":
+            return Draw()
+        if kind == "heuristic":
+            return Heuristic(float(data["value"]))
+        raise TicTacToeError(f"unknown score kind {kind!r}: expected win, loss, draw or heuristic")
+
+    @staticmethod
+    def parse(text: str) -> Score:
+        """Parse the text form: ``win in 5``, ``loss in 4``, ``draw`` or ``heuristic 1.5``.
+
+        >>> Score.parse("win in 5"), Score.parse("heuristic -0.5")
+        (Win(plies=5), Heuristic(value=-0.5))
+        """
+        words = text.split()
+        try:
+            if len(words) == 3 and words[0] in ("win", "loss") and words[1] == "in":
+                plies = int(words[2])
+                return Win(plies) if words[0] == "win" else Loss(plies)
+            if words == ["draw"]:
+                return Draw()
+            if len(words) == 2 and words[0] == "heuristic":
+                return Heuristic(float(words[1]))
+        except ValueError:
+            pass
+        raise TicTacToeError(f"cannot read a score from {text!r}")
+
+
+@dataclass(frozen=True, eq=True, order=False, slots=True)
+class Win(Score):
+    """The side to move wins in `plies` plies (counting its own next move as ply 1)."""
+
+    plies: int
+
+    def _rank(self) -> tuple[int, float, int]:
+        return (2, -self.plies, 0)
+
+    def winner(self, mover: Side) -> Side | None:
+        return mover
+
+    def after_move(self) -> Score:
+        return Loss(self.plies + 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "win", "plies": self.plies}
+
+    def __str__(self) -> str:
+        return f"win in {self.plies}"
+
+
+@dataclass(frozen=True, eq=True, order=False, slots=True)
+class Loss(Score):
+    """The side to move loses in `plies` plies, however it plays."""
+
+    plies: int
+
+    def _rank(self) -> tuple[int, float, int]:
+        return (0, self.plies, 0)
+
+    def winner(self, mover: Side) -> Side | None:
+        return mover.other
+
+    def after_move(self) -> Score:
+        return Win(self.plies + 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "loss", "plies": self.plies}
+
+    def __str__(self) -> str:
+        return f"loss in {self.plies}"
+
+
+@dataclass(frozen=True, eq=True, order=False, slots=True)
+class Draw(Score):
+    """A draw with best play. It ranks just below ``Heuristic(0.0)``."""
+
+    def _rank(self) -> tuple[int, float, int]:
+        return (1, 0.0, 0)
+
+    def after_move(self) -> Score:
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "draw"}
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclass(frozen=True, eq=True, order=False, slots=True)
+class Heuristic(Score):
+    """An estimate for the side to move: positive is good for it, negative bad."""
+
+    value: float
+
+    def _rank(self) -> tuple[int, float, int]:
+        return (1, self.value, 1)
+
+    def after_move(self) -> Score:
+        return Heuristic(-self.value)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "heuristic", "value": self.value}
+
+    def __str__(self) -> str:
+        return f"heuristic {self.value:g}"
