@@ -1,0 +1,433 @@
+"""The Textual app behind ``ttt play``.
+
+The board, a box to type moves into, a side panel (players, move list, position string) and a
+status line. The computer's moves and the hints are searched in a worker thread with a time
+bound, so the screen never freezes; a result that arrives after the game has changed is dropped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Center, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Header, Input, Static
+
+from tictactoe.core import Side, TicTacToeError
+from tictactoe.core.record import GameRecord
+from tictactoe.engines.players import Player
+from tictactoe.engines.score import Score
+from tictactoe.tui import engine
+from tictactoe.tui.board import BoardView, Hint, big_cells
+from tictactoe.tui.game import HUMAN, Game
+
+DEFAULT_RECORD = "tictactoe-game.json"
+"""Where ``s`` saves and ``l`` loads unless another file is named."""
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("arrows", "move the cursor over the board (across the layers of a cube)"),
+    ("Enter / Space", "play the cell under the cursor"),
+    ("mouse click", "play the clicked cell"),
+    ("Tab", "switch between the board and the move box"),
+    ("b2 Enter", "in the move box: play a move by name (2:b3 on a cube, or a cell number)"),
+    ("Escape", "leave the move box, back to the board"),
+    ("u", "undo: against the computer, back to your previous turn"),
+    ("r", "redo what was undone"),
+    ("n", "new game (same players)"),
+    ("h", "hints on/off: each empty cell's value for the side to move"),
+    ("s", f"save the game record as JSON (default {DEFAULT_RECORD})"),
+    ("l", "load a game record (saved here or by the browser app)"),
+    ("?", "this help"),
+    ("q", "quit"),
+)
+"""Every key of the app, as shown by ``?`` and in the README."""
+
+HINT_LEGEND = ("win N: this move wins in N plies (counting it) · loss N: loses in N · "
+               "draw · ?: not proven within the time limit")
+
+
+class HelpScreen(ModalScreen[None]):
+    """The list of keys; any of Escape, q, ? or Enter closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,enter", "dismiss", "Close")]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Vertical {
+        width: 86; height: auto; max-height: 90%; padding: 1 2;
+        border: thick $accent; background: $surface;
+    }
+    HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
+    HelpScreen #help-footer { color: $text-muted; margin-top: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        table = Text()
+        for key, meaning in KEYS:
+            table.append(f"{key:>14}  ", style="bold")
+            table.append(f"{meaning}\n")
+        with Vertical():
+            yield Static("Keys", id="help-title")
+            yield Static(table, id="help-keys")
+            yield Static(f"Hints — {HINT_LEGEND}.\nPress Escape to close.", id="help-footer")
+
+    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+        self.dismiss(None)
+
+
+class FileScreen(ModalScreen[str | None]):
+    """Ask for a file name: Enter or the button confirms, Escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    DEFAULT_CSS = """
+    FileScreen { align: center middle; }
+    FileScreen > Vertical {
+        width: 70; height: auto; padding: 1 2; border: thick $accent; background: $surface;
+    }
+    FileScreen Input { margin: 1 0; }
+    FileScreen Horizontal { height: auto; align-horizontal: right; }
+    FileScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, title: str, action: str, default: str) -> None:
+        super().__init__()
+        self.title_text, self.action_text, self.default = title, action, default
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.title_text)
+            yield Input(self.default, id="file-path")
+            with Horizontal():
+                yield Button("Cancel", id="cancel")
+                yield Button(self.action_text, id="ok", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#file-path", Input).focus()
+
+    @on(Input.Submitted, "#file-path")
+    @on(Button.Pressed, "#ok")
+    def confirm(self) -> None:
+        path = self.query_one("#file-path", Input).value.strip()
+        self.dismiss(path or None)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TicTacToeApp(App[None]):
+    """Play tic-tac-toe on any board against the computer or a friend."""
+
+    TITLE = "tictactoe"
+
+    CSS = """
+    #body { height: 1fr; }
+    #main { width: 1fr; height: 100%; align: center middle; }
+    #move { width: 44; margin-top: 1; }
+    #side { width: 34; height: 100%; padding: 0 1; border-left: tall $panel; }
+    #side .heading { text-style: bold; color: $accent; margin-top: 1; }
+    #moves { height: auto; }
+    #position { color: $text-muted; }
+    #status { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    #status.over { background: $success 40%; }
+    #status.error { background: $error 40%; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "undo", "Undo"),
+        Binding("r", "redo", "Redo"),
+        Binding("n", "new_game", "New"),
+        Binding("h", "toggle_hints", "Hints"),
+        Binding("s", "save", "Save"),
+        Binding("l", "load", "Load"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit", "Quit"),
+        Binding("escape", "focus_board", "Board", show=False),
+    ]
+
+    def __init__(self, game: Game, *, seed: int | None = None,
+                 computer_seconds: float = engine.COMPUTER_SECONDS,
+                 hint_seconds: float = engine.HINT_SECONDS,
+                 record_path: str = DEFAULT_RECORD) -> None:
+        super().__init__()
+        self.game = game
+        self.seed = seed
+        self.computer_seconds = computer_seconds
+        self.hint_seconds = hint_seconds
+        self.record_path = record_path
+        self.computers: dict[Side, Player] = engine.make_computers(game.players, seed)
+        self.hints_on = False
+        self.hints: dict[int, Score] = {}
+        self.thinking = False
+        self.message = ""
+        self.status_text = ""
+        """The status line as shown: whose turn or the result, then the latest message."""
+        self._generation = 0
+
+    # ----------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        yield Header(icon="#")
+        with Horizontal(id="body"):
+            with Vertical(id="main"):
+                with Center(id="board-box"):
+                    yield BoardView(self.game.variant, id="board")
+                with Center():
+                    yield Input(placeholder=f"type a move ({self.game.example_move()}) + Enter",
+                                id="move")
+            with VerticalScroll(id="side"):
+                yield Static("Players", classes="heading")
+                yield Static(id="players")
+                yield Static("Moves", classes="heading")
+                yield Static(id="moves")
+                yield Static("Position", classes="heading")
+                yield Static(id="position")
+                yield Static("Hints", classes="heading")
+                yield Static(id="hint-state")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self._subtitle()
+        self.query_one(BoardView).focus()
+        self._changed()
+
+    def _subtitle(self) -> str:
+        opponent = self.game.opponent
+        versus = f" against {opponent}" if opponent else ""
+        return f"{self.game.variant.name}{versus}"
+
+    @property
+    def board(self) -> BoardView:
+        return self.query_one(BoardView)
+
+    # ----------------------------------------------------------------- refresh
+    def _changed(self, message: str = "") -> None:
+        """The game changed: drop searches in flight, redraw, and start the next search."""
+        self._generation += 1
+        self.hints = {}
+        self.thinking = False
+        self.message = message
+        if self.game.computer_to_move:
+            self.thinking = True
+            self._think(self._generation)
+        elif self.hints_on and self.game.human_to_move:
+            self._hint(self._generation)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        game = self.game
+        short = not big_cells(game.variant)
+        hints = {cell: Hint(engine.hint_label(score, short=short), engine.hint_kind(score))
+                 for cell, score in self.hints.items()} if self.hints_on else {}
+        self.board.show(game.position, hints)
+        self.query_one("#players", Static).update(
+            f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
+        pairs = game.move_pairs()
+        self.query_one("#moves", Static).update("\n".join(pairs) if pairs else "(none yet)")
+        self.query_one("#position", Static).update(game.position.to_string())
+        if not self.hints_on:
+            hint_state = "off (press h)"
+        elif not game.human_to_move:
+            hint_state = "on"
+        else:
+            hint_state = "on" if self.hints else "on: searching…"
+        self.query_one("#hint-state", Static).update(hint_state)
+        status = self.query_one("#status", Static)
+        text = game.status()
+        if self.thinking:
+            text = f"{game.describe_side(game.position.turn)} is thinking…"
+        if self.message:
+            text = f"{text}  ·  {self.message}"
+        self.status_text = text
+        status.update(text)
+        status.set_class(game.position.is_game_over(), "over")
+        status.set_class(bool(self.message) and self.message.startswith("✗"), "error")
+
+    # ----------------------------------------------------------------- workers
+    @work(thread=True, exclusive=True, group="computer")
+    def _think(self, generation: int) -> None:
+        side = self.game.position.turn
+        player = self.computers.get(side)
+        if player is None:
+            return
+        try:
+            cell = engine.computer_move(player, self.game.position, self.computer_seconds)
+        except TicTacToeError as err:
+            self.call_from_thread(self._computer_failed, generation, str(err))
+            return
+        self.call_from_thread(self._computer_moved, generation, cell)
+
+    def _computer_moved(self, generation: int, cell: int) -> None:
+        if generation != self._generation:
+            return
+        name = self.game.position.move_name(cell)
+        self.game.play(cell)
+        self.board.cursor = cell
+        self._changed(f"{self.game.position.turn.other.name} played {name}")
+
+    def _computer_failed(self, generation: int, error: str) -> None:
+        if generation == self._generation:
+            self.thinking = False
+            self.message = f"✗ the computer failed: {error}"
+            self._redraw()
+
+    @work(thread=True, exclusive=True, group="hints")
+    def _hint(self, generation: int) -> None:
+        position = self.game.position.copy(stack=False)
+        scores = engine.hint_scores(position, self.hint_seconds)
+        self.call_from_thread(self._hints_ready, generation, scores)
+
+    def _hints_ready(self, generation: int, scores: dict[int, Score]) -> None:
+        if generation == self._generation and self.hints_on:
+            self.hints = scores
+            self._redraw()
+
+    # ----------------------------------------------------------------- playing
+    def play(self, text_or_cell: str | int) -> None:
+        """Play a human move given by name or cell; a bad one shows a message."""
+        game = self.game
+        if self.thinking:
+            self._error("wait: the computer is thinking")
+            return
+        if not game.human_to_move:
+            self._error("the game is over: press n for a new one, or u to undo"
+                        if game.position.is_game_over() else "it is the computer's turn")
+            return
+        try:
+            cell = (game.position.parse_move(text_or_cell) if isinstance(text_or_cell, str)
+                    else text_or_cell)
+            game.play(cell)
+        except TicTacToeError as err:
+            self._error(str(err))
+            return
+        self.board.cursor = cell
+        self._changed()
+
+    def _error(self, message: str) -> None:
+        self.message = f"✗ {message}"
+        self.bell()
+        self._redraw()
+
+    @on(BoardView.Chosen)
+    def _chosen(self, event: BoardView.Chosen) -> None:
+        self.play(event.cell)
+
+    @on(Input.Submitted, "#move")
+    def _typed(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if text:
+            self.play(text)
+
+    # ----------------------------------------------------------------- actions
+    def action_undo(self) -> None:
+        if not self.game.can_undo:
+            self._error("nothing to undo")
+            return
+        taken = self.game.undo()
+        self._changed(f"took back {len(taken)} move{'s' if len(taken) > 1 else ''}")
+
+    def action_redo(self) -> None:
+        if not self.game.can_redo:
+            self._error("nothing to redo")
+            return
+        played = self.game.redo()
+        self._changed(f"replayed {len(played)} move{'s' if len(played) > 1 else ''}")
+
+    def action_new_game(self) -> None:
+        self.game.restart()
+        self.computers = engine.make_computers(self.game.players, self.seed)
+        self._changed("new game")
+
+    def action_toggle_hints(self) -> None:
+        self.hints_on = not self.hints_on
+        self._changed(f"hints {'on' if self.hints_on else 'off'}")
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_focus_board(self) -> None:
+        self.board.focus()
+
+    def action_save(self) -> None:
+        self.push_screen(FileScreen("Save the game record to:", "Save", self.record_path),
+                         self.save_to)
+
+    def action_load(self) -> None:
+        self.push_screen(FileScreen("Load a game record from:", "Load", self.record_path),
+                         self.load_from)
+
+    def save_to(self, path: str | None) -> None:
+        """Write the game record to a file (nothing if ``path`` is None)."""
+        if not path:
+            return
+        try:
+            Path(path).write_text(self.game.record().to_json() + "\n", encoding="utf-8")
+        except OSError as err:
+            self._error(f"cannot save {path}: {err.strerror or err}")
+            return
+        self.record_path = path
+        self.message = f"saved {path}"
+        self._redraw()
+
+    def load_from(self, path: str | None) -> None:
+        """Read a game record and continue it; a bad file leaves the game as it was."""
+        if not path:
+            return
+        try:
+            record = GameRecord.from_json(Path(path).read_text(encoding="utf-8"))
+            game = game_from_record(record, self.game.players)
+        except OSError as err:
+            self._error(f"cannot load {path}: {err.strerror or err}")
+            return
+        except TicTacToeError as err:
+            self._error(f"{path}: {err}")
+            return
+        self.record_path = path
+        self.load_game(game, f"loaded {path}")
+
+    def load_game(self, game: Game, message: str = "") -> None:
+        """Replace the game (a new board if the variant differs)."""
+        same_board = game.variant == self.game.variant
+        self.game = game
+        self.computers = engine.make_computers(game.players, self.seed)
+        self.sub_title = self._subtitle()
+        if not same_board:
+            self.call_later(self._swap_board, message)
+            return
+        self._changed(message)
+
+    async def _swap_board(self, message: str) -> None:
+        await self.board.remove()
+        await self.query_one("#board-box").mount(BoardView(self.game.variant, id="board"))
+        self.board.focus()
+        self._changed(message)
+
+
+def game_from_record(record: GameRecord, fallback: dict[Side, str]) -> Game:
+    """The game in a record. Its players are kept when both are known (``human`` or a player
+    or level name); otherwise the current players take the sides."""
+    players: dict[Side, str] = {}
+    for side in Side:
+        name = record.players.get(side.symbol, HUMAN)
+        try:
+            players[side] = engine.check_player(name)
+        except TicTacToeError:
+            return Game.from_record(record, players=fallback)
+    return Game.from_record(record, players=players)
+
+
+def _player_text(game: Game, side: Side) -> str:
+    name = game.players[side]
+    to_move = not game.position.is_game_over() and game.position.turn is side
+    marker = "  ← to move" if to_move else ""
+    humans = sum(game.is_human(s) for s in Side)
+    who = name if name != HUMAN else "you" if humans == 1 else "human"
+    return f"{who}{marker}"

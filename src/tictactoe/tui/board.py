@@ -1,0 +1,234 @@
+"""The board widget: cells with coordinate labels, a keyboard cursor, clicks, hints and the
+highlighted winning line. A cube is drawn as its layers, side by side or two by two."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tictactoe.core import Position, Side, Variant
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What the hint shows on one empty cell: its text and kind (win, loss, draw, unknown)."""
+
+    text: str
+    kind: str
+
+
+def layer_columns(variant: Variant) -> int:
+    """How many layers sit side by side: all of them up to 3, else 2 by 2 (4x4x4)."""
+    if variant.layers <= 3:
+        return variant.layers
+    return 2 if variant.layers == 4 else 4
+
+
+def big_cells(variant: Variant) -> bool:
+    """Small flat boards get tall cells; larger boards and cubes one line per row."""
+    return not variant.is_3d and variant.rows <= 5 and variant.columns <= 6
+
+
+class CellView(Static):
+    """One square of the board. Clicking it asks to play there."""
+
+    def __init__(self, cell: int, *, classes: str) -> None:
+        super().__init__("", id=f"cell-{cell}", classes=classes)
+        self.cell = cell
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.post_message(BoardView.Chosen(self.cell))
+        board = next((a for a in self.ancestors if isinstance(a, BoardView)), None)
+        if board is not None:
+            board.cursor = self.cell
+
+
+class BoardView(Widget, can_focus=True):
+    """The board: arrows move the cursor, Enter or Space play it, a click plays the cell."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1, 0)", "Up", show=False),
+        Binding("down", "move(1, 0)", "Down", show=False),
+        Binding("left", "move(0, -1)", "Left", show=False),
+        Binding("right", "move(0, 1)", "Right", show=False),
+        Binding("enter,space", "choose", "Play", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    BoardView { width: auto; height: auto; padding: 0 1; }
+    BoardView .layers { width: auto; height: auto; }
+    BoardView .layer { width: auto; height: auto; margin: 0 2 1 0; }
+    BoardView .layer-title { width: 100%; text-align: center; text-style: bold; color: $accent; }
+    BoardView .row { width: auto; height: auto; }
+    BoardView .label { color: $text-muted; content-align: center middle; }
+    BoardView .rowlabel { width: 3; }
+    BoardView .corner { width: 3; height: 1; }
+    BoardView CellView { content-align: center middle; text-style: bold; }
+    BoardView.-big CellView, BoardView.-big .collabel { width: 7; }
+    BoardView.-big CellView, BoardView.-big .rowlabel { height: 3; }
+    BoardView.-small CellView, BoardView.-small .collabel { width: 5; }
+    BoardView.-small CellView, BoardView.-small .rowlabel { height: 1; }
+    BoardView .collabel { height: 1; }
+    BoardView CellView.light { background: $boost; }
+    BoardView CellView.dark { background: $panel; }
+    BoardView CellView.x { color: #ff8c5a; }
+    BoardView CellView.o { color: #5ac8ff; }
+    BoardView CellView.hint-win { color: $success; text-style: none; }
+    BoardView CellView.hint-loss { color: $error; text-style: none; }
+    BoardView CellView.hint-draw { color: $warning; text-style: none; }
+    BoardView CellView.hint-unknown { color: $text-muted; text-style: none; }
+    BoardView CellView.last { text-style: bold underline; }
+    BoardView CellView.winning { background: $success 60%; color: $text; }
+    BoardView.-big CellView.cursor { outline: round $accent 50%; }
+    BoardView.-big:focus CellView.cursor { outline: round $accent; }
+    BoardView.-small CellView.cursor { background: $accent 30%; }
+    BoardView.-small:focus CellView.cursor { background: $accent 60%; }
+    """
+
+    cursor: reactive[int] = reactive(0)
+
+    class Chosen(Message):
+        """A cell was chosen by click, Enter or Space."""
+
+        def __init__(self, cell: int) -> None:
+            super().__init__()
+            self.cell = cell
+
+    def __init__(self, variant: Variant, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="-big" if big_cells(variant) else "-small")
+        self.variant = variant
+        self._position = Position(variant)
+        self._hints: dict[int, Hint] = {}
+
+    # ----------------------------------------------------------------- layout
+    def compose(self) -> ComposeResult:
+        v = self.variant
+        per_row = layer_columns(v)
+        for first in range(0, v.layers, per_row):
+            with Horizontal(classes="layers"):
+                for layer in range(first, min(first + per_row, v.layers)):
+                    yield self._layer(layer)
+
+    def _layer(self, layer: int) -> Vertical:
+        v = self.variant
+        parts: list[Widget] = []
+        if v.is_3d:
+            parts.append(Static(f"layer {layer + 1}", classes="layer-title"))
+        parts.append(Horizontal(
+            Static("", classes="label corner"),
+            *(Static(chr(ord("a") + c), classes="label collabel") for c in range(v.columns)),
+            classes="row"))
+        for row in range(v.rows):
+            cells: list[Widget] = [Static(str(row + 1), classes="label rowlabel")]
+            for col in range(v.columns):
+                cell = (layer * v.rows + row) * v.columns + col
+                shade = "light" if (row + col) % 2 == 0 else "dark"
+                cells.append(CellView(cell, classes=shade))
+            parts.append(Horizontal(*cells, classes="row"))
+        return Vertical(*parts, classes="layer")
+
+    def on_mount(self) -> None:
+        self.cursor = self._centre()
+        self._paint()
+
+    def _centre(self) -> int:
+        v = self.variant
+        middle = tuple(size // 2 for size in v.shape)
+        return v.index(middle)
+
+    # ----------------------------------------------------------------- state
+    def show(self, position: Position, hints: dict[int, Hint] | None = None) -> None:
+        """Draw this position, with these hints on empty cells."""
+        self._position = position.copy(stack=True)
+        self._hints = dict(hints or {})
+        self._paint()
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        if self.is_mounted:
+            self._paint_cell(old)
+            self._paint_cell(new)
+
+    def _paint(self) -> None:
+        if not self.is_mounted:
+            return
+        for cell in range(self.variant.cells):
+            self._paint_cell(cell)
+
+    def _paint_cell(self, cell: int) -> None:
+        try:
+            view = self.query_one(f"#cell-{cell}", CellView)
+        except Exception:  # not composed yet
+            return
+        position = self._position
+        winning = {c for line in position.winning_lines() for c in line}
+        stack = position.move_stack
+        mark = position.mark_at(cell)
+        hint = self._hints.get(cell) if mark is None else None
+        for name in ("x", "o", "hint-win", "hint-loss", "hint-draw", "hint-unknown",
+                     "last", "winning", "cursor"):
+            view.remove_class(name)
+        if mark is not None:
+            view.add_class("x" if mark is Side.X else "o")
+            view.update(Text(mark.symbol.upper()))
+        elif hint is not None:
+            view.add_class(f"hint-{hint.kind}")
+            view.update(Text(hint.text))
+        else:
+            view.update("")
+        if stack and stack[-1] == cell:
+            view.add_class("last")
+        if cell in winning:
+            view.add_class("winning")
+        if cell == self.cursor:
+            view.add_class("cursor")
+
+    def text_of(self, cell: int) -> str:
+        """What a cell shows: its mark, its hint, or nothing."""
+        return str(self.query_one(f"#cell-{cell}", CellView).content)
+
+    def classes_of(self, cell: int) -> set[str]:
+        """The style classes of a cell (``x``, ``winning``, ``hint-win``, ``cursor``...)."""
+        return set(self.query_one(f"#cell-{cell}", CellView).classes)
+
+    # ----------------------------------------------------------------- keys
+    def _visual(self, cell: int) -> tuple[int, int]:
+        v = self.variant
+        coords = v.coordinates(cell)
+        layer = coords[0] if v.is_3d else 0
+        per_row = layer_columns(v)
+        return ((layer // per_row) * v.rows + coords[-2],
+                (layer % per_row) * v.columns + coords[-1])
+
+    def _cell_at(self, vrow: int, vcol: int) -> int | None:
+        v = self.variant
+        per_row = layer_columns(v)
+        if vrow < 0 or vcol < 0 or vcol >= per_row * v.columns:
+            return None
+        layer = (vrow // v.rows) * per_row + vcol // v.columns
+        if layer >= v.layers:
+            return None
+        coords = (layer, vrow % v.rows, vcol % v.columns) if v.is_3d else (
+            vrow % v.rows, vcol % v.columns)
+        if not v.is_3d and vrow >= v.rows:
+            return None
+        return v.index(coords)
+
+    def action_move(self, drow: int, dcol: int) -> None:
+        vrow, vcol = self._visual(self.cursor)
+        target = self._cell_at(vrow + drow, vcol + dcol)
+        if target is not None:
+            self.cursor = target
+
+    def action_choose(self) -> None:
+        self.post_message(self.Chosen(self.cursor))

@@ -1,0 +1,87 @@
+"""The computer's side of the terminal app: its moves and the hints, each bounded in time.
+
+Every call here may search, so the Textual app runs them in a worker thread; the bounds keep
+even a 4x4x4 search short. Nothing here knows about Textual.
+
+>>> from tictactoe.engines.score import Draw, Loss, Win
+>>> hint_label(Win(3)), hint_label(Loss(2)), hint_label(Draw()), hint_label(Win(3), short=True)
+('win 3', 'loss 2', 'draw', 'W3')
+"""
+
+from __future__ import annotations
+
+from tictactoe.core import Position, Side
+from tictactoe.engines.players import Limit, Player, make_player
+from tictactoe.engines.score import Draw, Loss, Score, Win
+from tictactoe.engines.solver import solve
+from tictactoe.tui.game import HUMAN
+
+COMPUTER_SECONDS = 3.0
+"""How long the computer may think about one move."""
+
+HINT_SECONDS = 3.0
+"""How long the hint search may run; past it, unproven cells show ``?``."""
+
+
+def check_player(name: str) -> str:
+    """Check a player or level name (or ``human``); raise `UnknownPlayerError` if unknown.
+
+    >>> check_player("perfect"), check_player("human")
+    ('perfect', 'human')
+    """
+    if name != HUMAN:
+        make_player(name)
+    return name
+
+
+def make_computers(players: dict[Side, str], seed: int | None) -> dict[Side, Player]:
+    """A computer player for each side that is not human; a seed makes the game repeatable."""
+    computers: dict[Side, Player] = {}
+    for side, name in players.items():
+        if name != HUMAN:
+            side_seed = None if seed is None else seed + (0 if side is Side.X else 1)
+            computers[side] = make_player(name, seed=side_seed)
+    return computers
+
+
+def computer_move(player: Player, position: Position,
+                  seconds: float = COMPUTER_SECONDS) -> int:
+    """The computer's move in this position (searching a copy)."""
+    return player.choose(position.copy(stack=False), Limit(seconds=seconds)).move
+
+
+def hint_scores(position: Position, seconds: float = HINT_SECONDS) -> dict[int, Score]:
+    """Each legal move's value for the side to move (win or loss in N plies, or draw).
+
+    Against two opposite corners, O must take an edge; a corner loses:
+
+    >>> scores = hint_scores(Position("x2/1o1/2x o"))
+    >>> {Position("3x3").move_name(cell): str(score) for cell, score in scores.items()}
+    {'b1': 'draw', 'c1': 'loss in 4', 'a2': 'draw', 'c2': 'draw', 'a3': 'loss in 4', 'b3': 'draw'}
+    """
+    if position.is_game_over():
+        return {}
+    return dict(solve(position.copy(stack=False), seconds=seconds).moves)
+
+
+def hint_label(score: Score, *, short: bool = False) -> str:
+    """How a hint reads on the board: ``win 3``, ``loss 2``, ``draw``, or ``?`` if unproven;
+    short form ``W3``, ``L2``, ``D``."""
+    if isinstance(score, Win):
+        return f"W{score.plies}" if short else f"win {score.plies}"
+    if isinstance(score, Loss):
+        return f"L{score.plies}" if short else f"loss {score.plies}"
+    if isinstance(score, Draw):
+        return "D" if short else "draw"
+    return "?"
+
+
+def hint_kind(score: Score) -> str:
+    """``win``, ``loss``, ``draw`` or ``unknown``: the colour class of a hint."""
+    if isinstance(score, Win):
+        return "win"
+    if isinstance(score, Loss):
+        return "loss"
+    if isinstance(score, Draw):
+        return "draw"
+    return "unknown"

@@ -1,0 +1,312 @@
+"""The Textual app, driven by Pilot: keys, mouse, typed moves, undo/redo, hints, save/load."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+from textual.binding import Binding
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from tictactoe.core import Position, Side
+from tictactoe.core.record import GameRecord
+from tictactoe.tui.app import KEYS, FileScreen, HelpScreen, TicTacToeApp
+from tictactoe.tui.board import BoardView
+from tictactoe.tui.game import HUMAN, Game
+
+SIZE = (110, 34)
+
+
+def text(app: TicTacToeApp, selector: str) -> str:
+    return str(app.query_one(selector, Static).content)
+
+
+def vs_perfect(variant: str = "3x3", human: Side = Side.X, start: str | None = None) -> Game:
+    players = {human: HUMAN, human.other: "perfect"}
+    if start is not None:
+        return Game(players=players, start=Position(start))
+    return Game(variant, players=players)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the computer and the hints have finished and their results are shown."""
+    app = pilot.app
+    assert isinstance(app, TicTacToeApp)
+    for _ in range(200):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        busy = app.thinking or any(w.is_running for w in app.workers)
+        if not busy and not (app.hints_on and app.game.human_to_move and not app.hints):
+            return
+    raise AssertionError("the app did not settle")
+
+
+@cache
+def brute(x: int, o: int, turn: Side) -> tuple[str, int]:
+    """Independent negamax on 3x3 for the side to move: ('win'|'loss'|'draw', plies)."""
+    position = Position("3x3")
+    position.x, position.o, position.turn = x, o, turn
+    best: tuple[str, int] | None = None
+    for cell in position.legal_moves():
+        value = move_value(position, cell)
+        if best is None or rank(value) > rank(best):
+            best = value
+    return best if best is not None else ("draw", 0)
+
+
+def move_value(position: Position, cell: int) -> tuple[str, int]:
+    child = position.play(cell)
+    if child.winner() is not None:
+        return ("win", 1)
+    if child.is_game_over():
+        return ("draw", 1)
+    kind, plies = brute(child.x, child.o, child.turn)
+    return ({"win": "loss", "loss": "win", "draw": "draw"}[kind], plies + 1)
+
+
+def rank(value: tuple[str, int]) -> tuple[int, int]:
+    kind, plies = value
+    return (1, -plies) if kind == "win" else (-1, plies) if kind == "loss" else (0, 0)
+
+
+def arrows_to(board: BoardView, target: int) -> list[str]:
+    """The arrow keys that take the cursor to a cell of a flat board."""
+    variant = board.variant
+    (row, col), (trow, tcol) = variant.coordinates(board.cursor), variant.coordinates(target)
+    keys = ["down" if trow > row else "up"] * abs(trow - row)
+    return keys + ["right" if tcol > col else "left"] * abs(tcol - col)
+
+
+@pytest.mark.asyncio
+async def test_full_game_against_perfect_by_keys_loses_and_shows_the_line() -> None:
+    app = TicTacToeApp(vs_perfect())
+    async with app.run_test(size=SIZE) as pilot:
+        board = app.board
+        assert board.has_focus and board.cursor == 4
+        while not app.game.position.is_game_over():
+            target = app.game.position.legal_moves()[0]  # a naive player: first empty cell
+            await pilot.press(*arrows_to(board, target), "enter")
+            await settle(pilot)
+            assert app.game.position.mark_at(target) is Side.X
+        position = app.game.position
+        assert position.winner() is Side.O  # perfect punishes the naive player
+        line = position.winning_lines()[0]
+        for cell in range(9):
+            assert ("winning" in board.classes_of(cell)) == (cell in line)
+            mark = position.mark_at(cell)
+            assert board.text_of(cell) == ("" if mark is None else mark.symbol.upper())
+        assert app.status_text.startswith("O (perfect) wins: ")
+        assert position.to_string() in text(app, "#position")
+        await pilot.press("enter")  # a move after the end is refused, not a crash
+        assert "the game is over" in app.status_text
+
+
+@pytest.mark.asyncio
+async def test_full_game_against_perfect_by_mouse_draws() -> None:
+    app = TicTacToeApp(vs_perfect(human=Side.O))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(app.game.moves) == 1  # the computer opened
+        while not app.game.position.is_game_over():
+            position = app.game.position
+            best = max(position.legal_moves(), key=lambda c: rank(move_value(position, c)))
+            await pilot.click(f"#cell-{best}")
+            await settle(pilot)
+            assert app.game.position.mark_at(best) is Side.O
+        assert app.game.position.outcome() is not None
+        assert app.game.position.winner() is None
+        assert app.status_text.startswith("Draw")
+        pairs = app.game.move_pairs()
+        assert text(app, "#moves") == "\n".join(pairs) and len(pairs) == 5
+
+
+@pytest.mark.asyncio
+async def test_typed_moves_typos_and_illegal_moves() -> None:
+    app = TicTacToeApp(Game("3x3"))  # two people
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.query_one("#move", Input)
+        await pilot.press("tab")
+        assert box.has_focus
+        for text in ("b2", "zz", "b2", "d1", "a1"):
+            await pilot.press(*text, "enter")
+            if text == "zz":
+                assert "cannot read move 'zz'" in app.status_text
+        assert app.game.moves == ["b2", "a1"]
+        assert box.value == ""
+        await pilot.press("escape", "u")
+        assert app.board.has_focus and app.game.moves == ["b2"]  # two people: one move back
+
+
+@pytest.mark.asyncio
+async def test_illegal_typed_move_names_the_problem() -> None:
+    app = TicTacToeApp(Game("3x3"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("tab", "b", "2", "enter", "b", "2", "enter")
+        assert app.game.moves == ["b2"]
+        assert "b2 is already taken" in app.status_text
+        await pilot.press("d", "1", "enter")
+        assert "'d1' is off the 3x3 board" in app.status_text
+
+
+@pytest.mark.asyncio
+async def test_undo_and_redo_against_the_computer_take_both_plies() -> None:
+    app = TicTacToeApp(vs_perfect())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await settle(pilot)
+        first_two = app.game.moves
+        assert len(first_two) == 2
+        target = app.game.position.legal_moves()[0]
+        await pilot.press(*arrows_to(app.board, target), "enter")
+        await settle(pilot)
+        assert len(app.game.moves) == 4
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.game.moves == first_two and app.game.human_to_move
+        await pilot.press("u")
+        await settle(pilot)
+        assert app.game.moves == []
+        await pilot.press("u")
+        assert "nothing to undo" in app.status_text
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.game.moves == first_two
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(app.game.moves) == 4 and app.game.moves[:2] == first_two
+        await pilot.press("r")
+        assert "nothing to redo" in app.status_text
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.game.moves == [] and not app.game.can_redo
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("start", ["x1o/1x1/o2 x", "o2/1x1/3 x", "x1o/3/3 x"])
+async def test_hints_show_each_cells_value(start: str) -> None:
+    app = TicTacToeApp(vs_perfect(start=start))
+    async with app.run_test(size=SIZE) as pilot:
+        board = app.board
+        assert all(board.text_of(c) == "" for c in app.game.position.empty_cells())
+        await pilot.press("h")
+        await settle(pilot)
+        position = app.game.position
+        seen = set()
+        for cell in position.empty_cells():
+            kind, plies = move_value(position, cell)
+            expected = "draw" if kind == "draw" else f"{kind} {plies}"
+            assert board.text_of(cell) == expected, position.move_name(cell)
+            assert f"hint-{kind}" in board.classes_of(cell)
+            seen.add(kind)
+        await pilot.press("h")
+        await settle(pilot)
+        assert all(board.text_of(c) == "" for c in position.empty_cells())
+        assert seen
+
+
+def test_hint_positions_cover_every_kind() -> None:
+    kinds = {move_value(p, c)[0] for s in ("x1o/1x1/o2 x", "o2/1x1/3 x", "x1o/3/3 x")
+             for p in [Position(s)] for c in p.legal_moves()}
+    assert kinds == {"win", "loss", "draw"}
+
+
+async def answer_file_prompt(pilot: Pilot[None], path: Path) -> None:
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, FileScreen)
+    box = pilot.app.screen.query_one("#file-path", Input)
+    assert box.value == "tictactoe-game.json" or box.value.endswith(".json")
+    box.value = str(path)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+@pytest.mark.asyncio
+async def test_save_and_load_a_game(tmp_path: Path) -> None:
+    saved = tmp_path / "game.json"
+    app = TicTacToeApp(vs_perfect())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")
+        await settle(pilot)
+        moves = app.game.moves
+        await pilot.press("s")
+        await answer_file_prompt(pilot, saved)
+        assert f"saved {saved}" in app.status_text
+        data = json.loads(saved.read_text())
+        assert data["moves"] == moves and data["players"] == {"x": "human", "o": "perfect"}
+        assert data["format"] == "tictactoe-game/1" and data["result"] is None
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.game.moves == []
+        await pilot.press("l")
+        await answer_file_prompt(pilot, saved)
+        await settle(pilot)
+        assert app.game.moves == moves and app.game.human_to_move
+
+        (tmp_path / "bad.json").write_text('{"variant": "3x3", "moves": ["b2", "b2"]}')
+        await pilot.press("l")
+        await answer_file_prompt(pilot, tmp_path / "bad.json")
+        assert "bad record: move 2" in app.status_text and app.game.moves == moves
+        await pilot.press("l")
+        await answer_file_prompt(pilot, tmp_path / "missing.json")
+        assert "cannot load" in app.status_text
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("escape")  # cancel: nothing written
+        await pilot.pause()
+        assert not isinstance(app.screen, FileScreen)
+
+
+@pytest.mark.asyncio
+async def test_loading_a_cube_record_redraws_the_board(tmp_path: Path) -> None:
+    record = GameRecord.from_moves("4x4x4", ["1:a1", "2:b2"],
+                                   players={"x": HUMAN, "o": HUMAN})
+    path = tmp_path / "cube.json"
+    path.write_text(record.to_json())
+    app = TicTacToeApp(Game("3x3"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("l")
+        await answer_file_prompt(pilot, path)
+        await settle(pilot)
+        assert app.game.variant.name == "4x4x4" and app.board.variant.name == "4x4x4"
+        assert app.board.text_of(21) == "O" and app.board.has_focus
+
+
+@pytest.mark.asyncio
+async def test_cube_is_four_layers_and_arrows_cross_them() -> None:
+    app = TicTacToeApp(Game("4x4x4"))
+    async with app.run_test(size=SIZE) as pilot:
+        titles = [str(w.content) for w in app.query(".layer-title").results(Static)]
+        assert titles == ["layer 1", "layer 2", "layer 3", "layer 4"]
+        board = app.board
+        start = board.cursor
+        assert board.variant.cell_name(start) == "3:c3"
+        await pilot.press("right", "right")  # 3:d3, then across into layer 4
+        assert board.variant.cell_name(board.cursor) == "4:a3"
+        await pilot.press("up", "up", "up")  # 4:a1, then up into layer 2
+        assert board.variant.cell_name(board.cursor) == "2:a4"
+        await pilot.press("space")
+        await pilot.press("tab", *"1:b2", "enter")
+        assert app.game.moves == ["2:a4", "1:b2"]
+        assert board.text_of(board.variant.parse_cell("1:b2")) == "O"
+
+
+@pytest.mark.asyncio
+async def test_help_lists_every_key() -> None:
+    app = TicTacToeApp(Game("3x3"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-keys", Static).content)
+        for key, meaning in KEYS:
+            assert key in text and meaning in text
+        bound = {b.key_display or b.key for b in app.BINDINGS
+                 if isinstance(b, Binding) and b.show}
+        listed = {key for key, _ in KEYS}
+        assert bound <= listed
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
