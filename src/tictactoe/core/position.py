@@ -476,15 +476,15 @@ def _parse(text: str) -> tuple[Variant, int, int, Side]:
                     raise InvalidPositionError(
                         f"unexpected {bad!r} at character {at + 1} {where}: cells are x, o, . "
                         "or a digit run")
-                value = token.group().lower()
-                if value.isdigit():
-                    run = int(value)
+                piece = token.group().lower()
+                if piece.isdigit():
+                    run = int(piece)
                     if run == 0 or run > 64:
                         raise InvalidPositionError(
-                            f"empty run {value!r} at character {at + 1} {where} must be 1-64")
+                            f"empty run {piece!r} at character {at + 1} {where} must be 1-64")
                     cells.extend([0] * run)
                 else:
-                    cells.append({"x": 1, "o": 2, ".": 0}[value])
+                    cells.append({"x": 1, "o": 2, ".": 0}[piece])
                 at = pos + token.end()
             if at - pos != len(row_text):
                 raise InvalidPositionError(
@@ -507,7 +507,7 @@ def _parse(text: str) -> tuple[Variant, int, int, Side]:
                 f"layer {len(layers_x) + 1} has {len(rows)} rows but layer 1 has "
                 f"{len(layers_x[0])} {where}")
         layers_x.append(rows)
-    shape = (len(layers_x[0]), len(layers_x[0][0]))
+    shape: tuple[int, ...] = (len(layers_x[0]), len(layers_x[0][0]))
     if len(layers_x) > 1:
         shape = (len(layers_x), *shape)
     k: int | None = None

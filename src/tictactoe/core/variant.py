@@ -204,7 +204,8 @@ class Variant:
         ('a1', 'c3')
         """
         if not 0 <= cell < self.cells:
-            raise InvalidMoveError(f"cell {cell} is off the {self.name} board (0..{self.cells - 1})")
+            raise InvalidMoveError(
+                f"cell {cell} is off the {self.name} board (0..{self.cells - 1})")
         coords = self.coordinates(cell)
         name = f"{chr(ord('a') + coords[-1])}{coords[-2] + 1}"
         return f"{coords[0] + 1}:{name}" if self.is_3d else name

@@ -1,0 +1,198 @@
+"""Positions: notation, moves, results, and property tests."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tictactoe import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    Position,
+    Side,
+    Status,
+    Termination,
+    Variant,
+    symmetries,
+)
+from tictactoe.core.symmetry import transform_mask
+
+VARIANTS = ["3x3", "4x4", "3x4", "5x5k4", "6x5k4", "4x4k3", "4x4x4", "3x3x3", "7x7k4"]
+
+
+@st.composite
+def positions(draw: st.DrawFn, legal_play: bool = True) -> Position:
+    """A position reached by random legal play on a random variant."""
+    v = Variant.parse(draw(st.sampled_from(VARIANTS)))
+    p = Position(v)
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    for _ in range(draw(st.integers(0, v.cells))):
+        moves = p.legal_moves()
+        if not moves:
+            break
+        p.push(rng.choice(moves))
+    return p
+
+
+@st.composite
+def arbitrary_boards(draw: st.DrawFn) -> Position:
+    """Any filling and any side to move: legal or not."""
+    v = Variant.parse(draw(st.sampled_from(VARIANTS)))
+    p = Position(v)
+    cells = draw(st.lists(st.sampled_from((0, 1, 2)), min_size=v.cells, max_size=v.cells))
+    p.x = sum(1 << i for i, c in enumerate(cells) if c == 1)
+    p.o = sum(1 << i for i, c in enumerate(cells) if c == 2)
+    p.turn = draw(st.sampled_from((Side.X, Side.O)))
+    return p
+
+
+def test_examples_from_the_spec() -> None:
+    assert Position("3/3/3 x") == Position("3x3")
+    p = Position("o2/1x1/3 x")
+    assert (p.mark_at(0), p.mark_at(4), p.turn) == (Side.O, Side.X, Side.X)
+    q = Position("5/5/5/5/5 x 4")
+    assert q.variant.name == "5x5k4" and q.to_string() == "5/5/5/5/5 x 4"
+    assert Position("o../.x./... x").to_string() == "o2/1x1/3 x"
+    assert Position("4x4x4").to_string() == "4/4/4/4:4/4/4/4:4/4/4/4:4/4/4/4 x"
+
+
+@settings(max_examples=300, deadline=None)
+@given(arbitrary_boards())
+def test_notation_round_trip(p: Position) -> None:
+    text = p.to_string()
+    again = Position.from_string(text)
+    assert again == p and again.to_string() == text
+    assert eval(repr(p), {"Position": Position}) == p  # the repr pastes back
+    expanded = "".join("." * int(t) if t.isdigit() else t
+                       for t in _tokens(text.split()[0]))
+    assert Position.from_string(" ".join([expanded, *text.split()[1:]])) == p
+
+
+def _tokens(board: str) -> list[str]:
+    out: list[str] = []
+    for ch in board:
+        if ch.isdigit() and out and out[-1].isdigit():
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions())
+def test_push_pop_restores_the_position(p: Position) -> None:
+    before = p.copy(stack=False)
+    moves = p.legal_moves()
+    for move in moves[:5]:
+        p.push(move)
+        assert p.pop() == move
+        assert p == before
+    history = p.move_stack
+    while p.move_stack:
+        p.pop()
+    for move in history:
+        p.push(move)
+    assert p == before
+
+
+@settings(max_examples=80, deadline=None)
+@given(arbitrary_boards())
+def test_winner_and_legality_unchanged_by_every_symmetry(p: Position) -> None:
+    v = p.variant
+    winner, status = p.winner(), p.status()
+    for i in range(len(symmetries(v))):
+        q = p.copy()
+        q.x, q.o = transform_mask(v, i, p.x), transform_mask(v, i, p.o)
+        assert q.winner() == winner
+        assert q.status() == status
+        assert q.canonical_key() == p.canonical_key()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=80))
+def test_random_junk_never_crashes_the_parser(text: str) -> None:
+    try:
+        Position.from_string(text)
+    except InvalidPositionError as err:
+        assert str(err)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="xo.0123456789/: XOk", max_size=40))
+def test_near_miss_strings_never_crash_the_parser(text: str) -> None:
+    try:
+        Position.from_string(text)
+    except InvalidPositionError as err:
+        assert str(err)
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("3/3/3", "expected 'BOARD SIDE'"),
+    ("3/3/3 z", "side to move"),
+    ("3/3/2 x", "row 3 has 2 cells"),
+    ("3/3/3q x", "unexpected 'q' at character 6"),
+    ("4/4/4/4:4/4/4 x", "layer 2 has 3 rows"),
+    ("0/3/3 x", "must be 1-64"),
+    ("5/5/5/5/5 x 9", "k=9 does not fit"),
+    ("5/5/5/5/5 x four", "k must be a whole number"),
+    ("9/9/9/9/9/9/9/9 x", "72 cells"),
+])
+def test_malformed_strings_name_the_problem(text: str, fragment: str) -> None:
+    with pytest.raises(InvalidPositionError, match=fragment):
+        Position.from_string(text)
+
+
+def test_moves_and_errors() -> None:
+    p = Position("3x3")
+    p.push_name("b2")
+    with pytest.raises(IllegalMoveError, match="b2 is already taken"):
+        p.push_name("b2")
+    with pytest.raises(InvalidMoveError, match="columns are a-c"):
+        p.push_name("d1")
+    with pytest.raises(InvalidMoveError, match="cannot read move"):
+        p.push_name("bb")
+    won = Position("xxx/oo1/3 o")
+    with pytest.raises(IllegalMoveError, match="game is over"):
+        won.push(8)
+    assert won.legal_moves() == []
+    with pytest.raises(IndexError):
+        Position("3x3").pop()
+
+
+def test_outcomes() -> None:
+    assert Position("3x3").outcome() is None
+    x = Position("xxx/oo1/3 o").outcome()
+    assert x is not None and x.winner is Side.X and x.termination is Termination.LINE
+    draw = Position("xox/xoo/oxx o").outcome()
+    assert draw is not None and draw.winner is None and draw.result() == "draw"
+    assert Position("xxx/oo1/3 o").winning_lines() == [(0, 1, 2)]
+
+
+def test_cube_moves() -> None:
+    p = Position("qubic")
+    p.push_name("2:b3")
+    assert p.move_stack == [16 + 8 + 1]
+    assert p.move_name(25) == "2:b3"
+
+
+def test_status_flags_and_messages() -> None:
+    cases = {
+        "xxx/3/3 o": Status.TOO_MANY_X,
+        "ooo/3/3 x": Status.TOO_MANY_O,
+        "xx1/o2/3 x": Status.WRONG_TURN,
+        "xxx/ooo/3 x": Status.BOTH_WIN | Status.WINNER_NOT_LAST,
+        "xxx/oo1/o2 x": Status.WINNER_NOT_LAST,
+        "ooo/xx1/x2 x": Status.VALID,
+        "xxx/ooo/xoo x": Status.TOO_MANY_O | Status.BOTH_WIN,
+    }
+    for text, expected in cases.items():
+        p = Position(text)
+        assert p.status() == expected, text
+        assert len(p.problems()) == bin(int(expected)).count("1"), text
+    disjoint = Position("xxxx/oooo/xxxx/oo2 o")
+    assert disjoint.status() & Status.WIN_LINES_DISJOINT
+    assert "share no cell" in " ".join(disjoint.problems())
