@@ -14,6 +14,8 @@ app = typer.Typer(
 
 # Subcommand modules register themselves on `app` when imported.
 from tictactoe.cli import census  # noqa: E402, F401
+from tictactoe.cli import play  # noqa: E402, F401
+from tictactoe.cli import play_commands  # noqa: E402, F401
 
 
 def main() -> None:

@@ -1,0 +1,208 @@
+"""``ttt solve``, ``ttt move`` and ``ttt arena``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tictactoe.cli import app
+from tictactoe.cli.common import console, errors, positions_from, reports_errors
+from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.engines.arena import Game, Match, play_match
+from tictactoe.engines.players import (
+    LEVELS,
+    PLAYER_NAMES,
+    Limit,
+    make_player,
+    play_move,
+    player_for_level,
+)
+from tictactoe.engines.score import Score
+from tictactoe.engines.solver import Solution, check_solvable, solution_json, solve
+
+DEFAULT_SECONDS = 60.0
+"""Time limit of ``ttt solve`` unless told otherwise (0 means none)."""
+
+POSITION_HELP = "A position string ('o2/1x1/3 x'), a variant name (its empty board), or '-' " \
+    "for one position per line on standard input."
+
+
+def _outcome_text(score: Score, mover: Side, remaining: int) -> str:
+    """``X wins in 5 plies``, ``draw (9 plies)``, ``O wins in 4 plies``, or a guess."""
+    if not score.is_proven:
+        return f"unproven ({score})"
+    winner = score.winner(mover)
+    if winner is None:
+        return f"draw ({remaining} plies)"
+    plies = score.plies
+    return f"{winner.name} wins in {plies} {'ply' if plies == 1 else 'plies'}"
+
+
+def _solve_line(position: Position, solution: Solution, with_moves: bool, prefix: bool) -> str:
+    remaining = position.variant.cells - position.ply
+    text = _outcome_text(solution.score, position.turn, remaining)
+    if not solution.proven:
+        text += f" (stopped after {solution.nodes:,} nodes, {solution.seconds:.1f} s)"
+    text += "; best: " + " ".join(position.move_name(c) for c in solution.best)
+    if with_moves:
+        text += "; moves: " + ", ".join(
+            f"{position.move_name(c)} {_outcome_text(s, position.turn, remaining)}"
+            for c, s in solution.moves.items())
+    return f"{position.to_string()}: {text}" if prefix else text
+
+
+@app.command("solve")
+@reports_errors
+def solve_command(
+    position: Annotated[str, typer.Argument(help=POSITION_HELP)],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per position.")]
+    = False,
+    moves: Annotated[bool, typer.Option("--moves", help="Also the value of every move.")]
+    = False,
+    nodes: Annotated[int | None, typer.Option(min=1, help="Stop after N nodes.")] = None,
+    seconds: Annotated[float, typer.Option(
+        min=0, help="Stop after S seconds (0: no limit); the answer is then marked unproven.")]
+    = DEFAULT_SECONDS,
+) -> None:
+    """The winner with perfect play, the plies to the end, and the best moves.
+
+    The readable solver proves 3x3, 4x4 k=3 and other small boards at once; bigger boards
+    may reach the time limit, and the answer then says it is unproven.
+    """
+    for pos in positions_from(position):
+        check_solvable(pos)
+        with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
+                errors.is_terminal and position != "-" else _nothing():
+            solution = solve(pos, nodes=nodes, seconds=seconds or None)
+        if as_json:
+            data = solution_json(pos, solution)
+            remaining = pos.variant.cells - pos.ply
+            if data["winner"] == "draw":
+                data["plies"] = remaining
+            for info in data["moves"].values():  # type: ignore[attr-defined]
+                if info["winner"] == "draw":
+                    info["plies"] = remaining
+            print(json.dumps(data))
+        else:
+            console.print(_solve_line(pos, solution, moves, prefix=position == "-"),
+                          soft_wrap=True)
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: object) -> None:
+        return None
+
+
+@app.command("move")
+@reports_errors
+def move_command(
+    position: Annotated[str, typer.Argument(help=POSITION_HELP)],
+    player: Annotated[str, typer.Option(
+        help=f"Who chooses: {', '.join(PLAYER_NAMES)}.")] = "perfect",
+    level: Annotated[str | None, typer.Option(
+        help=f"A difficulty level instead of a player: {', '.join(LEVELS)}.")] = None,
+    depth: Annotated[int | None, typer.Option(min=1, help="Search depth (heuristic).")]
+    = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for reproducible choices.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per position.")]
+    = False,
+) -> None:
+    """The move a player chooses, with its score for the mover when the player scores moves."""
+    if player.strip().lower() not in PLAYER_NAMES:
+        raise TicTacToeError(f"unknown player {player!r}: choose one of "
+                             f"{', '.join(PLAYER_NAMES)}")
+    chooser = (player_for_level(level, seed) if level is not None
+               else make_player(player, seed=seed, depth=depth))
+    for pos in positions_from(position):
+        check_solvable(pos)
+        choice = play_move(pos, chooser, Limit(depth=depth))
+        name = pos.move_name(choice.move)
+        if as_json:
+            print(json.dumps({"position": pos.to_string(), "move": name,
+                              "score": choice.score.to_json() if choice.score else None}))
+        else:
+            score = f" ({choice.score})" if choice.score is not None else ""
+            prefix = f"{pos.to_string()}: " if position == "-" else ""
+            console.print(f"{prefix}{name}{score}", soft_wrap=True)
+
+
+@app.command("arena")
+@reports_errors
+def arena_command(
+    first: Annotated[str, typer.Argument(help="A player or level; X in odd-numbered games.")],
+    second: Annotated[str, typer.Argument(help="A player or level; X in even-numbered games.")],
+    variant: Annotated[str, typer.Option(help="The board, e.g. 3x3, 4x4k3.")] = "3x3",
+    games: Annotated[int, typer.Option(min=1, help="Number of games.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed replays the same match.")]
+    = 0,
+    depth: Annotated[int | None, typer.Option(min=1, help="Heuristic search depth.")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Save a chart of the results (PNG).")]
+    = None,
+) -> None:
+    """Play a match, alternating colours, and print wins, draws, losses and game length."""
+    for name in (first, second):
+        make_player(name)  # unknown names fail before any game is played
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=errors, transient=True,
+                  disable=not errors.is_terminal) as bar:
+        task = bar.add_task(f"{first} vs {second}", total=games)
+
+        def advance(_: Game) -> None:
+            bar.advance(task)
+
+        match = play_match(first, second, variant=variant, games=games, seed=seed,
+                           depth=depth, on_game=advance)
+    _print_match(match)
+    if plot is not None:
+        _plot_match(match, plot)
+        console.print(f"chart saved to {plot}")
+
+
+def _print_match(match: Match) -> None:
+    table = Table(title=f"{match.variant.name}: {len(match.games)} games, "
+                        f"average length {match.average_length:.1f} plies")
+    for column in ("player", "wins", "draws", "losses", "wins as X", "wins as O"):
+        table.add_column(column, justify="left" if column == "player" else "right")
+    for s in match.standings:
+        table.add_row(s.name, str(s.wins), str(s.draws), str(s.losses), str(s.wins_as_x),
+                      str(s.wins_as_o))
+    console.print(table)
+
+
+def _plot_match(match: Match, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    names = [s.name for s in match.standings]
+    wins = [s.wins for s in match.standings]
+    draws = [s.draws for s in match.standings]
+    losses = [s.losses for s in match.standings]
+    left.bar(names, wins, label="wins", color="tab:green")
+    left.bar(names, draws, bottom=wins, label="draws", color="tab:gray")
+    left.bar(names, losses, bottom=[w + d for w, d in zip(wins, draws, strict=True)],
+             label="losses", color="tab:red")
+    left.set_ylabel("games")
+    left.set_title("results")
+    left.legend()
+    lengths = [g.length for g in match.games]
+    right.hist(lengths, bins=range(min(lengths), max(lengths) + 2), align="left",
+               color="tab:blue")
+    right.set_xticks(sorted(set(lengths)))
+    right.set_xlabel("game length (plies)")
+    right.set_ylabel("games")
+    right.set_title(f"average {match.average_length:.1f} plies")
+    fig.suptitle(f"{names[0]} vs {names[1]} on {match.variant.name}, {len(match.games)} games")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,156 @@
+"""Games between players, matches that alternate colours, and game transcripts.
+
+>>> match = play_match("rules", "perfect", variant="3x3", games=4, seed=1)
+>>> [(s.name, s.wins, s.draws, s.losses) for s in match.standings]
+[('rules', 0, 4, 0), ('perfect', 0, 4, 0)]
+>>> match.average_length
+9.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tictactoe.core import Position, Side, Variant
+from tictactoe.engines.players import Limit, Player, make_player, play_move
+from tictactoe.engines.score import Score
+
+
+@dataclass(frozen=True)
+class Game:
+    """One finished game: the moves, each mover's score for its move, and the result."""
+
+    variant: Variant
+    x_name: str
+    o_name: str
+    moves: tuple[int, ...]
+    scores: tuple[Score | None, ...]
+    result: str
+    """``x``, ``o`` or ``draw``."""
+
+    @property
+    def length(self) -> int:
+        return len(self.moves)
+
+
+def play_game(x_player: Player, o_player: Player, variant: Variant | str = "3x3",
+              limit: Limit | None = None) -> Game:
+    """Play one game from the empty board."""
+    limit = limit or Limit()
+    if isinstance(variant, str):
+        variant = Variant.parse(variant)
+    position = Position(variant)
+    moves: list[int] = []
+    scores: list[Score | None] = []
+    while not position.is_game_over():
+        player = x_player if position.turn is Side.X else o_player
+        choice = play_move(position, player, limit)
+        moves.append(choice.move)
+        scores.append(choice.score)
+        position.push(choice.move)
+    outcome = position.outcome()
+    assert outcome is not None
+    return Game(variant, x_player.name, o_player.name, tuple(moves), tuple(scores),
+                outcome.result())
+
+
+@dataclass
+class Standing:
+    """One player's record in a match."""
+
+    name: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    wins_as_x: int = 0
+    wins_as_o: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+@dataclass
+class Match:
+    """A match between two players who take X in turn (the first player starts as X)."""
+
+    variant: Variant
+    standings: tuple[Standing, Standing]
+    games: list[Game] = field(default_factory=list)
+
+    @property
+    def average_length(self) -> float:
+        """Mean number of plies per game."""
+        return sum(g.length for g in self.games) / len(self.games) if self.games else 0.0
+
+    def add(self, game: Game, first_is_x: bool) -> None:
+        self.games.append(game)
+        first, second = self.standings
+        x, o = (first, second) if first_is_x else (second, first)
+        if game.result == "draw":
+            x.draws += 1
+            o.draws += 1
+        elif game.result == "x":
+            x.wins += 1
+            x.wins_as_x += 1
+            o.losses += 1
+        else:
+            o.wins += 1
+            o.wins_as_o += 1
+            x.losses += 1
+
+
+def play_match(first: str, second: str, *, variant: Variant | str = "3x3", games: int = 10,
+               seed: int | None = 0, depth: int | None = None, limit: Limit | None = None,
+               on_game: Callable[[Game], None] | None = None) -> Match:
+    """Play `games` games; the first player is X in games 1, 3, 5, ... and O in the others.
+
+    Each player is built once with its own seed (`seed` and `seed + 1`), so a seed
+    reproduces the whole match.
+    """
+    if isinstance(variant, str):
+        variant = Variant.parse(variant)
+    a = make_player(first, seed=seed, depth=depth)
+    b = make_player(second, seed=None if seed is None else seed + 1, depth=depth)
+    names = (first, second) if first != second else (f"{first} (1)", f"{second} (2)")
+    match = Match(variant, (Standing(names[0]), Standing(names[1])))
+    for number in range(games):
+        first_is_x = number % 2 == 0
+        x_player, o_player = (a, b) if first_is_x else (b, a)
+        game = play_game(x_player, o_player, variant, limit)
+        match.add(game, first_is_x)
+        if on_game is not None:
+            on_game(game)
+    return match
+
+
+# ------------------------------------------------------------------ transcripts
+
+
+def transcript(game: Game, x_seed: int | None, o_seed: int | None) -> str:
+    """A game as text: a header, one line per ply (move and the mover's score), the result.
+
+    >>> from tictactoe.engines.players import make_player
+    >>> game = play_game(make_player("rules", seed=1), make_player("random", seed=2))
+    >>> print(transcript(game, 1, 2))  # doctest: +ELLIPSIS
+    variant 3x3
+    x rules 1
+    o random 2
+    1 b2 -
+    ...
+    result x
+    """
+    lines = [f"variant {game.variant.name}", f"x {game.x_name} {x_seed}",
+             f"o {game.o_name} {o_seed}"]
+    for ply, (move, score) in enumerate(zip(game.moves, game.scores, strict=True), start=1):
+        lines.append(f"{ply} {game.variant.cell_name(move)} {score if score else '-'}")
+    lines.append(f"result {game.result}")
+    return "\n".join(lines)
+
+
+def record_game(variant: str, x_name: str, x_seed: int, o_name: str, o_seed: int) -> str:
+    """Play a seeded game and return its transcript."""
+    game = play_game(make_player(x_name, seed=x_seed), make_player(o_name, seed=o_seed),
+                     variant)
+    return transcript(game, x_seed, o_seed)
