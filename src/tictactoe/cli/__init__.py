@@ -13,9 +13,10 @@ app = typer.Typer(
 )
 
 # Subcommand modules register themselves on `app` when imported.
-from tictactoe.cli import census  # noqa: E402, F401
-from tictactoe.cli import play  # noqa: E402, F401
-from tictactoe.cli import play_commands  # noqa: E402, F401
+from tictactoe.cli import (  # noqa: E402
+    census,  # noqa: F401
+    play_commands,  # noqa: F401
+)
 
 
 def main() -> None:
