@@ -1,0 +1,59 @@
+"""``ttt serve``: the browser app on a local web server."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tictactoe.cli import app
+from tictactoe.cli.common import console, fail, reports_errors
+
+
+def free_port(host: str) -> int:
+    """A port on ``host`` that nothing listens on right now."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+@app.command()
+@reports_errors
+def serve(
+    host: Annotated[str, typer.Option(
+        "--host", help="Address to listen on. Only this machine can connect to the default; "
+                       "0.0.0.0 lets other machines in.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(
+        "--port", "-p", min=0, max=65535, help="Port to listen on; 0 picks a free one.")] = 8000,
+    data: Annotated[Path | None, typer.Option(
+        "--data", "-d", file_okay=False,
+        help="Folder for the game records (SQLite). Default: $TICTACTOE_DATA, else ./data.",
+    )] = None,
+) -> None:
+    """Play in the browser: serve the web app and its JSON API."""
+    import uvicorn  # imported here so that other commands start fast
+
+    from tictactoe.web.app import create_app
+    from tictactoe.web.store import DATABASE_NAME, data_dir
+
+    folder = data_dir(str(data) if data else None)
+    try:
+        web = create_app(folder)
+        if port == 0:
+            port = free_port(host)
+    except OSError as err:
+        raise fail(f"cannot use {host} or the data folder {folder}: {err}") from None
+    shown = f"[{host}]" if ":" in host else host
+    console.print(f"tictactoe is ready at [bold]http://{shown}:{port}/[/]  "
+                  f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)")
+    config = uvicorn.Config(web, host=host, port=port, log_level="warning",
+                            access_log=False, timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    if not server.started:
+        raise fail(f"could not listen on {host}:{port} (is another server using it?)")

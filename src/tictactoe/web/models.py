@@ -1,0 +1,186 @@
+"""The JSON shapes of the web API, as pydantic models (they also make the OpenAPI schema).
+
+>>> PositionRequest(position="o2/1x1/3 x").position
+'o2/1x1/3 x'
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_POSITION_CHARS = 200
+"""The longest position string accepted. The largest board (64 cells) needs under 100."""
+
+MAX_NAME_CHARS = 40
+"""The longest player, level or variant name accepted."""
+
+MAX_MOVES = 64
+"""A game never has more moves than the largest board has cells."""
+
+PositionText = Field(
+    min_length=1, max_length=MAX_POSITION_CHARS,
+    description="A position string such as 'o2/1x1/3 x', or a variant name such as '4x4'.",
+    examples=["o2/1x1/3 x", "3x3"])
+
+
+class Strict(BaseModel):
+    """Request bodies refuse unknown fields, so a typo is an error rather than ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# ----------------------------------------------------------------- requests
+class PositionRequest(Strict):
+    position: str = PositionText
+    moves: list[str] = Field(
+        default_factory=list, max_length=MAX_MOVES,
+        description="Moves to play from the position first, such as ['b2', 'a1'].")
+
+
+class MoveRequest(Strict):
+    position: str = PositionText
+    player: str = Field(
+        default="perfect", min_length=1, max_length=MAX_NAME_CHARS,
+        description="A player (random, rules, heuristic, mcts, perfect) or a level "
+                    "(easy, medium, hard, perfect).", examples=["perfect", "easy"])
+    seed: int | None = Field(
+        default=None, ge=0, le=2**63 - 1,
+        description="Seed for the player's random choices; the same seed gives the same move.")
+
+
+class AnalysisRequest(Strict):
+    position: str = PositionText
+    nodes: int | None = Field(
+        default=None, ge=1, le=5_000_000,
+        description="Node budget; the server caps it at its own limit.")
+    seconds: float | None = Field(
+        default=None, gt=0, le=10.0,
+        description="Time budget in seconds; the server caps it at its own limit.")
+
+
+class Players(Strict):
+    x: str = Field(default="human", min_length=1, max_length=MAX_NAME_CHARS)
+    o: str = Field(default="human", min_length=1, max_length=MAX_NAME_CHARS)
+
+
+class NewGameRequest(Strict):
+    variant: str = Field(min_length=1, max_length=MAX_NAME_CHARS, examples=["3x3", "4x4x4"])
+    start: str | None = Field(
+        default=None, min_length=1, max_length=MAX_POSITION_CHARS,
+        description="Starting position string; null or absent for the empty board.")
+    players: Players = Field(default_factory=Players)
+    moves: list[str] = Field(default_factory=list, max_length=MAX_MOVES,
+                             description="Moves already played, such as ['b2', 'a1'].")
+
+
+class UpdateGameRequest(Strict):
+    moves: list[str] = Field(max_length=MAX_MOVES,
+                             description="Every move of the game so far, in order.")
+
+
+# ----------------------------------------------------------------- responses
+class VariantInfo(BaseModel):
+    name: str
+    shape: list[int]
+    k: int
+    cells: int
+    layers: int
+    rows: int
+    columns: int
+    is_3d: bool
+
+
+class OutcomeInfo(BaseModel):
+    result: Literal["x", "o", "draw"]
+    winner: Literal["x", "o"] | None
+    termination: Literal["line", "full board"]
+
+
+class PositionInfo(BaseModel):
+    position: str = Field(description="The position string, normalised.")
+    variant: VariantInfo
+    cells: list[Literal["x", "o", ""]] = Field(description="Each cell's mark, row-major.")
+    cell_names: list[str] = Field(description="Each cell's name, such as 'b2' or '2:b3'.")
+    turn: Literal["x", "o"]
+    ply: int = Field(description="Marks on the board.")
+    legal_moves: list[str]
+    valid: bool = Field(description="Whether the position can arise in play.")
+    problems: list[str] = Field(description="Why it cannot, one message per reason.")
+    outcome: OutcomeInfo | None
+    winning_lines: list[list[int]] = Field(description="Completed lines, as cell indices.")
+
+
+class ScoreInfo(BaseModel):
+    kind: Literal["win", "loss", "draw", "heuristic"]
+    plies: int | None = None
+    value: float | None = None
+    text: str = Field(description="'win in 3', 'draw', 'loss in 4', or an estimate.")
+
+
+class MoveResponse(BaseModel):
+    move: str
+    cell: int
+    player: str
+    score: ScoreInfo | None
+    position: PositionInfo = Field(description="The position after the move.")
+
+
+class MoveValue(BaseModel):
+    move: str
+    cell: int
+    score: ScoreInfo
+
+
+class AnalysisResponse(BaseModel):
+    position: str
+    proven: bool = Field(description="False when the bound stopped the search before a proof.")
+    score: ScoreInfo = Field(description="The value for the side to move.")
+    moves: list[MoveValue] = Field(description="Every legal move, from the mover's view.")
+    best: list[str]
+    nodes: int
+    seconds: float
+
+
+class GameInfo(BaseModel):
+    number: int = Field(description="The public record number, shown in the history.")
+    variant: str
+    start: str | None
+    players: dict[str, str]
+    moves: list[str]
+    result: Literal["x", "o", "draw"] | None
+    started: str
+    finished: str | None
+
+
+class GameResponse(BaseModel):
+    id: str = Field(description="The game's secret id: only its holder may change the game.")
+    game: GameInfo
+
+
+class LevelStats(BaseModel):
+    level: str
+    wins: int = Field(description="Games the human won against this opponent.")
+    draws: int
+    losses: int
+
+
+class HistoryResponse(BaseModel):
+    games: list[GameInfo]
+    levels: list[LevelStats]
+
+
+class ChoiceInfo(BaseModel):
+    value: str
+    label: str
+
+
+class OptionsResponse(BaseModel):
+    variants: list[ChoiceInfo]
+    levels: list[ChoiceInfo]
+    limits: dict[str, float]
+
+
+class ErrorResponse(BaseModel):
+    detail: str = Field(description="What is wrong with the request.")

@@ -1,0 +1,199 @@
+// Draws a board (flat, or a cube as layers side by side) and handles clicks and keys.
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function markSvg(mark) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 100 100");
+  svg.setAttribute("aria-hidden", "true");
+  svg.classList.add(mark);
+  if (mark === "x") {
+    const path = document.createElementNS(SVG, "path");
+    path.setAttribute("d", "M22 22 L78 78 M78 22 L22 78");
+    svg.append(path);
+  } else {
+    const circle = document.createElementNS(SVG, "circle");
+    circle.setAttribute("cx", "50");
+    circle.setAttribute("cy", "50");
+    circle.setAttribute("r", "31");
+    svg.append(circle);
+  }
+  return svg;
+}
+
+export function spokenCell(name) {
+  // "2:b3" -> "layer 2, b3"
+  const parts = name.split(":");
+  return parts.length === 2 ? `layer ${parts[0]}, ${parts[1]}` : name;
+}
+
+export class BoardView {
+  // container: element to draw into; onPlay(cell) is called when a cell is chosen.
+  constructor(container, { onPlay = null, label = "Board" } = {}) {
+    this.container = container;
+    this.onPlay = onPlay;
+    this.label = label;
+    this.variantName = null;
+    this.cells = [];
+    this.focusIndex = 0;
+    this.info = null;
+    this.interactive = false;
+    this.marks = [];
+  }
+
+  build(variant, names) {
+    this.variantName = variant.name;
+    this.variant = variant;
+    this.container.replaceChildren();
+    this.container.toggleAttribute("data-cube", variant.is_3d);
+    this.container.dataset.size = String(Math.max(variant.rows, variant.columns));
+    this.container.setAttribute("role", "group");
+    this.container.setAttribute("aria-label", `${this.label}: ${variant.name}`);
+    this.cells = new Array(variant.cells);
+    this.marks = new Array(variant.cells).fill("");
+    for (let layer = 0; layer < variant.layers; layer++) {
+      const wrap = document.createElement("div");
+      wrap.className = "layer";
+      if (variant.is_3d) {
+        const title = document.createElement("div");
+        title.className = "layer-title";
+        title.textContent = `Layer ${layer + 1}`;
+        wrap.append(title);
+      }
+      const grid = document.createElement("div");
+      grid.className = "grid";
+      grid.style.setProperty("--rows", variant.rows);
+      grid.style.setProperty("--cols", variant.columns);
+      grid.append(document.createElement("span"));
+      for (let c = 0; c < variant.columns; c++) {
+        const coord = document.createElement("span");
+        coord.className = "coord";
+        coord.textContent = String.fromCharCode(97 + c);
+        coord.setAttribute("aria-hidden", "true");
+        grid.append(coord);
+      }
+      for (let r = 0; r < variant.rows; r++) {
+        const coord = document.createElement("span");
+        coord.className = "coord";
+        coord.textContent = String(r + 1);
+        coord.setAttribute("aria-hidden", "true");
+        grid.append(coord);
+        for (let c = 0; c < variant.columns; c++) {
+          const index = (layer * variant.rows + r) * variant.columns + c;
+          const cell = document.createElement("button");
+          cell.type = "button";
+          cell.className = "cell";
+          cell.dataset.cell = String(index);
+          cell.dataset.name = names[index];
+          cell.tabIndex = -1;
+          cell.addEventListener("click", () => this.choose(index));
+          cell.addEventListener("keydown", (event) => this.key(event, index));
+          cell.addEventListener("focus", () => { this.focusIndex = index; this.roving(); });
+          this.cells[index] = cell;
+          grid.append(cell);
+        }
+      }
+      wrap.append(grid);
+      this.container.append(wrap);
+    }
+    this.focusIndex = Math.min(this.focusIndex, variant.cells - 1);
+    if (!names[this.focusIndex]) this.focusIndex = 0;
+  }
+
+  // info: a PositionInfo; options: interactive, hints (Map cell -> {text, kind, best}), last.
+  render(info, { interactive = false, hints = null, last = null } = {}) {
+    if (info.variant.name !== this.variantName) {
+      this.focusIndex = Math.floor(info.variant.cells / 2);
+      this.build(info.variant, info.cell_names);
+    }
+    this.info = info;
+    this.interactive = interactive;
+    const winning = new Set(info.winning_lines.flat());
+    const legal = new Set(info.legal_moves);
+    info.cells.forEach((mark, index) => {
+      const cell = this.cells[index];
+      const name = info.cell_names[index];
+      if (this.marks[index] !== mark) {
+        cell.replaceChildren();
+        if (mark) cell.append(markSvg(mark));
+        cell.classList.toggle("placed", Boolean(mark) && this.marks[index] === "");
+        this.marks[index] = mark;
+      }
+      const hint = !mark && hints ? hints.get(index) : null;
+      const old = cell.querySelector(".hint");
+      if (old) old.remove();
+      if (hint) {
+        const badge = document.createElement("span");
+        badge.className = `hint ${hint.kind}${hint.best ? " best" : ""}`;
+        badge.textContent = hint.short && this.small() ? hint.short : hint.text;
+        badge.title = hint.text;
+        cell.append(badge);
+      }
+      const playable = interactive && legal.has(name);
+      cell.setAttribute("aria-disabled", playable ? "false" : "true");
+      cell.classList.toggle("winning", winning.has(index));
+      cell.classList.toggle("last", last === index);
+      let label = `${spokenCell(name)}, ${mark ? mark.toUpperCase() : "empty"}`;
+      if (winning.has(index)) label += ", winning line";
+      if (hint) label += `, ${hint.text}`;
+      cell.setAttribute("aria-label", label);
+    });
+    this.roving();
+  }
+
+  small() {
+    return this.variant.is_3d || Math.max(this.variant.rows, this.variant.columns) >= 5;
+  }
+
+  roving() {
+    this.cells.forEach((cell, index) => { cell.tabIndex = index === this.focusIndex ? 0 : -1; });
+  }
+
+  choose(index) {
+    this.focusIndex = index;
+    this.roving();
+    if (!this.interactive || !this.info || !this.onPlay) return;
+    if (!this.info.legal_moves.includes(this.info.cell_names[index])) return;
+    this.onPlay(index);
+  }
+
+  key(event, index) {
+    const v = this.variant;
+    const column = index % v.columns;
+    const row = Math.floor(index / v.columns) % v.rows;
+    const layer = Math.floor(index / (v.rows * v.columns));
+    const at = (l, r, c) => (l * v.rows + r) * v.columns + c;
+    let next = null;
+    switch (event.key) {
+      case "ArrowUp": next = at(layer, (row + v.rows - 1) % v.rows, column); break;
+      case "ArrowDown": next = at(layer, (row + 1) % v.rows, column); break;
+      case "ArrowLeft":
+        if (column > 0) next = at(layer, row, column - 1);
+        else next = at((layer + v.layers - 1) % v.layers, row, v.columns - 1);
+        break;
+      case "ArrowRight":
+        if (column < v.columns - 1) next = at(layer, row, column + 1);
+        else next = at((layer + 1) % v.layers, row, 0);
+        break;
+      case "PageUp": next = at((layer + v.layers - 1) % v.layers, row, column); break;
+      case "PageDown": next = at((layer + 1) % v.layers, row, column); break;
+      case "Home": next = at(layer, row, 0); break;
+      case "End": next = at(layer, row, v.columns - 1); break;
+      case "Enter":
+      case " ":
+        event.preventDefault();
+        this.choose(index);
+        return;
+      default:
+        return;
+    }
+    event.preventDefault();
+    this.focusIndex = next;
+    this.roving();
+    this.cells[next].focus();
+  }
+
+  focus() {
+    if (this.cells[this.focusIndex]) this.cells[this.focusIndex].focus();
+  }
+}

@@ -1,0 +1,112 @@
+// The history view: finished games, a replay that steps through one, and results per level.
+
+import { api } from "./api.js";
+import { BoardView } from "./board.js";
+import { drawResultsChart } from "./chart.js";
+
+const RESULT_TEXT = { x: "X won", o: "O won", draw: "Draw" };
+
+function when(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso || "";
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export class HistoryView {
+  constructor(elements) {
+    this.el = elements;
+    this.board = new BoardView(elements.replayBoard, { label: "Replay" });
+    this.games = [];
+    this.game = null;
+    this.step = 0;
+    this.epoch = 0;
+    const el = elements;
+    el.first.addEventListener("click", () => this.show(0));
+    el.prev.addEventListener("click", () => this.show(this.step - 1));
+    el.next.addEventListener("click", () => this.show(this.step + 1));
+    el.last.addEventListener("click", () => this.show(this.game ? this.game.moves.length : 0));
+    el.slider.addEventListener("input", () => this.show(Number(el.slider.value)));
+    el.replay.addEventListener("keydown", (event) => {
+      if (event.target === el.slider) return;
+      if (event.key === "ArrowLeft") { event.preventDefault(); this.show(this.step - 1); }
+      if (event.key === "ArrowRight") { event.preventDefault(); this.show(this.step + 1); }
+    });
+  }
+
+  async refresh() {
+    let data;
+    try {
+      data = await api.history();
+    } catch (err) {
+      this.el.empty.textContent = `Cannot load the history: ${err.message}`;
+      this.el.empty.hidden = false;
+      return;
+    }
+    this.games = data.games;
+    drawResultsChart(this.el.chart, data.levels);
+    const body = this.el.table.tBodies[0];
+    body.replaceChildren();
+    this.el.table.hidden = this.games.length === 0;
+    this.el.empty.hidden = this.games.length > 0;
+    for (const game of this.games) {
+      const row = document.createElement("tr");
+      row.tabIndex = 0;
+      row.dataset.number = String(game.number);
+      row.setAttribute("aria-selected", this.game && this.game.number === game.number ? "true" : "false");
+      const cells = [String(game.number), when(game.finished), game.variant, game.players.x, game.players.o];
+      for (const text of cells) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        row.append(td);
+      }
+      const result = document.createElement("td");
+      const badge = document.createElement("span");
+      badge.className = `badge ${game.result}`;
+      badge.textContent = RESULT_TEXT[game.result] || "";
+      result.append(badge);
+      const count = document.createElement("td");
+      count.textContent = String(game.moves.length);
+      row.append(result, count);
+      row.addEventListener("click", () => this.open(game));
+      row.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); this.open(game); }
+      });
+      body.append(row);
+    }
+  }
+
+  async open(game) {
+    this.game = game;
+    for (const row of this.el.table.tBodies[0].rows) {
+      row.setAttribute("aria-selected", row.dataset.number === String(game.number) ? "true" : "false");
+    }
+    this.el.replay.hidden = false;
+    this.el.info.textContent = `Game ${game.number} · ${game.variant} · X ${game.players.x}, O ${game.players.o} · ${RESULT_TEXT[game.result] || ""}`;
+    this.el.slider.max = String(game.moves.length);
+    await this.show(game.moves.length);
+    this.el.replay.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+
+  async show(step) {
+    const game = this.game;
+    if (!game) return;
+    const target = Math.max(0, Math.min(step, game.moves.length));
+    const epoch = ++this.epoch;
+    let info;
+    try {
+      info = await api.position(game.start || game.variant, game.moves.slice(0, target));
+    } catch (err) {
+      this.el.move.textContent = `Cannot replay: ${err.message}`;
+      return;
+    }
+    if (epoch !== this.epoch) return;
+    this.step = target;
+    this.el.slider.value = String(target);
+    const last = target > 0 ? info.cell_names.indexOf(game.moves[target - 1]) : null;
+    this.board.render(info, { interactive: false, last });
+    this.el.move.textContent = target === 0 ? `Start · ${game.moves.length} moves`
+      : `Move ${target} of ${game.moves.length}: ${game.moves[target - 1]}`;
+    this.el.first.disabled = this.el.prev.disabled = target === 0;
+    this.el.next.disabled = this.el.last.disabled = target === game.moves.length;
+  }
+}

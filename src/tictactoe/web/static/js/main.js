@@ -1,0 +1,54 @@
+// Starts the page: loads the options, then wires the play and history views to the tabs.
+
+import { api } from "./api.js";
+import { HistoryView } from "./history.js";
+import { PlayView } from "./play.js";
+
+const $ = (id) => document.getElementById(id);
+
+const history = new HistoryView({
+  table: $("games"), empty: $("games-empty"), chart: $("chart"), replay: $("replay"),
+  replayBoard: $("replay-board"), info: $("replay-info"), move: $("replay-move"),
+  first: $("replay-first"), prev: $("replay-prev"), next: $("replay-next"), last: $("replay-last"),
+  slider: $("replay-step"),
+});
+
+let historyStale = true;
+
+const play = new PlayView({
+  view: $("view-play"), board: $("board"), status: $("status"), setup: $("setup"),
+  variant: $("variant"), level: $("level"), undo: $("undo"), redo: $("redo"), hints: $("hints"),
+  hintNote: $("hint-note"), newGame: $("new-game"), moves: $("moves"), noMoves: $("no-moves"),
+  positionForm: $("position-form"), positionText: $("position-text"), copy: $("copy"),
+  copied: $("copied"), positionError: $("position-error"),
+}, () => { historyStale = true; });
+
+function route() {
+  const view = location.hash === "#history" ? "history" : "play";
+  $("view-play").hidden = view !== "play";
+  $("view-history").hidden = view !== "history";
+  for (const name of ["play", "history"]) {
+    const tab = $(`tab-${name}`);
+    if (name === view) tab.setAttribute("aria-current", "page");
+    else tab.removeAttribute("aria-current");
+  }
+  if (view === "history" && historyStale) {
+    historyStale = false;
+    history.refresh();
+  }
+}
+
+async function start() {
+  window.addEventListener("hashchange", () => { if (location.hash === "#history") historyStale = true; route(); });
+  route();
+  try {
+    const options = await api.options();
+    await play.init(options);
+  } catch (err) {
+    $("status").textContent = `Cannot start: ${err.message}`;
+    $("status").classList.add("error");
+  }
+  document.body.dataset.ready = "true";
+}
+
+start();

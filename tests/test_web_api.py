@@ -1,0 +1,299 @@
+"""The web API: positions, computer moves, analysis, game records, and every error path."""
+
+from __future__ import annotations
+
+import re
+import threading
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.exceptions import StarletteDeprecationWarning
+
+with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test client; httpx works
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
+    from fastapi.testclient import TestClient
+
+from tictactoe.core import Position
+from tictactoe.core.record import GameRecord
+from tictactoe.engines.solver import solve
+from tictactoe.web import app as web_app
+from tictactoe.web.app import create_app
+from tictactoe.web.store import GameStore, data_dir
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(tmp_path)) as test_client:
+        yield test_client
+
+
+def error(response: Any, status: int) -> str:
+    """The response's status must be `status`; return its message."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert isinstance(body["detail"], str) and body["detail"]
+    return str(body["detail"])
+
+
+# ----------------------------------------------------------------- positions
+def test_position_describes_marks_moves_and_outcome(client: TestClient) -> None:
+    info = client.post("/api/position", json={"position": "o2/1x1/3 x"}).json()
+    assert info["position"] == "o2/1x1/3 x"
+    assert info["cells"] == ["o", "", "", "", "x", "", "", "", ""]
+    assert info["turn"] == "x" and info["ply"] == 2 and info["valid"]
+    assert info["legal_moves"] == ["b1", "c1", "a2", "c2", "a3", "b3", "c3"]
+    assert info["outcome"] is None and info["winning_lines"] == []
+    assert info["variant"]["name"] == "3x3" and info["cell_names"][4] == "b2"
+
+    won = client.post("/api/position", json={"position": "3x3", "moves": [
+        "a1", "a2", "b1", "b2", "c1"]}).json()
+    assert won["outcome"] == {"result": "x", "winner": "x", "termination": "line"}
+    assert won["winning_lines"] == [[0, 1, 2]] and won["legal_moves"] == []
+
+
+def test_position_reports_problems_and_cubes(client: TestClient) -> None:
+    info = client.post("/api/position", json={"position": "xx1/o2/3 x"}).json()
+    assert not info["valid"] and info["problems"] == Position("xx1/o2/3 x").problems()
+    cube = client.post("/api/position", json={"position": "qubic", "moves": ["2:b3"]}).json()
+    assert cube["variant"]["is_3d"] and cube["variant"]["layers"] == 4
+    assert cube["cells"][Position("4x4x4").variant.parse_cell("2:b3")] == "x"
+
+
+def test_options_list_the_page_choices(client: TestClient) -> None:
+    options = client.get("/api/options").json()
+    assert [v["value"] for v in options["variants"]] == ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4"]
+    assert "perfect" in [level["value"] for level in options["levels"]]
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({"position": "3x3x"}, 400, "unknown variant"),
+    ({"position": "xx/3/3 x"}, 400, "row"),
+    ({"position": "9x9"}, 400, "at most 64"),
+    ({"position": "3x3", "moves": ["d4"]}, 400, "off the 3x3 board"),
+    ({"position": "3x3", "moves": ["b2", "b2"]}, 400, "already taken"),
+    ({"position": "xxx/oo1/3 o", "moves": ["c2"]}, 400, "game is over"),
+    ({"position": "x" * 201}, 422, "at most 200"),
+    ({"position": ""}, 422, "at least 1"),
+    ({"position": "3x3", "moves": ["a1"] * 65}, 422, "moves"),
+    ({"position": 5}, 422, "string"),
+    ({}, 422, "position: Field required"),
+    ({"position": "3x3", "extra": 1}, 422, "extra"),
+])
+def test_position_errors(client: TestClient, body: dict[str, Any], status: int,
+                         words: str) -> None:
+    assert words in error(client.post("/api/position", json=body), status)
+
+
+def test_malformed_and_oversized_bodies(client: TestClient) -> None:
+    headers = {"Content-Type": "application/json"}
+    assert "malformed JSON" in error(
+        client.post("/api/position", content=b'{"position": ', headers=headers), 422)
+    error(client.post("/api/position", content=b"[1, 2]", headers=headers), 422)
+    error(client.post("/api/position", content=b"\xff\xfe", headers=headers), 422)
+    assert "too large" in error(client.post(
+        "/api/position", content=b"{" + b" " * 20_000 + b"}", headers=headers), 413)
+    assert "not allowed" in error(client.get("/api/position"), 405)
+    assert "no such page" in error(client.get("/api/nothing"), 404)
+
+
+# ----------------------------------------------------------------- engines
+def test_perfect_move_is_a_best_move(client: TestClient) -> None:
+    start = "x2/1o1/2x o"
+    answer = client.post("/api/move", json={"position": start, "player": "perfect",
+                                            "seed": 3}).json()
+    assert answer["cell"] in solve(start).best
+    assert answer["position"]["cells"][answer["cell"]] == "o"
+    assert answer["move"] == Position(start).move_name(answer["cell"])
+    again = client.post("/api/move", json={"position": start, "player": "perfect", "seed": 3})
+    assert again.json()["cell"] == answer["cell"]
+
+
+def test_every_level_answers_with_a_legal_move(client: TestClient) -> None:
+    for level in ("easy", "medium", "hard", "perfect", "random", "rules"):
+        answer = client.post("/api/move", json={"position": "4x4", "player": level, "seed": 1})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["position"]["ply"] == 1
+
+
+def test_analysis_values_every_move(client: TestClient) -> None:
+    # X: a1 c1, O: b2 a3; X to move. Moving to b1 wins at once; the others are exact too.
+    start = "x1x/1o1/o2 x"
+    body = client.post("/api/analysis", json={"position": start}).json()
+    expected = solve(start)
+    assert body["proven"] and body["score"]["text"] == "win in 1"
+    values = {m["move"]: m["score"]["text"] for m in body["moves"]}
+    assert values == {Position(start).move_name(c): str(s) for c, s in expected.moves.items()}
+    assert values["b1"] == "win in 1" and body["best"] == ["b1"]
+    assert body["moves"][0]["score"]["kind"] in ("win", "loss", "draw")
+
+
+def test_analysis_is_bounded_on_big_boards(client: TestClient) -> None:
+    body = client.post("/api/analysis", json={"position": "6x6k4", "nodes": 2000,
+                                              "seconds": 0.5}).json()
+    assert body["proven"] is False
+    assert len(body["moves"]) == 36 and body["nodes"] <= 2100
+    assert body["seconds"] < web_app.SOLVE_SECONDS + 1.0
+
+
+@pytest.mark.parametrize(("path", "body", "status", "words"), [
+    ("/api/move", {"position": "xxx/oo1/3 o"}, 400, "game is over"),
+    ("/api/move", {"position": "xx1/o2/3 x", "player": "perfect"}, 400, "cannot arise"),
+    ("/api/move", {"position": "3x3", "player": "grandmaster"}, 400, "unknown player"),
+    ("/api/move", {"position": "3x3", "seed": -1}, 422, "seed"),
+    ("/api/move", {"position": "3x3", "player": "x" * 41}, 422, "player"),
+    ("/api/analysis", {"position": "ooo/xx1/2x x"}, 400, "game is over"),
+    ("/api/analysis", {"position": "xxx/ooo/3 x"}, 400, "cannot arise"),
+    ("/api/analysis", {"position": "3x3", "nodes": 0}, 422, "nodes"),
+    ("/api/analysis", {"position": "3x3", "seconds": 100}, 422, "seconds"),
+    ("/api/analysis", {"position": "3x3x3x3"}, 400, "unknown variant"),
+])
+def test_engine_errors(client: TestClient, path: str, body: dict[str, Any], status: int,
+                       words: str) -> None:
+    assert words in error(client.post(path, json=body), status)
+
+
+def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web_app, "ENGINE_THREADS", 1)
+    monkeypatch.setattr(web_app, "BUSY_SECONDS", 0.2)
+    entered, release = threading.Event(), threading.Event()
+    real_solve = web_app.solve
+
+    def slow_solve(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        release.wait(5)
+        return real_solve(*args, **kwargs)
+
+    monkeypatch.setattr(web_app, "solve", slow_solve)
+    with TestClient(create_app(tmp_path)) as client:
+        results: list[int] = []
+        worker = threading.Thread(target=lambda: results.append(client.post(
+            "/api/analysis", json={"position": "o2/1x1/3 x"}).status_code))
+        worker.start()
+        try:
+            assert entered.wait(5)
+            assert "busy" in error(client.post("/api/analysis",
+                                               json={"position": "3/1x1/3 o"}), 503)
+        finally:
+            release.set()
+            worker.join()
+        assert results == [200]
+
+
+# ----------------------------------------------------------------- games
+def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/games", json={"variant": "3x3", **body})
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def test_game_lifecycle_and_history(tmp_path: Path) -> None:
+    with TestClient(create_app(tmp_path)) as client:
+        made = new_game(client, players={"x": "human", "o": "perfect"})
+        game_id, number = made["id"], made["game"]["number"]
+        assert len(game_id) >= 30 and made["game"]["result"] is None
+        moves = ["a1", "b2", "a2", "a3", "c1", "b1", "b3", "c3", "c2"]
+        for n in range(1, len(moves)):
+            body = client.put(f"/api/games/{game_id}", json={"moves": moves[:n]}).json()
+            assert body["game"]["moves"] == moves[:n]
+        # undo is a shorter move list
+        assert client.put(f"/api/games/{game_id}", json={"moves": moves[:3]}).status_code == 200
+        done = client.put(f"/api/games/{game_id}", json={"moves": moves[:7]}).json()["game"]
+        assert done["result"] is None and done["finished"] is None
+        assert client.get("/api/history").json()["games"] == []
+        final = client.put(f"/api/games/{game_id}", json={"moves": moves}).json()["game"]
+        assert final["result"] == "draw" and final["finished"]
+        # saving the same finished game again changes nothing; changing it is refused
+        assert client.put(f"/api/games/{game_id}", json={"moves": moves}).status_code == 200
+        assert "over" in error(client.put(f"/api/games/{game_id}",
+                                          json={"moves": moves[:8]}), 409)
+        history = client.get("/api/history").json()
+        assert [g["number"] for g in history["games"]] == [number]
+        assert "id" not in history["games"][0] and game_id not in str(history)
+        assert history["levels"] == [{"level": "perfect", "wins": 0, "draws": 1, "losses": 0}]
+    # a new app on the same folder sees the same records
+    with TestClient(create_app(tmp_path)) as client:
+        assert [g["moves"] for g in client.get("/api/history").json()["games"]] == [moves]
+        assert client.get(f"/api/games/{game_id}").json()["game"]["result"] == "draw"
+
+
+def test_results_per_level_count_the_human_side(client: TestClient) -> None:
+    lost = ["a1", "b1", "b2", "c1", "c3"]  # X wins on the diagonal
+    new_game(client, players={"x": "easy", "o": "human"}, moves=lost)
+    new_game(client, players={"x": "human", "o": "easy"}, moves=lost)
+    new_game(client, players={"x": "human", "o": "human"}, moves=lost)
+    levels = client.get("/api/history").json()["levels"]
+    assert levels == [{"level": "easy", "wins": 1, "draws": 0, "losses": 1}]
+    assert len(client.get("/api/history", params={"limit": 2}).json()["games"]) == 2
+
+
+def test_game_started_from_a_position(client: TestClient) -> None:
+    made = new_game(client, variant="4x4", start="x3/4/4/3o x", moves=["b2"])
+    assert made["game"]["start"] == "x3/4/4/3o x"
+    changed = client.put(f"/api/games/{made['id']}", json={"moves": ["b2", "c3"]}).json()
+    assert changed["game"]["moves"] == ["b2", "c3"]
+
+
+@pytest.mark.parametrize(("body", "status", "words"), [
+    ({"variant": "3x3x"}, 400, "unknown variant"),
+    ({"variant": "99x99"}, 400, "at most 26"),
+    ({"variant": "3x3", "moves": ["b2", "b2"]}, 400, "already taken"),
+    ({"variant": "3x3", "moves": ["a1", "b1", "a2", "b2", "a3", "b3"]}, 400, "game is over"),
+    ({"variant": "3x3", "players": {"x": "human", "o": "deep blue"}}, 400, "unknown player"),
+    ({"variant": "3x3", "start": "4/4/4/4 x"}, 400, "start position is 4x4"),
+    ({"variant": "3x3", "start": "zz"}, 400, "bad record"),
+    ({"variant": "3x3", "moves": ["a1"] * 65}, 422, "moves"),
+    ({"variant": "3x3", "players": {"x": "human", "z": "human"}}, 422, "players.z"),
+    ({"moves": []}, 422, "variant: Field required"),
+])
+def test_new_game_errors(client: TestClient, body: dict[str, Any], status: int,
+                         words: str) -> None:
+    assert words in error(client.post("/api/games", json=body), status)
+
+
+def test_game_id_errors(client: TestClient) -> None:
+    game_id = new_game(client)["id"]
+    other = "A" * len(game_id)
+    assert "no game" in error(client.get(f"/api/games/{other}"), 404)
+    assert "no game" in error(client.put(f"/api/games/{other}", json={"moves": []}), 404)
+    error(client.get("/api/games/short"), 422)
+    error(client.get("/api/games/" + "a" * 65), 422)
+    error(client.get("/api/games/bad%20id!!"), 422)
+    assert "off the 3x3" in error(client.put(f"/api/games/{game_id}",
+                                             json={"moves": ["z9"]}), 400)
+    error(client.put(f"/api/games/{game_id}", json={"moves": "b2"}), 422)
+    error(client.get("/api/history", params={"limit": 0}), 422)
+    error(client.get("/api/history", params={"limit": "many"}), 422)
+
+
+def test_one_game_id_cannot_reach_another(client: TestClient) -> None:
+    first, second = new_game(client), new_game(client)
+    client.put(f"/api/games/{first['id']}", json={"moves": ["b2"]})
+    assert client.get(f"/api/games/{second['id']}").json()["game"]["moves"] == []
+    assert first["id"] != second["id"]
+
+
+def test_store_keeps_finished_games_whole(tmp_path: Path) -> None:
+    store = GameStore.in_folder(tmp_path)
+    token, _ = store.create(GameRecord.from_moves("3x3", ["b2"]))
+    with pytest.raises(Exception, match="variant and start"):
+        store.update(token, GameRecord.from_moves("4x4", ["b2"]))
+    assert store.get(token).moves == ("b2",)
+    store.close()
+    assert data_dir(None).name == "data"
+
+
+def test_page_and_static_files_are_served(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "<title>tictactoe</title>" in page.text
+    assert "alert(" not in page.text
+    for name in ("app.css", "js/main.js", "js/board.js", "js/play.js", "js/history.js"):
+        asset = client.get(f"/static/{name}")
+        assert asset.status_code == 200 and "alert(" not in asset.text
+        assert not re.search(r"""(src|href)=["']https?:|from ["']https?:|url\(["']?http""",
+                             asset.text), f"{name} loads something from another site"
+    assert client.get("/openapi.json").json()["info"]["title"] == "tictactoe"
+    error(client.get("/static/nothing.js"), 404)
