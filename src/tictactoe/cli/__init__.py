@@ -15,7 +15,9 @@ app = typer.Typer(
 # Subcommand modules register themselves on `app` when imported.
 from tictactoe.cli import (  # noqa: E402
     census,  # noqa: F401
+    play,  # noqa: F401
     play_commands,  # noqa: F401
+    serve,  # noqa: F401
 )
 
 
