@@ -161,8 +161,9 @@ class PlainGame:
             return
         scores = engine.hint_scores(game.position, self.hint_seconds)
         ranked = sorted(scores.items(), key=lambda item: (item[1], -item[0]), reverse=True)
-        self.say("  ".join(f"{game.position.move_name(cell)}: {engine.hint_label(score)}"
-                           for cell, score in ranked))
+        self.say("  ".join(
+            f"{game.position.move_name(cell)}: {score if score.is_proven else 'not proven'}"
+            for cell, score in ranked))
 
     def save(self, path: str) -> None:
         try:
@@ -197,7 +198,7 @@ class PlainGame:
 def _sides(game: Game) -> str:
     names = {side: game.players[side] for side in Side}
     if all(name == HUMAN for name in names.values()):
-        return "two players, X moves first"
+        return "two players"
     parts = []
     for side, name in names.items():
         parts.append(f"you play {side.name}" if name == HUMAN else f"{name} plays {side.name}")
