@@ -1,0 +1,94 @@
+"""Scores: ordering, text, JSON, and the one-ply shift used by negamax."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tictactoe.core import Side, TicTacToeError
+from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
+
+scores = st.one_of(
+    st.builds(Win, st.integers(0, 64)),
+    st.builds(Loss, st.integers(0, 64)),
+    st.just(Draw()),
+    st.builds(Heuristic, st.floats(-1e6, 1e6, allow_nan=False)),
+)
+
+
+def test_faster_wins_and_slower_losses_are_better() -> None:
+    assert Win(1) > Win(3) > Win(9)
+    assert Loss(9) > Loss(2) > Loss(0)
+    assert Win(63) > Heuristic(1e9) > Draw() > Heuristic(-1e9) > Loss(63)
+    assert max([Loss(4), Draw(), Win(7), Win(5)]) == Win(5)
+
+
+@given(scores, scores, scores)
+def test_order_is_total_and_consistent(a: Score, b: Score, c: Score) -> None:
+    assert (a < b) + (a == b) + (a > b) == 1
+    assert (a <= b) == (a < b or a == b)
+    if a <= b <= c:
+        assert a <= c
+    if a == b:
+        assert hash(a) == hash(b)
+
+
+@given(scores)
+def test_after_move_reverses_the_order_and_round_trips(a: Score) -> None:
+    back = a.after_move().after_move()
+    if isinstance(a, Win | Loss):
+        assert type(back) is type(a) and back.plies == a.plies + 2
+    else:
+        assert back == a
+
+
+@given(scores, scores)
+def test_after_move_is_order_reversing(a: Score, b: Score) -> None:
+    if a < b and not (isinstance(a, Draw) or isinstance(b, Draw)):
+        assert a.after_move() > b.after_move()
+
+
+@given(scores)
+def test_json_and_text_round_trip(a: Score) -> None:
+    assert Score.from_json(a.to_json()) == a
+    if not isinstance(a, Heuristic):
+        assert Score.parse(str(a)) == a
+
+
+def test_text_and_winner() -> None:
+    assert [str(s) for s in (Win(5), Loss(4), Draw(), Heuristic(1.5))] == [
+        "win in 5", "loss in 4", "draw", "heuristic 1.5"]
+    for mover in Side:
+        assert Win(3).winner(mover) is mover
+        assert Loss(2).winner(mover) is mover.other
+        assert Draw().winner(mover) is None
+        assert Heuristic(5).winner(mover) is None
+    assert [s.is_proven for s in (Win(1), Loss(1), Draw(), Heuristic(0))] == [
+        True, True, True, False]
+    assert [s.plies for s in (Win(1), Loss(2), Draw(), Heuristic(0))] == [1, 2, None, None]
+    assert Win(5).to_json() == {"kind": "win", "plies": 5}
+    assert Heuristic(1.5).to_json() == {"kind": "heuristic", "value": 1.5}
+
+
+def test_scores_are_frozen_and_hashable() -> None:
+    assert len({Win(3), Win(3), Loss(3), Draw(), Draw()}) == 3
+    with pytest.raises(AttributeError):
+        Win(3).plies = 4  # type: ignore[misc]
+
+
+def test_bad_text_and_json_are_refused() -> None:
+    for text in ("win", "won in 3", "loss in x", ""):
+        with pytest.raises(TicTacToeError):
+            Score.parse(text)
+    with pytest.raises(TicTacToeError):
+        Score.from_json({"kind": "mate"})
+
+
+def test_sorting_matches_pairwise_comparison() -> None:
+    sample = [Win(1), Win(4), Loss(2), Loss(7), Draw(), Heuristic(-2.0), Heuristic(3.0)]
+    ordered = sorted(sample)
+    for a, b in itertools.combinations(ordered, 2):
+        assert a < b
