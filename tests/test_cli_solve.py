@@ -1,0 +1,145 @@
+"""`ttt solve`, `ttt move` and `ttt arena` from the command line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tictactoe.cli import app
+from tictactoe.core import Position, Variant
+
+runner = CliRunner()
+
+JSON_KEYS = {"position", "winner", "plies", "best", "moves", "nodes", "seconds", "proven"}
+
+
+def test_solve_text() -> None:
+    result = runner.invoke(app, ["solve", "3x3"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "draw (9 plies); best: a1 b1 c1 a2 b2 c2 a3 b3 c3\n"
+    result = runner.invoke(app, ["solve", "4x4k3"])
+    assert result.stdout.startswith("X wins in 5 plies; best: b2 c2 b3 c3")
+    result = runner.invoke(app, ["solve", "x2/3/3 o", "--moves"])
+    assert "best: b2; moves: b1 X wins in 6 plies" in result.stdout
+    assert "b2 draw (8 plies)" in result.stdout
+    result = runner.invoke(app, ["solve", "xx1/oo1/x2 o"])
+    assert result.stdout == "O wins in 1 ply; best: c2\n"
+
+
+def test_solve_json() -> None:
+    result = runner.invoke(app, ["solve", "x2/1o1/2x o", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == JSON_KEYS
+    assert data["position"] == "x2/1o1/2x o"
+    assert (data["winner"], data["plies"], data["best"]) == ("draw", 6, ["b1", "a2", "c2", "b3"])
+    assert data["moves"]["c1"] == {"winner": "x", "plies": 4}
+    assert data["proven"] is True and data["nodes"] > 0
+
+
+@pytest.mark.slow
+def test_solve_every_open_3x3_position_from_stdin_matches_minimax() -> None:
+    # The independent plain minimax of test_solver.py, loaded by path (tests are no package).
+    spec = importlib.util.spec_from_file_location("solver_tests", Path(__file__).with_name(
+        "test_solver.py"))
+    assert spec is not None and spec.loader is not None
+    solver_tests = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solver_tests)
+    minimax_for, reachable = solver_tests.minimax_for, solver_tests.reachable
+    positions = reachable(Position("3x3"))
+    moves_by_minimax = minimax_for(Variant.parse("3x3"))
+    text = "\n".join(p.to_string() for p in positions) + "\n"
+    result = runner.invoke(app, ["solve", "-", "--json"], input=text)
+    assert result.exit_code == 0, result.output
+    answers = result.stdout.splitlines()
+    assert len(answers) == len(positions) == 4520
+    for position, line in zip(positions, answers, strict=True):
+        data = json.loads(line)
+        assert data["position"] == position.to_string()
+        expected = moves_by_minimax(position)
+        best = max(expected.values(), key=lambda r: (r[0], -r[1] if r[0] > 0 else r[1]))
+        winner = "draw" if best[0] == 0 else (
+            position.turn.symbol if best[0] > 0 else position.turn.other.symbol)
+        assert data["winner"] == winner
+        empty = 9 - position.ply
+        assert data["plies"] == (empty if best[0] == 0 else best[1])
+        assert set(data["best"]) == {position.move_name(c) for c, r in expected.items()
+                                     if r == best}
+        assert data["proven"] is True
+
+
+def test_solve_stdin_answers_one_line_each() -> None:
+    result = runner.invoke(app, ["solve", "-"], input="3x3\n\nxx1/oo1/x2 o\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "3/3/3 x: draw (9 plies); best: a1 b1 c1 a2 b2 c2 a3 b3 c3",
+        "xx1/oo1/x2 o: O wins in 1 ply; best: c2",
+    ]
+
+
+def test_solve_stops_at_a_limit_and_says_so() -> None:
+    result = runner.invoke(app, ["solve", "5x5k4", "--nodes", "300", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["proven"] is False and data["winner"] is None and data["best"] == ["c3"]
+    result = runner.invoke(app, ["solve", "5x5k4", "--seconds", "0.3"])
+    assert result.stdout.startswith("unproven (heuristic")
+    assert "stopped after" in result.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["solve", "3/3/2 x"], "row 3 has 2 cells"),
+    (["solve", "xx1/3/3 o"], "cannot arise in play"),
+    (["solve", "xxx/oo1/3 o"], "the game is over"),
+    (["solve", "9x9"], "at most 64 are supported"),
+    (["move", "3x3", "--player", "wizard"], "unknown player 'wizard'"),
+    (["move", "3x3", "--level", "insane"], "unknown level 'insane'"),
+    (["move", "xox/xoo/oxx o"], "the game is over"),
+    (["move", "3x3", "--player", "heuristic", "--depth", "0"], "Invalid value"),
+    (["arena", "rules", "wizard"], "unknown player 'wizard'"),
+    (["arena", "rules", "random", "--variant", "3x3x3x3"], "3x3x3x3"),
+])
+def test_bad_input_gets_one_line_and_exit_2(args: list[str], message: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    if "Invalid value" not in message:
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_move() -> None:
+    result = runner.invoke(app, ["move", "xx1/oo1/x2 o", "--player", "perfect", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"position": "xx1/oo1/x2 o", "move": "c2",
+                                         "score": {"kind": "win", "plies": 1}}
+    result = runner.invoke(app, ["move", "3x3", "--player", "rules"])
+    assert result.stdout == "b2\n"
+    result = runner.invoke(app, ["move", "-", "--player", "heuristic", "--depth", "2",
+                                 "--seed", "1"], input="xx1/o2/3 o\n3x3\n")
+    assert result.stdout.splitlines()[0] == "xx1/o2/3 o: c1 (heuristic -1)"
+    assert len(result.stdout.splitlines()) == 2
+    a = runner.invoke(app, ["move", "4x4k3", "--level", "easy", "--seed", "5", "--json"])
+    b = runner.invoke(app, ["move", "4x4k3", "--level", "easy", "--seed", "5", "--json"])
+    assert a.stdout == b.stdout and json.loads(a.stdout)["move"]
+
+
+def test_arena_table_and_plot(tmp_path: Path) -> None:
+    chart = tmp_path / "arena.png"
+    result = runner.invoke(app, ["arena", "rules", "perfect", "--games", "6", "--plot",
+                                 str(chart)])
+    assert result.exit_code == 0, result.output
+    assert "3x3: 6 games, average length 9.0 plies" in result.stdout
+    rows = [line for line in result.stdout.splitlines() if "rules" in line or "perfect" in line]
+    assert [row.split("│")[1:6] for row in rows] == [
+        [" rules   ", "    0 ", "     6 ", "      0 ", "         0 "],
+        [" perfect ", "    0 ", "     6 ", "      0 ", "         0 "],
+    ]
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    result = runner.invoke(app, ["arena", "perfect", "random", "--variant", "4x4k3", "--games",
+                                 "4", "--seed", "2"])
+    assert "4x4k3: 4 games" in result.stdout
