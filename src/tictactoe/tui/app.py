@@ -131,7 +131,7 @@ class TicTacToeApp(App[None]):
     #body { height: 1fr; }
     #main { width: 1fr; height: 100%; align: center middle; }
     #move { width: 44; margin-top: 1; }
-    #side { width: 34; height: 100%; padding: 0 1; border-left: tall $panel; }
+    #side { width: 36; height: 100%; padding: 0 1; border-left: solid $panel-lighten-2; }
     #side .heading { text-style: bold; color: $accent; margin-top: 1; }
     #moves { height: auto; }
     #position { color: $text-muted; }
@@ -236,8 +236,11 @@ class TicTacToeApp(App[None]):
             hint_state = "off (press h)"
         elif not game.human_to_move:
             hint_state = "on"
+        elif not self.hints:
+            hint_state = "on: searching…"
         else:
-            hint_state = "on" if self.hints else "on: searching…"
+            hint_state = (f"each move's value for {game.position.turn.name}:\n"
+                          "win/loss N = game over in N plies\nwith best play, counting it")
         self.query_one("#hint-state", Static).update(hint_state)
         status = self.query_one("#status", Static)
         text = game.status()

@@ -75,7 +75,7 @@ class BoardView(Widget, can_focus=True):
     BoardView .rowlabel { width: 3; }
     BoardView .corner { width: 3; height: 1; }
     BoardView CellView { content-align: center middle; text-style: bold; }
-    BoardView.-big CellView, BoardView.-big .collabel { width: 7; }
+    BoardView.-big CellView, BoardView.-big .collabel { width: 9; }
     BoardView.-big CellView, BoardView.-big .rowlabel { height: 3; }
     BoardView.-small CellView, BoardView.-small .collabel { width: 5; }
     BoardView.-small CellView, BoardView.-small .rowlabel { height: 1; }
