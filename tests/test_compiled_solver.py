@@ -1,0 +1,124 @@
+"""The compiled solver agrees exactly with plain minimax (value, distance, best moves)."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import pytest
+
+from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Variant
+from tictactoe.engines.compiled import BIG, Workspace, describe_score, solve_position
+
+
+@cache
+def _minimax(variant: Variant) -> object:
+    lines = variant.line_masks
+    full = variant.full_mask
+
+    @cache
+    def score(me: int, opp: int) -> int:
+        """Exact score for the side to move; no pruning at all."""
+        best = -BIG * 2
+        empty = full & ~(me | opp)
+        for cell in range(variant.cells):
+            if not empty >> cell & 1:
+                continue
+            mine = me | 1 << cell
+            if any(mine & line == line for line in lines):
+                value = BIG - 1
+            elif mine | opp == full:
+                value = 0
+            else:
+                child = score(opp, mine)
+                value = -child + (child > 0) - (child < 0)
+            best = max(best, value)
+        return best
+
+    return score
+
+
+def _reference(position: Position) -> dict[int, int]:
+    score = _minimax(position.variant)
+    me, opp = (position.x, position.o) if position.turn.name == "X" else (position.o, position.x)
+    out = {}
+    for cell in position.legal_moves():
+        mine = me | 1 << cell
+        if any(mine & line == line for line in position.variant.line_masks):
+            out[cell] = BIG - 1
+        elif mine | opp == position.variant.full_mask:
+            out[cell] = 0
+        else:
+            child = score(opp, mine)  # type: ignore[operator]
+            out[cell] = -child + (child > 0) - (child < 0)
+    return out
+
+
+def _all_positions(name: str) -> list[Position]:
+    seen: dict[tuple[int, int, object], Position] = {}
+    stack = [Position(name)]
+    while stack:
+        p = stack.pop()
+        if p.key() in seen:
+            continue
+        seen[p.key()] = p
+        for cell in p.legal_moves():
+            stack.append(p.play(cell).copy(stack=False))
+    return [p for p in seen.values() if not p.is_game_over()]
+
+
+def _random_positions(name: str, count: int, min_marks: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        p = Position(name)
+        target = rng.randint(min_marks, p.variant.cells - 1)
+        while p.ply < target and not p.is_game_over():
+            p.push(rng.choice(p.legal_moves()))
+        if not p.is_game_over():
+            out.append(p.copy(stack=False))
+    return out
+
+
+def _check(position: Position, workspace: Workspace | None = None) -> None:
+    result = solve_position(position, workspace=workspace)
+    expected = _reference(position)
+    assert result.proven
+    assert result.moves == expected, position.to_string()
+    assert result.score == max(expected.values())
+    assert result.best == sorted(c for c, s in expected.items() if s == result.score)
+
+
+def test_every_3x3_position() -> None:
+    positions = _all_positions("3x3")
+    assert len(positions) == 5478 - 958  # every position not over
+    for p in positions:
+        _check(p)
+
+
+@pytest.mark.parametrize(("name", "count", "min_marks"),
+                         [("4x4k3", 200, 6), ("4x4", 200, 7), ("5x5k4", 200, 14),
+                          ("3x5k3", 100, 3), ("2x2x2k2", 20, 0)])
+def test_random_positions(name: str, count: int, min_marks: int) -> None:
+    workspace = Workspace.new(Variant.parse(name).cells, 25, table_bits=16)
+    for i, p in enumerate(_random_positions(name, count, min_marks, seed=count + min_marks)):
+        # a shared table stays valid across positions of one variant; alternate to test both
+        _check(p, workspace if i % 2 else None)
+
+
+def test_known_values() -> None:
+    assert describe_score(solve_position(Position("3x3")).score) == "draw"
+    assert solve_position(Position("4x4")).score == 0
+
+
+def test_node_limit_stops_unproven() -> None:
+    result = solve_position(Position("5x5k4"), nodes=1000)
+    assert not result.proven
+    assert result.nodes <= 1000
+
+
+def test_refuses_finished_and_impossible_positions() -> None:
+    with pytest.raises(IllegalMoveError):
+        solve_position(Position("xxx/oo1/3 o"))
+    with pytest.raises(ImpossiblePositionError):
+        solve_position(Position("xxx/3/3 o"))
