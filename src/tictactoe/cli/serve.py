@@ -49,7 +49,7 @@ def serve(
         raise fail(f"cannot use {host} or the data folder {folder}: {err}") from None
     shown = f"[{host}]" if ":" in host else host
     console.print(f"tictactoe is ready at [bold]http://{shown}:{port}/[/]  "
-                  f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)")
+                  f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)", soft_wrap=True)
     config = uvicorn.Config(web, host=host, port=port, log_level="warning",
                             access_log=False, timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)

@@ -6,10 +6,12 @@ import { BoardView, spokenCell } from "./board.js";
 const SAVED_GAME = "tictactoe.current";
 
 function hintFor(score) {
-  // a proven value reads "win in 3"; an estimate from a search cut short reads "≈ +0.5"
+  // a proven value reads "win in 3"; an estimate from a search cut short reads "estimate +2"
   const kind = score.kind === "heuristic" ? "estimate" : score.kind;
-  const text = score.kind === "heuristic" ? `≈ ${score.text}` : score.text;
-  const short = { win: `W${score.plies}`, loss: `L${score.plies}`, draw: "D" }[score.kind] || "≈";
+  const value = Math.round((score.value || 0) * 10) / 10;
+  const text = score.kind === "heuristic" ? `estimate ${value > 0 ? "+" : ""}${value}` : score.text;
+  const short = { win: `W${score.plies}`, loss: `L${score.plies}`, draw: "D" }[score.kind]
+    || `≈${value > 0 ? "+" : ""}${Math.round(value)}`;
   return { kind, text, short };
 }
 
@@ -364,8 +366,9 @@ export class PlayView {
       const analysis = await api.analysis(info.position);
       if (epoch !== this.epoch || !this.el.hints.checked) return;
       const hints = new Map();
+      const ranks = analysis.best.length < analysis.moves.length;  // outline the best if it stands out
       for (const m of analysis.moves) {
-        hints.set(m.cell, { ...hintFor(m.score), best: analysis.best.includes(m.move) });
+        hints.set(m.cell, { ...hintFor(m.score), best: ranks && analysis.best.includes(m.move) });
       }
       this.hints = hints;
       this.hintNote = analysis.proven ? "" :

@@ -1,0 +1,120 @@
+"""Browser tests: a real `ttt serve` on a free local port, driven by Debian's Chromium.
+
+Without Chromium these tests are skipped on a workstation but fail in CI (``CI=true``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--headless"]
+
+
+def chromium() -> str:
+    """The Chromium executable; fail in CI and skip elsewhere when it is missing."""
+    path = shutil.which("chromium")
+    if path is None:
+        message = "Debian's chromium is not installed (apt-get install chromium)"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_type_launch_args, "executable_path": chromium(), "args": CHROMIUM_ARGS,
+            "headless": True}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_context_args, "viewport": {"width": 1200, "height": 860}}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    """A `ttt serve` process on 127.0.0.1 with its own data folder."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        command = [sys.executable, "-c", "from tictactoe.cli import main; main()", "serve",
+                   "--port", str(self.port), "--data", str(data)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server stopped: {self.process.stdout.read()}")  # type: ignore[union-attr]
+            try:
+                if httpx.get(f"{self.url}/api/options", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("the server did not start within 30 s")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout:
+            self.process.stdout.close()
+
+
+@pytest.fixture(scope="session")
+def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], Server]]:
+    """Start servers on demand; every one is stopped at the end of the session."""
+    servers: list[Server] = []
+
+    def start(data: Path) -> Server:
+        server = Server(data)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def server(start_server: Callable[[Path], Server],
+           tmp_path_factory: pytest.TempPathFactory) -> Server:
+    chromium()
+    return start_server(tmp_path_factory.mktemp("web-data"))
+
+
+@pytest.fixture
+def shot(request: pytest.FixtureRequest) -> Callable[[Any, str], None]:
+    """Save a screenshot of a page under test-artifacts/, named after the test."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def save(page: Any, label: str) -> None:
+        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{label}.png"), full_page=True)
+
+    return save

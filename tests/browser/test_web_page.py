@@ -1,0 +1,157 @@
+"""The page in a real browser: whole games, undo and redo, hints, pasted positions, the cube,
+and the history surviving a server restart. Screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tictactoe.core import Position
+from tictactoe.engines.solver import solve
+
+pytestmark = [
+    pytest.mark.browser,
+    # pytest-base-url (a pytest-playwright dependency) still defines a fixture the old way
+    pytest.mark.filterwarnings("ignore:Session-scoped fixtures defined as instance methods"),
+]
+
+Shot = Callable[[Any, str], None]
+FINISHED = "document.querySelector('#status').matches('.won, .lost, .drawn')"
+YOUR_TURN = "document.querySelector('.cell[aria-disabled=false]') !== null"
+
+
+def open_page(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.wait_for_function(YOUR_TURN)
+
+
+def marks(page: Any) -> int:
+    return int(page.locator(".cell svg").count())
+
+
+def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
+    open_page(page, server.url)
+    assert page.locator("#level").input_value() == "perfect"
+    for _ in range(5):
+        page.wait_for_function(f"({FINISHED}) || ({YOUR_TURN})")
+        if page.evaluate(FINISHED):
+            break
+        before = marks(page)
+        page.locator(".cell[aria-disabled=false]").first.click()
+        page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {before}")
+    page.wait_for_function(FINISHED)
+    status = page.locator("#status").inner_text()
+    assert status in ("It's a draw.",) or status.startswith("The computer wins"), status
+    if status.startswith("The computer wins"):
+        assert page.locator(".cell.winning").count() == 3
+    assert page.locator(".cell[aria-disabled=false]").count() == 0
+    assert page.locator("#moves li").count() == marks(page)
+    shot(page, "finished")
+
+
+def test_undo_and_redo_with_keys(page: Any, server: Any, shot: Shot) -> None:
+    open_page(page, server.url)
+    page.locator(".cell").first.focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")  # b2
+    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    assert "X" in page.locator("[data-name=b2]").get_attribute("aria-label")
+    after_reply = page.locator("#position-text").input_value()
+    page.click("#undo")  # takes back the computer's reply and the move
+    page.wait_for_function("document.querySelectorAll('.cell svg').length === 0")
+    assert page.locator("#position-text").input_value() == "3/3/3 x"
+    assert page.locator("#moves li.undone").count() == 2
+    shot(page, "undone")
+    page.keyboard.press("r")
+    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    assert page.locator("#position-text").input_value() == after_reply
+    assert page.is_disabled("#redo") and not page.is_disabled("#undo")
+    shot(page, "redone")
+
+
+def test_hints_show_the_values(page: Any, server: Any, shot: Shot) -> None:
+    start = "x1x/1o1/o2 x"  # X to move; b1 wins at once
+    open_page(page, server.url)
+    page.fill("#position-text", start)
+    page.click("#load")
+    page.wait_for_function("document.querySelector('#position-text').value === 'x1x/1o1/o2 x'")
+    page.locator("label.switch").click()
+    page.wait_for_selector(".hint")
+    position = Position(start)
+    expected = {position.move_name(c): str(s) for c, s in solve(start).moves.items()}
+    shown = {name: page.locator(f"[data-name={name}] .hint").inner_text() for name in expected}
+    assert shown == expected and shown["b1"] == "win in 1"
+    assert page.locator("[data-name=b1] .hint").get_attribute("class") == "hint win best"
+    assert "win in 1" in page.locator("[data-name=b1]").get_attribute("aria-label")
+    shot(page, "hints")
+
+
+def test_paste_a_position_and_a_bad_one(page: Any, server: Any, shot: Shot) -> None:
+    open_page(page, server.url)
+    page.fill("#position-text", "3/3/2 x")
+    page.click("#load")
+    error = page.locator("#position-error")
+    error.wait_for()
+    assert "row 3 has 2 cells" in error.inner_text()
+    assert page.locator("#position-text").get_attribute("aria-invalid") == "true"
+    shot(page, "bad-paste")
+    page.fill("#position-text", "o2/1x1/3 x")
+    page.press("#position-text", "Enter")
+    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    assert error.inner_text() == ""
+    assert page.locator("[data-name=a1]").get_attribute("aria-label") == "a1, O"
+    assert page.locator("[data-name=b2]").get_attribute("aria-label") == "b2, X"
+
+
+def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
+    open_page(page, server.url)
+    page.select_option("#variant", "4x4x4")
+    page.wait_for_selector("[data-name='2:b3']")
+    assert page.locator(".layer").count() == 4 and page.locator(".cell").count() == 64
+    tops = {round(box["y"]) for box in (page.locator(".layer").nth(i).bounding_box()
+                                        for i in range(4))}
+    assert len(tops) == 1, "the four layers sit side by side"
+    page.click("[data-name='2:b3']")
+    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    assert page.locator("[data-name='2:b3']").get_attribute("aria-label") == "layer 2, b3, X"
+    assert page.locator("#moves li").first.inner_text().split() == ["1.", "X", "2:b3"]
+    shot(page, "cube")
+
+
+def test_history_survives_a_restart(page: Any, start_server: Any, tmp_path: Path,
+                                    shot: Shot) -> None:
+    first = start_server(tmp_path)
+    open_page(page, first.url)
+    page.check("input[name=mode][value=humans]")
+    page.wait_for_function("document.querySelectorAll('.cell svg').length === 0")
+    for move in ("a1", "b1", "b2", "c1", "c3"):
+        count = marks(page)
+        page.click(f"[data-name={move}]")
+        page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {count}")
+    page.wait_for_function(FINISHED)
+    assert page.locator("#status").inner_text() == "X wins (a1 b2 c3)."
+    for _ in range(50):  # the page saves the finished game in the background
+        if httpx.get(f"{first.url}/api/history").json()["games"]:
+            break
+        page.wait_for_timeout(100)
+    first.stop()
+
+    second = start_server(tmp_path)
+    page.goto(f"{second.url}/#history")
+    row = page.locator(".games tbody tr")
+    row.first.wait_for()
+    assert row.count() == 1 and "X won" in row.first.inner_text()
+    row.first.click()
+    page.wait_for_function("document.querySelectorAll('#replay-board .cell svg').length === 5")
+    page.click("#replay-first")
+    page.wait_for_function("document.querySelectorAll('#replay-board .cell svg').length === 0")
+    page.click("#replay-next")
+    page.wait_for_function("document.querySelectorAll('#replay-board .cell svg').length === 1")
+    assert page.locator("#replay-move").inner_text() == "Move 1 of 5: a1"
+    shot(page, "history")
