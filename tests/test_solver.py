@@ -156,4 +156,5 @@ def test_json_form() -> None:
     assert set(data) == {"position", "winner", "plies", "best", "moves", "nodes", "seconds",
                          "proven"}
     assert data["winner"] == "draw" and data["best"] == ["b2"] and data["proven"] is True
+    assert data["plies"] == 8 and data["moves"]["b2"] == {"winner": "draw", "plies": 8}  # type: ignore[index]
     assert data["moves"]["a2"] == {"winner": "x", "plies": 6}  # type: ignore[index]

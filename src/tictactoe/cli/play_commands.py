@@ -80,14 +80,7 @@ def solve_command(
                 errors.is_terminal and position != "-" else _nothing():
             solution = solve(pos, nodes=nodes, seconds=seconds or None)
         if as_json:
-            data = solution_json(pos, solution)
-            remaining = pos.variant.cells - pos.ply
-            if data["winner"] == "draw":
-                data["plies"] = remaining
-            for info in data["moves"].values():  # type: ignore[attr-defined]
-                if info["winner"] == "draw":
-                    info["plies"] = remaining
-            print(json.dumps(data))
+            print(json.dumps(solution_json(pos, solution)))
         else:
             console.print(_solve_line(pos, solution, moves, prefix=position == "-"),
                           soft_wrap=True)

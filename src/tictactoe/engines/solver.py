@@ -327,8 +327,9 @@ is nothing to solve
 def solution_json(position: Position, solution: Solution) -> dict[str, object]:
     """The JSON form used by ``ttt solve --json`` and the web API.
 
-    Keys: position, winner (``x``, ``o``, ``draw``, or None if unproven), plies, best (moves
-    in ``b2`` form), moves (move -> {winner, plies}), nodes, seconds, proven.
+    Keys: position, winner (``x``, ``o``, ``draw``, or None if unproven), plies (for a draw,
+    the cells left: a drawn game ends on a full board), best (moves in ``b2`` form), moves
+    (move -> {winner, plies}), nodes, seconds, proven.
     """
     def result(score: Score, mover: Side) -> str | None:
         if not score.is_proven:
@@ -336,13 +337,17 @@ def solution_json(position: Position, solution: Solution) -> dict[str, object]:
         side = score.winner(mover)
         return side.symbol if side else "draw"
 
+    def plies(score: Score) -> int | None:
+        return remaining if isinstance(score, Draw) else score.plies
+
     mover = position.turn
+    remaining = position.variant.cells - position.ply
     return {
         "position": position.to_string(),
         "winner": result(solution.score, mover),
-        "plies": solution.plies,
+        "plies": plies(solution.score),
         "best": [position.move_name(c) for c in solution.best],
-        "moves": {position.move_name(c): {"winner": result(s, mover), "plies": s.plies}
+        "moves": {position.move_name(c): {"winner": result(s, mover), "plies": plies(s)}
                   for c, s in solution.moves.items()},
         "nodes": solution.nodes,
         "seconds": round(solution.seconds, 6),
