@@ -18,7 +18,7 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Input, Static
 
-from tictactoe.core import Side, TicTacToeError
+from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.engines.players import Player
 from tictactoe.engines.score import Score
@@ -216,9 +216,9 @@ class TicTacToeApp(App[None]):
         self.message = message
         if self.game.computer_to_move:
             self.thinking = True
-            self._think(self._generation)
+            self._think(self._generation, self.game.position.copy(stack=False))
         elif self.hints_on and self.game.human_to_move:
-            self._hint(self._generation)
+            self._hint(self._generation, self.game.position.copy(stack=False))
         self._redraw()
 
     def _redraw(self) -> None:
@@ -255,15 +255,16 @@ class TicTacToeApp(App[None]):
 
     # ----------------------------------------------------------------- workers
     @work(thread=True, exclusive=True, group="computer")
-    def _think(self, generation: int) -> None:
-        side = self.game.position.turn
-        player = self.computers.get(side)
+    def _think(self, generation: int, position: Position) -> None:
+        """Search the computer's move on a copy of the position, off the event loop."""
+        player = self.computers.get(position.turn)
         if player is None:
             return
         try:
-            cell = engine.computer_move(player, self.game.position, self.computer_seconds)
+            cell = engine.computer_move(player, position, self.computer_seconds)
         except TicTacToeError as err:
-            self.call_from_thread(self._computer_failed, generation, str(err))
+            self.call_from_thread(self._search_failed, generation,
+                                  f"the computer cannot move: {err}")
             return
         self.call_from_thread(self._computer_moved, generation, cell)
 
@@ -275,16 +276,20 @@ class TicTacToeApp(App[None]):
         self.board.cursor = cell
         self._changed(f"{self.game.position.turn.other.name} played {name}")
 
-    def _computer_failed(self, generation: int, error: str) -> None:
+    def _search_failed(self, generation: int, error: str) -> None:
         if generation == self._generation:
             self.thinking = False
-            self.message = f"✗ the computer failed: {error}"
+            self.message = f"✗ {error}"
             self._redraw()
 
     @work(thread=True, exclusive=True, group="hints")
-    def _hint(self, generation: int) -> None:
-        position = self.game.position.copy(stack=False)
-        scores = engine.hint_scores(position, self.hint_seconds)
+    def _hint(self, generation: int, position: Position) -> None:
+        """Search every move's value on a copy of the position, off the event loop."""
+        try:
+            scores = engine.hint_scores(position, self.hint_seconds)
+        except TicTacToeError as err:
+            self.call_from_thread(self._search_failed, generation, f"no hints: {err}")
+            return
         self.call_from_thread(self._hints_ready, generation, scores)
 
     def _hints_ready(self, generation: int, scores: dict[int, Score]) -> None:
