@@ -7,7 +7,7 @@ the winner could still complete. So even on 4x4x4, with 3^64 fillings, positions
 
 >>> from itertools import islice
 >>> [p.to_string() for p in islice(legal_positions("3x3", "won"), 2)]
-['6/oo1/xxx o', '3/xxx/oo1 o']
+['3/1oo/xxx o', '2x/1xx/ooo x']
 >>> sum(1 for _ in legal_positions("3x3", "won"))
 942
 """
