@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set up the virtual environment, then run the app or the test suite.
 
-    python3 scripts/dev.py run [ARGS...]   # the main job: `ttt ARGS` (default `ttt count 3x3`)
+    python3 scripts/dev.py run [ARGS...]   # the main job: `ttt ARGS` (default `ttt serve`)
     python3 scripts/dev.py test [ARGS...]  # ruff, mypy --strict, then pytest
 
 The environment lives in `.venv` next to this project. It is created on first use and
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed"
-DEFAULT_RUN = ["count", "3x3"]
+DEFAULT_RUN = ["serve"]
 
 
 def _fingerprint() -> str:

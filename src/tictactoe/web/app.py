@@ -12,6 +12,7 @@ by `SOLVE_NODES` and `SOLVE_SECONDS`; a request that cannot get a worker within
 from __future__ import annotations
 
 import logging
+import random
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from importlib import resources
@@ -202,6 +203,7 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
     limiter = anyio.CapacityLimiter(ENGINE_THREADS)
     moves_cache: _LruCache[MoveResponse] = _LruCache(CACHE_SIZE)
     solutions: _LruCache[Solution] = _LruCache(CACHE_SIZE)
+    infos: _LruCache[PositionInfo] = _LruCache(CACHE_SIZE)
 
     app = FastAPI(
         title="tictactoe", version="1",
@@ -220,6 +222,25 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
             return await anyio.to_thread.run_sync(work)
         finally:
             limiter.release()
+
+    async def solution_for(board: Position, nodes: int, seconds: float) -> Solution:
+        """The solver's answer, from the cache when this position was proven before."""
+        key = (board.to_string(),)
+        solution = solutions.get(key)
+        if solution is None:
+            solution = await run_engine(lambda: solve(board.copy(stack=False), nodes=nodes,
+                                                      seconds=seconds))
+            if solution.proven:
+                solutions.put(key, solution)
+        return solution
+
+    def info_for(board: Position) -> PositionInfo:
+        key = (board.to_string(),)
+        info = infos.get(key)
+        if info is None:
+            info = position_info(board)
+            infos.put(key, info)
+        return info
 
     # ------------------------------------------------------------- errors
     @app.exception_handler(TicTacToeError)
@@ -276,7 +297,7 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
                 board.push_name(move)
             except TicTacToeError as err:
                 raise type(err)(f"move {number} ({move!r}): {err}") from None
-        return position_info(board)
+        return info_for(board)
 
     @app.post("/api/move", response_model=MoveResponse, responses=ERRORS, tags=["engines"])
     async def computer_move(body: MoveRequest) -> MoveResponse:
@@ -287,20 +308,24 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
             raise TicTacToeError(
                 f"unknown player {body.player!r}: expected one of "
                 f"{', '.join(sorted(PLAYER_OR_LEVEL - {'human'}))}")
+        if name == "perfect":
+            # The perfect player's own rule (a seeded random choice among the solver's best
+            # moves), over a solution that is cached for every client.
+            solution = await solution_for(board, max_nodes, max_seconds)
+            move = random.Random(body.seed).choice(solution.best)
+            return MoveResponse(move=board.move_name(move), cell=move, player=name,
+                                score=score_info(solution.moves[move]),
+                                position=info_for(board.play(move)))
         key = ("move", board.to_string(), name, body.seed)
         cached = moves_cache.get(key)
         if cached is None:
             def choose() -> MoveResponse:
                 player = make_player(name, seed=body.seed)
-                # the node bound is for the solver; other players keep their own budgets
-                limit = Limit(nodes=max_nodes if name == "perfect" else None,
-                              seconds=max_seconds)
-                choice = player.choose(board.copy(stack=False), limit)
-                after = board.play(choice.move)
+                choice = player.choose(board.copy(stack=False), Limit(seconds=max_seconds))
                 return MoveResponse(
                     move=board.move_name(choice.move), cell=choice.move, player=name,
                     score=None if choice.score is None else score_info(choice.score),
-                    position=position_info(after))
+                    position=info_for(board.play(choice.move)))
             cached = await run_engine(choose)
             if body.seed is not None:
                 moves_cache.put(key, cached)
@@ -316,13 +341,7 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
         board = playable(body.position)
         nodes = min(body.nodes or max_nodes, max_nodes)
         seconds = min(body.seconds or max_seconds, max_seconds)
-        key = ("solve", board.to_string())
-        solution = solutions.get(key)
-        if solution is None:
-            solution = await run_engine(lambda: solve(board.copy(stack=False), nodes=nodes,
-                                                      seconds=seconds))
-            if solution.proven:
-                solutions.put(key, solution)
+        solution = await solution_for(board, nodes, seconds)
         return AnalysisResponse(
             position=board.to_string(), proven=solution.proven,
             score=score_info(solution.score),
