@@ -122,3 +122,38 @@ def test_refuses_finished_and_impossible_positions() -> None:
         solve_position(Position("xxx/oo1/3 o"))
     with pytest.raises(ImpossiblePositionError):
         solve_position(Position("xxx/3/3 o"))
+
+
+# --------------------------------------------------------------------------- the readable solver
+def _same_as_readable(position: Position) -> None:
+    from tictactoe.engines.solver import solve, solve_python
+
+    compiled = solve(position, engine="compiled")
+    readable = solve_python(position)
+    assert compiled.engine == "compiled"
+    assert readable.proven and compiled.proven
+    assert compiled.moves == readable.moves, position.to_string()
+    assert compiled.score == readable.score
+    assert compiled.best == readable.best
+
+
+def test_every_3x3_position_matches_readable_solver() -> None:
+    for p in _all_positions("3x3"):
+        _same_as_readable(p)
+
+
+@pytest.mark.parametrize(("name", "count", "min_marks"),
+                         [("4x4k3", 200, 3), ("4x4", 200, 4), ("5x5k4", 200, 12)])
+def test_random_positions_match_readable_solver(name: str, count: int, min_marks: int) -> None:
+    for p in _random_positions(name, count, min_marks, seed=7 * count + min_marks):
+        _same_as_readable(p)
+
+
+def test_solve_dispatches_by_board_size() -> None:
+    from tictactoe.engines.solver import solve
+
+    assert solve("3x3").engine == "compiled"
+    assert solve("3x3", engine="python").engine == "python"
+    limited = solve("5x5k4", nodes=5000)
+    assert limited.engine == "compiled" and not limited.proven
+    assert len(limited.moves) == 25

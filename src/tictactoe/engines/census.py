@@ -86,10 +86,21 @@ def check_census_size(variant: Variant) -> None:
             "each extra cell multiplies that by up to 3)")
 
 
-def census(variant: Variant | str, *, progress: Progress | None = None) -> Census:
-    """Count the reachable positions, terminal positions and games of a variant."""
+def census(variant: Variant | str, *, progress: Progress | None = None,
+           engine: str = "auto") -> Census:
+    """Count the reachable positions, terminal positions and games of a variant.
+
+    `engine` is ``auto`` or ``compiled`` (the numba kernels of `tictactoe.engines.compiled`,
+    which walk canonical positions only) or ``numpy`` (the sorted-frontier reference below).
+    """
     v = Variant.parse(variant) if isinstance(variant, str) else variant
     check_census_size(v)
+    if engine not in ("auto", "compiled", "numpy"):
+        raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or numpy")
+    if engine != "numpy":
+        from tictactoe.engines.compiled import census_counts
+
+        return Census(**census_counts(v, progress))
     started = time.perf_counter()
     masks = np.array(v.line_masks, dtype=np.uint64)
     full = np.uint64(v.full_mask)

@@ -76,6 +76,8 @@ class Solution:
     nodes: int
     seconds: float
     mover: Side = field(default=Side.X)
+    engine: str = "python"
+    """Which search found it: ``compiled`` (the numba kernels) or ``python`` (the reference)."""
 
     @property
     def winner(self) -> Side | None:
@@ -305,12 +307,15 @@ def solve_python(position: Position | str, *, nodes: int | None = None,
 
 
 def solve(position: Position | str, *, nodes: int | None = None,
-          seconds: float | None = None) -> Solution:
+          seconds: float | None = None, engine: str = "auto") -> Solution:
     """Solve a position: its score for the side to move, every move's score, the best moves.
 
     `nodes` and `seconds` limit the search; if either stops it before a proof, the solution
     is a best guess with ``proven=False``. Raises `ImpossiblePositionError` for a position
     that cannot arise in play and `IllegalMoveError` once the game is over.
+
+    `engine` is ``auto`` (the compiled kernels when the board has at most 64 cells, else the
+    readable search), ``compiled`` or ``python``; `Solution.engine` says which one ran.
 
     >>> s = solve("xx1/oo1/3 x")
     >>> str(s.score), s.best, s.proven
@@ -321,6 +326,19 @@ def solve(position: Position | str, *, nodes: int | None = None,
     tictactoe.core.errors.IllegalMoveError: the game is over (won by X) in xxx/oo1/3 o: there \
 is nothing to solve
     """
+    if engine not in ("auto", "compiled", "python"):
+        raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
+    if engine != "python":
+        from tictactoe.engines.compiled import solve as solve_compiled
+
+        if isinstance(position, str):
+            position = Position(position)
+        compiled = solve_compiled(position, nodes=nodes, seconds=seconds)
+        if compiled is not None or engine == "compiled":
+            if compiled is None:
+                raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled "
+                                         "core (at most 64 cells)")
+            return compiled
     return solve_python(position, nodes=nodes, seconds=seconds)
 
 
@@ -352,4 +370,5 @@ def solution_json(position: Position, solution: Solution) -> dict[str, object]:
         "nodes": solution.nodes,
         "seconds": round(solution.seconds, 6),
         "proven": solution.proven,
+        "engine": solution.engine,
     }

@@ -4,9 +4,9 @@ The rest of the package calls only this module. It answers on boards of up to 64
 (each side's marks are one ``uint64``); `fits` tells whether a variant qualifies.
 
 >>> from tictactoe import Position
->>> result = solve_position(Position("3x3"))
->>> result.score, sorted(set(result.moves.values()))
-(0, [-996, 0])
+>>> result = solve_position(Position("x2/3/3 o"))  # after a corner, only the centre holds
+>>> result.score, result.best, sorted(set(result.moves.values()))
+(0, [4], [-994, 0])
 >>> describe_score(-996), describe_score(0), describe_score(997)
 ('loss in 4', 'draw', 'win in 3')
 """
@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from tictactoe.core import (
     symmetries,
 )
 from tictactoe.engines.compiled import solver_kernels as _sk
+
+if TYPE_CHECKING:
+    from tictactoe.engines.solver import Solution
 
 BIG = _sk.BIG
 """A win in ``d`` plies scores ``BIG - d``, a loss ``-(BIG - d)``, a draw 0."""
@@ -182,7 +185,7 @@ def _stabiliser_orbits(perms: np.ndarray, x: int, o: int, empty: list[int]) -> d
 
 def solve_position(position: Position, *, nodes: int | None = None,
                    seconds: float | None = None, table_bits: int | None = None,
-                   workspace: Workspace | None = None) -> CompiledSolution:
+                   workspace: Workspace | None = None, _warm: bool = False) -> CompiledSolution:
     """Solve a position exactly: its score and the score of every legal move.
 
     With ``nodes`` or ``seconds``, the search stops at the limit (checked every few hundred
@@ -195,6 +198,8 @@ def solve_position(position: Position, *, nodes: int | None = None,
             f"{position.to_string()} cannot arise in play: {'; '.join(position.problems())}")
     if position.is_game_over():
         raise IllegalMoveError(f"{position.to_string()}: the game is over; nothing to solve")
+    if not _warm:
+        warm_up()
     tab = tables(variant)
     started = time.perf_counter()
     me, opp = (position.x, position.o) if position.turn.name == "X" else (position.o, position.x)
@@ -297,6 +302,7 @@ def census_counts(variant: Variant,
     if n > 32:
         raise BoardTooLargeError(f"{variant.name} has {n} cells; the compiled census handles "
                                  "at most 32")
+    warm_up()
     started = time.perf_counter()
     byte_tables, conj, geometric, listed = _census_group(variant)
     group = byte_tables.shape[0]
@@ -370,3 +376,61 @@ def census_counts(variant: Variant,
             geometric_total // len(geometric) if listed else None,
         "seconds": time.perf_counter() - started, "engine": "compiled",
     }
+
+
+# --------------------------------------------------------------------------- the interface
+_WARM = [False]
+
+
+def warm_up() -> float:
+    """Compile (or load from the on-disk cache) every kernel once; returns the seconds taken.
+
+    Solving and counting call it before they start their clocks, so their ``seconds``
+    exclude JIT. numba keeps the machine code in ``__pycache__`` next to these modules, so
+    a second process only loads it.
+    """
+    if _WARM[0]:
+        return 0.0
+    _WARM[0] = True
+    started = time.perf_counter()
+    solve_position(Position("x1o/1o1/x2 x"), _warm=True)
+    census_counts(Variant.parse("2x2"))
+    return time.perf_counter() - started
+
+
+def solve(position: Position, *, nodes: int | None = None,
+          seconds: float | None = None) -> Solution | None:
+    """Solve with the kernels as a `tictactoe.engines.solver.Solution`, or None if the
+    board does not fit. Moves left unproven by a limit get the heuristic score the readable
+    solver gives them."""
+    from tictactoe.engines.heuristic import open_line_counts
+    from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
+    from tictactoe.engines.solver import Solution, check_solvable
+
+    if not fits(position.variant):
+        return None
+    check_solvable(position)
+    warm_up()
+    result = solve_position(position, nodes=nodes, seconds=seconds)
+
+    def as_score(value: int) -> Score:
+        if value > 0:
+            return Win(BIG - value)
+        if value < 0:
+            return Loss(BIG + value)
+        return Draw()
+
+    mover = position.turn
+    me, opp = position.marks(mover), position.marks(mover.other)
+    lines = position.variant.line_masks
+    moves: dict[int, Score] = {}
+    for cell in position.legal_moves():
+        if cell in result.moves:
+            moves[cell] = as_score(result.moves[cell])
+        else:
+            mine, theirs = open_line_counts(lines, me | 1 << cell, opp)
+            moves[cell] = Heuristic(float(mine - theirs))
+    score = max(moves.values())
+    return Solution(score=score, moves=moves, best=[c for c, s in moves.items() if s == score],
+                    proven=result.proven, nodes=result.nodes, seconds=result.seconds,
+                    mover=mover, engine="compiled")
