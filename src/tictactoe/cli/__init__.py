@@ -14,6 +14,7 @@ app = typer.Typer(
 
 # Subcommand modules register themselves on `app` when imported.
 from tictactoe.cli import (  # noqa: E402
+    bench,  # noqa: F401
     census,  # noqa: F401
     play,  # noqa: F401
     play_commands,  # noqa: F401

@@ -395,6 +395,7 @@ def warm_up() -> float:
     started = time.perf_counter()
     solve_position(Position("x1o/1o1/x2 x"), _warm=True)
     census_counts(Variant.parse("2x2"))
+    strong_solution([Position("x1o/1o1/x2 x")])
     return time.perf_counter() - started
 
 
@@ -434,3 +435,40 @@ def solve(position: Position, *, nodes: int | None = None,
     return Solution(score=score, moves=moves, best=[c for c, s in moves.items() if s == score],
                     proven=result.proven, nodes=result.nodes, seconds=result.seconds,
                     mover=mover, engine="compiled")
+
+
+def reachable_positions(variant: Variant) -> list[Position]:
+    """Every position reachable in play that is not over (for a strong solution)."""
+    seen: dict[tuple[int, int], Position] = {}
+    stack = [Position(variant)]
+    while stack:
+        p = stack.pop()
+        if (p.x, p.o) in seen:
+            continue
+        seen[(p.x, p.o)] = p
+        if not p.is_game_over():
+            stack.extend(p.play(c).copy(stack=False) for c in p.legal_moves())
+    return [p for p in seen.values() if not p.is_game_over()]
+
+
+def strong_solution(positions: list[Position]) -> tuple[dict[tuple[int, int], int], int, float]:
+    """The exact score of every given position (one variant), sharing one table.
+
+    Returns scores keyed by (x, o), the nodes searched and the seconds taken.
+    """
+    warm_up()
+    variant = positions[0].variant
+    tab = tables(variant)
+    mes = np.array([p.x if p.turn.name == "X" else p.o for p in positions], dtype=np.uint64)
+    opps = np.array([p.o if p.turn.name == "X" else p.x for p in positions], dtype=np.uint64)
+    nempties = np.array([variant.cells - p.ply for p in positions], dtype=np.int64)
+    out = np.zeros(len(positions), dtype=np.int64)
+    ws = Workspace.new(variant.cells, variant.cells)
+    started = time.perf_counter()
+    ws.stats[_sk.LIMIT] = 1 << 62
+    _sk.exact_all(mes, opps, nempties, out, tab.lines, tab.bits, tab.order, tab.full,
+                  ws.tt_me, ws.tt_opp, ws.tt_lo, ws.tt_hi, ws.tt_move, ws.history, ws.moves,
+                  ws.keys, ws.stats)
+    seconds = time.perf_counter() - started
+    scores = {(p.x, p.o): int(s) for p, s in zip(positions, out, strict=True)}
+    return scores, int(ws.stats[_sk.NODES]), seconds

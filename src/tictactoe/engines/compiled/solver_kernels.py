@@ -291,3 +291,15 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int,
             return t
         d += 2
     return -(BIG - fastest)
+
+
+@njit(cache=True)
+def exact_all(mes: np.ndarray, opps: np.ndarray, nempties: np.ndarray, out: np.ndarray,
+              lines: np.ndarray, bits: np.ndarray, order: np.ndarray, full: np.uint64,
+              tt_me: np.ndarray, tt_opp: np.ndarray, tt_lo: np.ndarray, tt_hi: np.ndarray,
+              tt_move: np.ndarray, history: np.ndarray, moves: np.ndarray, keys: np.ndarray,
+              stats: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The exact score of many positions (none over), sharing one table: a strong solution."""
+    for i in range(mes.shape[0]):
+        out[i] = exact(mes[i], opps[i], nempties[i], lines, bits, order, full, tt_me, tt_opp,
+                       tt_lo, tt_hi, tt_move, history, moves, keys, stats)
