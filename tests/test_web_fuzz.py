@@ -6,6 +6,10 @@ import tempfile
 from typing import Any
 
 import schemathesis
+
+# Imported here rather than lazily during generation: compiling it deep inside Hypothesis's
+# recursion can trip CPython 3.11's "AST constructor recursion depth mismatch" SystemError.
+import schemathesis.generation.body_overrides
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
