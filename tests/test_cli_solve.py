@@ -14,7 +14,8 @@ from tictactoe.core import Position, Variant
 
 runner = CliRunner()
 
-JSON_KEYS = {"position", "winner", "plies", "best", "moves", "nodes", "seconds", "proven"}
+JSON_KEYS = {"position", "winner", "plies", "best", "moves", "nodes", "seconds", "proven",
+             "engine"}
 
 
 def test_solve_text() -> None:
