@@ -21,6 +21,12 @@ from tictactoe.engines.census import Census, census, check_census_size
 from tictactoe.engines.enumerate import KINDS, Kind, legal_positions
 
 
+class CensusEngine(StrEnum):
+    auto = "auto"
+    compiled = "compiled"
+    numpy = "numpy"
+
+
 @app.command()
 @reports_errors
 def count(
@@ -28,6 +34,9 @@ def count(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plot: Annotated[Path | None, typer.Option(help="Also save a chart of counts by ply (PNG).")]
     = None,
+    engine: Annotated[CensusEngine, typer.Option(
+        help="auto: the compiled kernels; numpy: the sorted-frontier reference.")]
+    = CensusEngine.auto,
 ) -> None:
     """Count the reachable positions, terminal positions and games of a board."""
     v = Variant.parse(variant)
@@ -36,7 +45,8 @@ def count(
                   TextColumn("ply {task.completed}/{task.total}"), TimeElapsedColumn(),
                   console=errors, transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task(v.name, total=v.cells + 1)
-        result = census(v, progress=lambda done, total: bar.update(task, completed=done))
+        result = census(v, engine=engine.value,
+                        progress=lambda done, total: bar.update(task, completed=done))
     if plot is not None:
         _plot_census(result, plot)
     if as_json:
@@ -73,9 +83,10 @@ def _print_census(c: Census) -> None:
     console.print(f"games in all: {sum(c.games.values()):,}")
     if c.canonical_games is not None:
         console.print(f"games with symmetric moves merged at each step: {c.canonical_games:,}")
-        console.print(f"symmetries: {c.symmetries} from the lines, {c.geometric_symmetries} "
-                      f"rotations and reflections among them "
-                      f"({c.geometric_canonical_positions:,} positions up to those alone)")
+        console.print(f"symmetries: {c.symmetries} (of which rotations and reflections: "
+                      f"{c.geometric_symmetries})")
+        console.print(f"positions up to rotations and reflections alone: "
+                      f"{c.geometric_canonical_positions:,}")
     else:
         console.print("canonical figures: none (the symmetry group is too large to list)")
 
