@@ -107,26 +107,37 @@ def _refined_colours(together: list[list[int]]) -> list[int]:
         count = len(palette)
 
 
-@cache
-def _byte_tables(variant: Variant) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each symmetry, for each byte of a bit mask, the image of every byte value."""
-    n = variant.cells
-    chunks = (n + 7) // 8
+def byte_tables(cells: int, perms: tuple[Permutation, ...] | list[Permutation],
+                ) -> list[list[list[int]]]:
+    """For each permutation, for each byte of a bit mask, the image of every byte value.
+
+    Applying a permutation to a mask is then one lookup per byte, OR-ed together.
+
+    >>> byte_tables(3, [(2, 1, 0)])[0][0][0b001]  # cell 0 goes to cell 2
+    4
+    """
     tables = []
-    for perm in symmetries(variant):
+    for perm in perms:
         per_chunk = []
-        for chunk in range(chunks):
+        for chunk in range((cells + 7) // 8):
             values = []
             for byte in range(256):
                 out = 0
                 for bit in range(8):
                     cell = chunk * 8 + bit
-                    if byte >> bit & 1 and cell < n:
+                    if byte >> bit & 1 and cell < cells:
                         out |= 1 << perm[cell]
                 values.append(out)
-            per_chunk.append(tuple(values))
-        tables.append(tuple(per_chunk))
-    return tuple(tables)
+            per_chunk.append(values)
+        tables.append(per_chunk)
+    return tables
+
+
+@cache
+def _byte_tables(variant: Variant) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """`byte_tables` of the whole symmetry group, as tuples, cached per variant."""
+    return tuple(tuple(tuple(chunk) for chunk in table)
+                 for table in byte_tables(variant.cells, symmetries(variant)))
 
 
 def transform_mask(variant: Variant, index: int, mask: int) -> int:

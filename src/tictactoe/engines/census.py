@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tictactoe.core import BoardTooLargeError, Position, Side, Variant, symmetries
-from tictactoe.core.symmetry import canonical_masks, geometric_symmetries
+from tictactoe.core.symmetry import byte_tables, canonical_masks, geometric_symmetries
 
 CENSUS_MAX_CELLS = 16
 """Largest board the census walks: 4x4 has 9.7 million positions; 4x5 has far more."""
@@ -212,20 +212,7 @@ def _expand(keys: U64, paths: U64, cells: int, mover: Side,
 
 def _symmetry_tables(v: Variant, perms: tuple[tuple[int, ...], ...]) -> list[U64]:
     """For each permutation, a table (chunk, byte value) -> image bits."""
-    chunks = (v.cells + 7) // 8
-    out = []
-    for perm in perms:
-        table = np.zeros((chunks, 256), dtype=np.uint64)
-        for chunk in range(chunks):
-            for byte in range(256):
-                image = 0
-                for bit in range(8):
-                    cell = chunk * 8 + bit
-                    if byte >> bit & 1 and cell < v.cells:
-                        image |= 1 << perm[cell]
-                table[chunk, byte] = image
-        out.append(table)
-    return out
+    return [np.array(table, dtype=np.uint64) for table in byte_tables(v.cells, perms)]
 
 
 def _canonical(keys: U64, tables: list[U64]) -> U64:
