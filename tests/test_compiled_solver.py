@@ -157,3 +157,30 @@ def test_solve_dispatches_by_board_size() -> None:
     limited = solve("5x5k4", nodes=5000)
     assert limited.engine == "compiled" and not limited.proven
     assert len(limited.moves) == 25
+
+
+# --------------------------------------------------------------------------- one-call paths
+def test_strong_solution_matches_minimax() -> None:
+    from tictactoe.engines.compiled import strong_solution
+
+    solution = strong_solution("3x3")
+    positions = {(p.x, p.o): p for p in _all_positions("3x3")}
+    assert len(solution.scores) == len(positions)
+    score = _minimax(Variant.parse("3x3"))
+    for x, o, value in zip(solution.x.tolist(), solution.o.tolist(), solution.scores.tolist(),
+                           strict=True):
+        p = positions[(x, o)]
+        me, opp = (p.x, p.o) if p.turn.name == "X" else (p.o, p.x)
+        assert value == score(me, opp), p.to_string()  # type: ignore[operator]
+
+
+def test_reused_table_across_variants_and_generations() -> None:
+    from tictactoe.engines.compiled import thread_workspace
+
+    # one thread table serves every variant in turn; stale entries never leak
+    for name in ("4x4k3", "3x3", "4x4k3", "3x4k3"):
+        _check(Position(name).play(0).play(5))
+    workspace = thread_workspace(9)
+    workspace.misc[3] = (1 << 15) - 2  # the last generation: the next reset clears the table
+    _check(Position("3x3"))
+    assert workspace.misc[3] == 1

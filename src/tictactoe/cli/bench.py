@@ -84,6 +84,7 @@ def _run_cases(quick: bool, repeat: int, limit: float) -> tuple[list[Case], floa
     from tictactoe.engines.census import census
     from tictactoe.engines.compiled import (
         census_counts,
+        describe_score,
         reachable_positions,
         strong_solution,
         warm_up,
@@ -105,8 +106,10 @@ def _run_cases(quick: bool, repeat: int, limit: float) -> tuple[list[Case], floa
     case = Case(f"3x3 strong solution ({len(positions):,} positions)", 0.003, "draw")
 
     def strong() -> tuple[int, str, bool]:
-        scores, nodes, _ = strong_solution(positions)
-        return nodes, "draw" if scores[(0, 0)] == 0 else "win", True
+        solution = strong_solution("3x3")
+        if len(solution.scores) != len(positions):
+            return solution.nodes, f"{len(solution.scores)} positions", True
+        return solution.nodes, describe_score(solution.score(0, 0)), True
 
     case.seconds, case.nodes, case.result, case.proven = _median(strong, max(repeat, 10), limit)
     started = time.perf_counter()

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -40,9 +41,11 @@ BIG = _sk.BIG
 """A win in ``d`` plies scores ``BIG - d``, a loss ``-(BIG - d)``, a draw 0."""
 
 TABLE_BITS = int(os.environ.get("TICTACTOE_TABLE_BITS", "22"))
-"""The solver's transposition table holds at most ``2 ** TABLE_BITS`` entries of 21 bytes
-(2**22: 88 MB). Set the environment variable ``TICTACTOE_TABLE_BITS`` to change it; small
-boards use a table sized to their number of positions."""
+"""The solver's transposition table holds at most ``2 ** TABLE_BITS`` entries of 32 bytes
+(2**22: 128 MB), in buckets of two. Set the environment variable ``TICTACTOE_TABLE_BITS`` to
+change it; small boards use a table sized to their number of positions. Each thread keeps
+one table, grown when a bigger board needs it and emptied (in constant time, by a
+generation stamp) before each solve."""
 
 MAX_CELLS = 64
 
@@ -70,7 +73,6 @@ class Tables:
     """A variant's constants, as the kernels take them."""
 
     lines: np.ndarray
-    bits: np.ndarray
     order: np.ndarray
     full: np.uint64
     permutations: np.ndarray
@@ -78,13 +80,12 @@ class Tables:
 
 @cache
 def tables(variant: Variant) -> Tables:
-    """Line masks, cell bits, the static move order and the symmetries of a variant."""
+    """Line masks, the static move order and the symmetries of a variant."""
     if not fits(variant):
         raise BoardTooLargeError(f"{variant.name} has {variant.cells} cells; the compiled "
                                  f"core handles at most {MAX_CELLS}")
     n = variant.cells
     lines = np.array(variant.line_masks, dtype=np.uint64)
-    bits = np.array([1 << c for c in range(n)], dtype=np.uint64)
     centre = [(d - 1) / 2 for d in variant.shape]
 
     def rank(cell: int) -> tuple[int, float, int]:
@@ -97,49 +98,76 @@ def tables(variant: Variant) -> Tables:
         perms = symmetries(variant)
     except BoardTooLargeError:
         perms = (tuple(range(n)),)
-    return Tables(lines, bits, order, np.uint64(variant.full_mask),
-                  np.array(perms, dtype=np.int64))
+    return Tables(lines, order, np.uint64(variant.full_mask), np.array(perms, dtype=np.int64))
+
+
+_GENERATIONS = (1 << 15) - 1
 
 
 @dataclass
 class Workspace:
-    """A transposition table and search buffers, preallocated and touched before use."""
+    """A transposition table and search buffers, preallocated and touched before use.
 
-    tt_me: np.ndarray
-    tt_opp: np.ndarray
-    tt_lo: np.ndarray
-    tt_hi: np.ndarray
-    tt_move: np.ndarray
-    history: np.ndarray
-    moves: np.ndarray
-    keys: np.ndarray
-    stats: np.ndarray = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
+    The table is ``2 ** table_bits`` entries in rows of two (see `solver_kernels`).
+    `reset` empties it in constant time by moving to a new generation.
+    """
+
+    tt: np.ndarray
+    buf: np.ndarray
+    misc: np.ndarray
+    table_bits: int
+
+    @staticmethod
+    def bits_for(empty: int, table_bits: int | None = None) -> int:
+        """The table size (log2 of entries) for a search of ``empty`` empty cells."""
+        if table_bits is not None:
+            return max(2, table_bits)
+        wanted = math.ceil(empty * math.log2(3)) + 1
+        return max(10, min(TABLE_BITS, wanted))
 
     @staticmethod
     def new(cells: int, empty: int, table_bits: int | None = None) -> Workspace:
         """Room for a search of ``empty`` empty cells on a board of ``cells`` cells."""
-        if table_bits is None:
-            wanted = math.ceil(empty * math.log2(3)) + 1
-            table_bits = max(10, min(TABLE_BITS, wanted))
-        size = 1 << table_bits
-        ws = Workspace(
-            tt_me=np.empty(size, dtype=np.uint64), tt_opp=np.empty(size, dtype=np.uint64),
-            tt_lo=np.empty(size, dtype=np.int16), tt_hi=np.empty(size, dtype=np.int16),
-            tt_move=np.empty(size, dtype=np.int8), history=np.zeros(cells, dtype=np.int64),
-            moves=np.zeros((cells + 1, cells), dtype=np.int64),
-            keys=np.zeros((cells + 1, cells), dtype=np.int64))
+        bits = Workspace.bits_for(empty, table_bits)
+        ws = Workspace(tt=np.zeros((1 << (bits - 1), _sk.ROW), dtype=np.int64),
+                       buf=np.zeros((MAX_CELLS + 1, 2 * MAX_CELLS), dtype=np.int64),
+                       misc=np.zeros(_sk.MISC_SIZE, dtype=np.int64), table_bits=bits)
         ws.clear()
         return ws
 
     def clear(self) -> None:
-        """Empty the table (writing every page, so no timing pays for first touches)."""
-        self.tt_me.fill(_sk.ALL)
-        self.tt_opp.fill(_sk.ALL)
-        self.tt_lo.fill(0)
-        self.tt_hi.fill(0)
-        self.tt_move.fill(-1)
-        self.history.fill(0)
-        self.stats.fill(0)
+        """Empty the table, writing every page (so no timing pays for first touches)."""
+        self.tt.fill(0)
+        self.misc.fill(0)
+        self.misc[_sk.GENERATION] = 1
+
+    def reset(self, tables: Tables) -> None:
+        """Forget every entry (a new generation) and the history; load a variant's order."""
+        generation = int(self.misc[_sk.GENERATION]) + 1
+        if generation >= _GENERATIONS:
+            self.clear()
+            generation = 1
+        self.misc.fill(0)
+        self.misc[_sk.GENERATION] = generation
+        self.load(tables)
+
+    def load(self, tables: Tables) -> None:
+        """Set the variant's static move order (keeping the table and history)."""
+        n = len(tables.order)
+        self.misc[_sk.CELLS] = n
+        self.misc[_sk.ORDER:_sk.ORDER + n] = tables.order
+
+
+_LOCAL = threading.local()
+
+
+def thread_workspace(empty: int, table_bits: int | None = None) -> Workspace:
+    """This thread's workspace, grown if a search of ``empty`` empty cells needs more."""
+    bits = Workspace.bits_for(empty, table_bits)
+    ws: Workspace | None = getattr(_LOCAL, "workspace", None)
+    if ws is None or ws.table_bits < bits:
+        ws = _LOCAL.workspace = Workspace.new(MAX_CELLS, empty, bits)
+    return ws
 
 
 @dataclass(frozen=True)
@@ -158,31 +186,6 @@ class CompiledSolution:
         return sorted(m for m, s in self.moves.items() if s == self.score)
 
 
-def _stabiliser_orbits(perms: np.ndarray, x: int, o: int, empty: list[int]) -> dict[int, int]:
-    """Map each empty cell to the first cell of its orbit under the symmetries fixing (x, o)."""
-    xs = np.array([c for c in range(perms.shape[1]) if x >> c & 1], dtype=np.int64)
-    os_ = np.array([c for c in range(perms.shape[1]) if o >> c & 1], dtype=np.int64)
-    rep = {c: c for c in empty}
-    for perm in perms[1:]:
-        if set(perm[xs].tolist()) != set(xs.tolist()) or \
-                set(perm[os_].tolist()) != set(os_.tolist()):
-            continue
-        for c in empty:
-            image = int(perm[c])
-            if rep[image] < rep[c]:
-                rep[c] = rep[image]
-            elif rep[c] < rep[image]:
-                rep[image] = rep[c]
-    changed = True
-    while changed:  # union the orbits fully
-        changed = False
-        for c in empty:
-            if rep[rep[c]] != rep[c]:
-                rep[c] = rep[rep[c]]
-                changed = True
-    return rep
-
-
 def solve_position(position: Position, *, nodes: int | None = None,
                    seconds: float | None = None, table_bits: int | None = None,
                    workspace: Workspace | None = None, _warm: bool = False) -> CompiledSolution:
@@ -190,7 +193,8 @@ def solve_position(position: Position, *, nodes: int | None = None,
 
     With ``nodes`` or ``seconds``, the search stops at the limit (checked every few hundred
     thousand nodes for ``seconds``); moves not proven by then are left out and
-    ``proven`` is False.
+    ``proven`` is False. A given ``workspace`` keeps its table (its entries stay valid for
+    every position of the variant); otherwise this thread's table starts empty.
     """
     variant = position.variant
     if not position.is_valid():
@@ -202,44 +206,47 @@ def solve_position(position: Position, *, nodes: int | None = None,
         warm_up()
     tab = tables(variant)
     started = time.perf_counter()
-    me, opp = (position.x, position.o) if position.turn.name == "X" else (position.o, position.x)
-    empty = position.empty_cells()
-    ws = workspace if workspace is not None else Workspace.new(variant.cells, len(empty),
-                                                               table_bits)
-    rep = _stabiliser_orbits(tab.permutations, position.x, position.o, empty)
+    x, o = position.x, position.o
+    me, opp = (x, o) if position.ply % 2 == 0 else (o, x)
+    full = variant.full_mask
+    empty = np.array([c for c in range(variant.cells) if not (x | o) >> c & 1], dtype=np.int64)
+    nempty = len(empty)
+    if workspace is not None:
+        ws = workspace
+        ws.load(tab)
+    elif table_bits is not None:
+        ws = Workspace.new(variant.cells, nempty, table_bits)
+        ws.load(tab)
+    else:
+        ws = thread_workspace(nempty)
+        ws.reset(tab)
+    if len(tab.permutations) > 1:
+        rep = _sk.orbit_representatives(tab.permutations, np.uint64(x), np.uint64(o), empty)
+        cells = empty[rep[empty] == empty]
+    else:
+        rep = np.arange(variant.cells)
+        cells = empty
+    out = np.zeros(len(cells), dtype=np.int64)
     budget = nodes if nodes is not None else (1 << 62)
     chunk = 1 << 62 if seconds is None else 1 << 19
     total = 0
-    scores: dict[int, int] = {}
-    proven = True
-    for cell in empty:
-        if rep[cell] != cell:
-            continue
-        mine = me | 1 << cell
-        if any(mine & line == line for line in variant.line_masks):
-            scores[cell] = BIG - 1
-            continue
-        if len(empty) == 1:
-            scores[cell] = 0
-            continue
-        while True:
-            ws.stats[_sk.NODES] = 0
-            ws.stats[_sk.ABORTED] = 0
-            ws.stats[_sk.LIMIT] = min(chunk, budget - total)
-            child = _sk.exact(np.uint64(opp), np.uint64(mine), len(empty) - 1, tab.lines,
-                              tab.bits, tab.order, tab.full, ws.tt_me, ws.tt_opp, ws.tt_lo,
-                              ws.tt_hi, ws.tt_move, ws.history, ws.moves, ws.keys, ws.stats)
-            total += int(min(ws.stats[_sk.NODES], ws.stats[_sk.LIMIT]))
-            if not ws.stats[_sk.ABORTED]:
-                scores[cell] = _sk.lift(child)
-                break
+    done = 0
+    misc = ws.misc
+    while done < len(cells):
+        misc[_sk.NODES] = 0
+        misc[_sk.ABORTED] = 0
+        misc[_sk.LIMIT] = min(chunk, budget - total)
+        done = _sk.solve_moves(np.uint64(me), np.uint64(opp), nempty, cells, out, done,
+                               tab.lines, ws.tt, ws.buf, misc, np.uint64(full))
+        total += int(min(misc[_sk.NODES], misc[_sk.LIMIT]))
+        if done < len(cells):
             out_of_time = seconds is not None and time.perf_counter() - started > seconds
             if total >= budget or out_of_time:
-                proven = False
                 break
-        if not proven:
-            break
-    moves = {c: scores[rep[c]] for c in empty if rep[c] in scores}
+    proven = done == len(cells)
+    scores = dict(zip(cells[:done].tolist(), out[:done].tolist(), strict=True))
+    moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(), strict=True)
+             if r in scores}
     best = max(moves.values()) if moves else 0
     return CompiledSolution(score=best, moves=moves, proven=proven, nodes=total,
                             seconds=time.perf_counter() - started)
@@ -395,7 +402,7 @@ def warm_up() -> float:
     started = time.perf_counter()
     solve_position(Position("x1o/1o1/x2 x"), _warm=True)
     census_counts(Variant.parse("2x2"))
-    strong_solution([Position("x1o/1o1/x2 x")])
+    strong_solution(Variant.parse("2x2"))
     return time.perf_counter() - started
 
 
@@ -451,24 +458,58 @@ def reachable_positions(variant: Variant) -> list[Position]:
     return [p for p in seen.values() if not p.is_game_over()]
 
 
-def strong_solution(positions: list[Position]) -> tuple[dict[tuple[int, int], int], int, float]:
-    """The exact score of every given position (one variant), sharing one table.
+@dataclass(frozen=True)
+class StrongSolution:
+    """The exact score of every reachable position that is not over, for the side to move."""
 
-    Returns scores keyed by (x, o), the nodes searched and the seconds taken.
+    x: np.ndarray
+    o: np.ndarray
+    scores: np.ndarray
+    nodes: int
+    seconds: float
+
+    def score(self, x: int, o: int) -> int:
+        """The score of the position with these marks (KeyError if not listed)."""
+        found = np.flatnonzero((self.x == np.uint64(x)) & (self.o == np.uint64(o)))
+        if not len(found):
+            raise KeyError((x, o))
+        return int(self.scores[found[0]])
+
+
+def strong_solution(variant: Variant | str) -> StrongSolution:
+    """Solve every position reachable in play that is not over, in one kernel call.
+
+    >>> s = strong_solution("3x3")
+    >>> len(s.scores), s.score(0, 0), describe_score(s.score(0b1, 0b10))
+    (4520, 0, 'win in 5')
     """
     warm_up()
-    variant = positions[0].variant
+    variant = variant if isinstance(variant, Variant) else Variant.parse(variant)
     tab = tables(variant)
-    mes = np.array([p.x if p.turn.name == "X" else p.o for p in positions], dtype=np.uint64)
-    opps = np.array([p.o if p.turn.name == "X" else p.x for p in positions], dtype=np.uint64)
-    nempties = np.array([variant.cells - p.ply for p in positions], dtype=np.int64)
-    out = np.zeros(len(positions), dtype=np.int64)
-    ws = Workspace.new(variant.cells, variant.cells)
+    n = variant.cells
+    if n > 12:
+        raise BoardTooLargeError(f"a strong solution of {variant.name} ({n} cells) is too big; "
+                                 "at most 12 cells")
+    capacity = 3 ** n
+    ws = thread_workspace(n)
     started = time.perf_counter()
-    ws.stats[_sk.LIMIT] = 1 << 62
-    _sk.exact_all(mes, opps, nempties, out, tab.lines, tab.bits, tab.order, tab.full,
-                  ws.tt_me, ws.tt_opp, ws.tt_lo, ws.tt_hi, ws.tt_move, ws.history, ws.moves,
-                  ws.keys, ws.stats)
+    ws.reset(tab)
+    ws.misc[_sk.LIMIT] = 1 << 62
+    seen = np.full((1 << (2 * capacity).bit_length(), 2), _sk.ALL, dtype=np.uint64)
+    mes = np.empty(capacity, dtype=np.uint64)
+    opps = np.empty(capacity, dtype=np.uint64)
+    scores = np.empty(capacity, dtype=np.int64)
+    count = _sk.strong(np.uint64(variant.full_mask), n, tab.lines, ws.tt, ws.buf, ws.misc,
+                       seen, mes, opps, scores)
+    mes, opps, scores = mes[:count], opps[:count], scores[:count]
+    x_to_move = _bit_count(mes) == _bit_count(opps)
+    xs = np.where(x_to_move, mes, opps)
+    os_ = np.where(x_to_move, opps, mes)
     seconds = time.perf_counter() - started
-    scores = {(p.x, p.o): int(s) for p, s in zip(positions, out, strict=True)}
-    return scores, int(ws.stats[_sk.NODES]), seconds
+    return StrongSolution(xs, os_, scores, int(ws.misc[_sk.NODES]), seconds)
+
+
+def _bit_count(masks: np.ndarray) -> np.ndarray:
+    """Set bits of each ``uint64``."""
+    counts: np.ndarray = np.unpackbits(masks.view(np.uint8)).reshape(len(masks), 64).sum(axis=1)
+    return counts

@@ -13,14 +13,17 @@ The search is fail-soft alpha-beta over these exact scores, with
 * dead-line pruning and distance bounds: a side needs at least as many more marks as the
   fewest empty cells of its open lines, which bounds its fastest possible win, and a side
   with no open line cannot win at all;
-* a transposition table of lower and upper bounds in preallocated arrays;
+* a transposition table of lower and upper bounds: one ``int64`` row per bucket of two
+  entries (one cache line), a depth-preferred entry and an always-replaced one, each stamped
+  with a generation so that emptying the table is one increment;
 * move ordering: table move, cells of lines one mark short of a threat (own, then the
-  opponent's), history counts, then cells by the number of lines through them.
+  opponent's), history counts, then cells by the number of lines through them, picked
+  lazily (most nodes cut on their first move).
 
 The drivers ask null-window questions: "is this a win?" and "a loss?" (a win/draw/loss
 search, cheap because any win cuts), then "a win within d plies?" for d = 1, 3, 5, ... until
 the answer is yes (iterative deepening on distance), which gives the fastest win exactly;
-the slowest loss likewise.
+the slowest loss likewise. Every question reuses the table: its bounds hold for any window.
 
 The ``uint64`` masks are never mixed with signed integers: numba would silently make the
 result a float.
@@ -50,10 +53,22 @@ _S32 = np.uint64(32)
 _MUL1 = np.uint64(0x9E3779B97F4A7C15)
 _MUL2 = np.uint64(0xC2B2AE3D27D4EB4F)
 
-# Indices into the int64 ``stats`` array shared by the kernels.
+# The int64 ``misc`` array shared by the kernels: counters, then the static move order and
+# the history counts (64 cells each).
 NODES = 0
 LIMIT = 1
 ABORTED = 2
+GENERATION = 3
+CELLS = 4
+ORDER = 8
+HISTORY = ORDER + 64
+MISC_SIZE = HISTORY + 64
+
+# A table entry is four int64 words: me, opp, packed data, unused; a bucket row holds two.
+ENTRY = 4
+ROW = 2 * ENTRY
+_OFF = 32768
+_HISTORY_CAP = 1 << 30
 
 
 @njit(cache=True)
@@ -95,24 +110,40 @@ def lower(bound: int) -> int:  # pragma: no cover - compiled
     return 0
 
 
-_SEARCH = ("int64(uint64, uint64, int64, int64, int64, uint64[::1], uint64[::1], int64[::1], "
-           "uint64, uint64[::1], uint64[::1], int16[::1], int16[::1], int8[::1], int64[::1], "
-           "int64[:, ::1], int64[:, ::1], int64[::1])")
+@njit(cache=True)
+def probe(tt: np.ndarray, row: np.int64, key_me: np.int64, key_opp: np.int64,
+          generation: np.int64) -> int:  # pragma: no cover - compiled
+    """The offset of the position's entry in its bucket row, or -1."""
+    if tt[row, 0] == key_me and tt[row, 1] == key_opp and tt[row, 2] >> 48 == generation:
+        return 0
+    if tt[row, ENTRY] == key_me and tt[row, ENTRY + 1] == key_opp \
+            and tt[row, ENTRY + 2] >> 48 == generation:
+        return ENTRY
+    return -1
+
+
+@njit(cache=True)
+def pack(lo: int, hi: int, move: int, nempty: int, generation: np.int64) -> int:  # pragma: no cover
+    """One entry's data word: bounds, best move, empty cells and generation."""
+    return int((lo + _OFF) | (hi + _OFF) << 16 | (move + 1) << 32 | nempty << 40
+               | generation << 48)
+
+
+_SEARCH = ("int64(uint64, uint64, int64, int64, int64, uint64[::1], int64[:, ::1], "
+           "int64[:, ::1], int64[::1], uint64)")
 
 
 @njit(_SEARCH, cache=True)
 def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
-           lines: np.ndarray, bits: np.ndarray, order: np.ndarray, full: np.uint64,
-           tt_me: np.ndarray, tt_opp: np.ndarray, tt_lo: np.ndarray, tt_hi: np.ndarray,
-           tt_move: np.ndarray, history: np.ndarray, moves: np.ndarray, keys: np.ndarray,
-           stats: np.ndarray) -> int:  # pragma: no cover - compiled
+           lines: np.ndarray, tt: np.ndarray, buf: np.ndarray, misc: np.ndarray,
+           full: np.uint64) -> int:  # pragma: no cover - compiled
     """Fail-soft alpha-beta: the exact score if inside (alpha, beta), else a bound past it.
 
     The position must not be over: ``opp``'s last move made no line.
     """
-    stats[NODES] += 1
-    if stats[NODES] > stats[LIMIT]:
-        stats[ABORTED] = 1
+    misc[NODES] += 1
+    if misc[NODES] > misc[LIMIT]:
+        misc[ABORTED] = 1
         return 0
     if nempty == 0:
         return 0
@@ -150,8 +181,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if opp_threat & (opp_threat - ONE) != ZERO:
             return -(BIG - 2)  # a double threat: block one, lose to the other
         child = search(opp, me | opp_threat, lower(beta), lower(alpha), nempty - 1,
-                       lines, bits, order, full, tt_me, tt_opp, tt_lo, tt_hi, tt_move,
-                       history, moves, keys, stats)
+                       lines, tt, buf, misc, full)
         return lift(child)
 
     # Bounds: the fastest win each side could still make, or none without an open line.
@@ -168,12 +198,16 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     if floor == upper:
         return floor
 
-    mask = np.uint64(tt_me.shape[0] - 1)
-    slot = table_index(me, opp, mask)
+    generation = np.int64(misc[GENERATION])
+    row = table_index(me, opp, np.uint64(tt.shape[0] - 1))
+    key_me = np.int64(me)
+    key_opp = np.int64(opp)
     hint = -1
-    if tt_me[slot] == me and tt_opp[slot] == opp:
-        lo = int(tt_lo[slot])
-        hi = int(tt_hi[slot])
+    e = probe(tt, row, key_me, key_opp, generation)
+    if e >= 0:
+        data = tt[row, e + 2]
+        lo = int((data & 0xFFFF) - _OFF)
+        hi = int(((data >> 16) & 0xFFFF) - _OFF)
         if lo >= beta:
             return lo
         if hi <= alpha:
@@ -184,42 +218,45 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             alpha = lo
         if hi < beta:
             beta = hi
-        hint = int(tt_move[slot])
+        hint = ((data >> 32) & 0xFF) - 1
 
-    # Order the moves.
+    # The moves with their ordering keys; picked best first, lazily.
     empty = full & ~(me | opp)
+    n = misc[CELLS]
     count = 0
-    for j in range(order.shape[0]):
-        cell = order[j]
-        bit = bits[cell]
+    for j in range(n):
+        cell = misc[ORDER + j]
+        bit = ONE << np.uint64(cell)
         if empty & bit == ZERO:
             continue
-        key = history[cell]
+        key = misc[HISTORY + cell]
         if bit & my_two != ZERO:
             key += 1 << 40
         if bit & opp_two != ZERO:
             key += 1 << 38
         if cell == hint:
             key += 1 << 50
-        # insertion sort, stable: equal keys keep the static order
-        pos = count
-        while pos > 0 and keys[nempty, pos - 1] < key:
-            keys[nempty, pos] = keys[nempty, pos - 1]
-            moves[nempty, pos] = moves[nempty, pos - 1]
-            pos -= 1
-        keys[nempty, pos] = key
-        moves[nempty, pos] = cell
+        buf[nempty, count] = cell
+        buf[nempty, 64 + count] = key
         count += 1
 
     start_alpha = alpha
     best = -INF
     best_move = -1
     for j in range(count):
-        cell = moves[nempty, j]
-        value = lift(search(opp, me | bits[cell], lower(beta), lower(alpha), nempty - 1,
-                            lines, bits, order, full, tt_me, tt_opp, tt_lo, tt_hi, tt_move,
-                            history, moves, keys, stats))
-        if stats[ABORTED]:
+        top = j
+        top_key = buf[nempty, 64 + j]
+        for t in range(j + 1, count):
+            if buf[nempty, 64 + t] > top_key:
+                top_key = buf[nempty, 64 + t]
+                top = t
+        cell = buf[nempty, top]
+        if top != j:
+            buf[nempty, top] = buf[nempty, j]
+            buf[nempty, 64 + top] = buf[nempty, 64 + j]
+        value = lift(search(opp, me | ONE << np.uint64(cell), lower(beta), lower(alpha),
+                            nempty - 1, lines, tt, buf, misc, full))
+        if misc[ABORTED]:
             return 0
         if value > best:
             best = value
@@ -227,54 +264,65 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             if value > alpha:
                 alpha = value
                 if value >= beta:
-                    history[cell] += nempty * nempty
+                    misc[HISTORY + cell] += nempty * nempty
+                    if misc[HISTORY + cell] > _HISTORY_CAP:
+                        for h in range(n):
+                            misc[HISTORY + h] >>= 1
                     break
 
-    if tt_me[slot] != me or tt_opp[slot] != opp:
-        tt_me[slot] = me
-        tt_opp[slot] = opp
-        tt_lo[slot] = -INF
-        tt_hi[slot] = INF
+    lo = -INF
+    hi = INF
+    e = probe(tt, row, key_me, key_opp, generation)
+    if e >= 0:
+        data = tt[row, e + 2]
+        lo = int((data & 0xFFFF) - _OFF)
+        hi = int(((data >> 16) & 0xFFFF) - _OFF)
+    else:  # replace: the first entry keeps the bigger subtree, the second takes the rest
+        first = tt[row, 2]
+        if first >> 48 != generation or (first >> 40) & 0xFF <= nempty:
+            if first >> 48 == generation:
+                tt[row, ENTRY] = tt[row, 0]
+                tt[row, ENTRY + 1] = tt[row, 1]
+                tt[row, ENTRY + 2] = first
+            e = 0
+        else:
+            e = ENTRY
+        tt[row, e] = key_me
+        tt[row, e + 1] = key_opp
     if best <= start_alpha:
-        if best < tt_hi[slot]:
-            tt_hi[slot] = best
+        if best < hi:
+            hi = best
     elif best >= beta:
-        if best > tt_lo[slot]:
-            tt_lo[slot] = best
+        if best > lo:
+            lo = best
     else:
-        tt_lo[slot] = best
-        tt_hi[slot] = best
-    tt_move[slot] = best_move
+        lo = best
+        hi = best
+    tt[row, e + 2] = pack(lo, hi, best_move, nempty, generation)
     return best
 
 
 @njit(cache=True)
-def exact(me: np.uint64, opp: np.uint64, nempty: int,
-          lines: np.ndarray, bits: np.ndarray, order: np.ndarray, full: np.uint64,
-          tt_me: np.ndarray, tt_opp: np.ndarray, tt_lo: np.ndarray, tt_hi: np.ndarray,
-          tt_move: np.ndarray, history: np.ndarray, moves: np.ndarray, keys: np.ndarray,
-          stats: np.ndarray) -> int:  # pragma: no cover - compiled
+def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray, tt: np.ndarray,
+          buf: np.ndarray, misc: np.ndarray, full: np.uint64) -> int:  # pragma: no cover
     """The exact score of a position that is not over (0 if the node limit stopped it)."""
-    r = search(me, opp, 0, 1, nempty, lines, bits, order, full, tt_me, tt_opp, tt_lo, tt_hi,
-               tt_move, history, moves, keys, stats)
-    if stats[ABORTED]:
+    r = search(me, opp, 0, 1, nempty, lines, tt, buf, misc, full)
+    if misc[ABORTED]:
         return 0
     if r >= 1:  # a win: the fastest, by asking "a win within d?" for d = 1, 3, 5, ...
         slowest = BIG - r
         d = 1
         while d < slowest:
             t = BIG - d
-            r = search(me, opp, t - 1, t, nempty, lines, bits, order, full, tt_me, tt_opp,
-                       tt_lo, tt_hi, tt_move, history, moves, keys, stats)
-            if stats[ABORTED]:
+            r = search(me, opp, t - 1, t, nempty, lines, tt, buf, misc, full)
+            if misc[ABORTED]:
                 return 0
             if r >= t:
                 return t
             d += 2
         return BIG - slowest
-    r = search(me, opp, -1, 0, nempty, lines, bits, order, full, tt_me, tt_opp, tt_lo, tt_hi,
-               tt_move, history, moves, keys, stats)
-    if stats[ABORTED]:
+    r = search(me, opp, -1, 0, nempty, lines, tt, buf, misc, full)
+    if misc[ABORTED]:
         return 0
     if r >= 0:
         return 0
@@ -283,9 +331,8 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int,
     d = 2
     while d < fastest:
         t = -(BIG - d)
-        r = search(me, opp, t, t + 1, nempty, lines, bits, order, full, tt_me, tt_opp,
-                   tt_lo, tt_hi, tt_move, history, moves, keys, stats)
-        if stats[ABORTED]:
+        r = search(me, opp, t, t + 1, nempty, lines, tt, buf, misc, full)
+        if misc[ABORTED]:
             return 0
         if r <= t:
             return t
@@ -294,12 +341,120 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int,
 
 
 @njit(cache=True)
-def exact_all(mes: np.ndarray, opps: np.ndarray, nempties: np.ndarray, out: np.ndarray,
-              lines: np.ndarray, bits: np.ndarray, order: np.ndarray, full: np.uint64,
-              tt_me: np.ndarray, tt_opp: np.ndarray, tt_lo: np.ndarray, tt_hi: np.ndarray,
-              tt_move: np.ndarray, history: np.ndarray, moves: np.ndarray, keys: np.ndarray,
-              stats: np.ndarray) -> None:  # pragma: no cover - compiled
-    """The exact score of many positions (none over), sharing one table: a strong solution."""
-    for i in range(mes.shape[0]):
-        out[i] = exact(mes[i], opps[i], nempties[i], lines, bits, order, full, tt_me, tt_opp,
-                       tt_lo, tt_hi, tt_move, history, moves, keys, stats)
+def completes_line(mine: np.uint64, lines: np.ndarray) -> bool:  # pragma: no cover
+    """Whether the marks ``mine`` fill a line."""
+    for i in range(lines.shape[0]):  # noqa: SIM110 - a generator would not compile
+        if lines[i] & mine == lines[i]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def solve_moves(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
+                out: np.ndarray, start: int, lines: np.ndarray, tt: np.ndarray,
+                buf: np.ndarray, misc: np.ndarray, full: np.uint64) -> int:  # pragma: no cover
+    """The exact score of each move in ``cells[start:]`` for the mover, into ``out``.
+
+    Returns how many moves are done: fewer than all if the node limit stopped it.
+    """
+    for i in range(start, cells.shape[0]):
+        mine = me | ONE << np.uint64(cells[i])
+        if completes_line(mine, lines):
+            out[i] = BIG - 1
+        elif nempty == 1:
+            out[i] = 0
+        else:
+            child = exact(opp, mine, nempty - 1, lines, tt, buf, misc, full)
+            if misc[ABORTED]:
+                return i
+            out[i] = lift(child)
+    return int(cells.shape[0])
+
+
+@njit(cache=True)
+def orbit_representatives(perms: np.ndarray, x: np.uint64, o: np.uint64,
+                          empty: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Each empty cell's least equivalent cell under the symmetries that fix (x, o)."""
+    n = perms.shape[1]
+    rep = np.arange(n)
+    for g in range(1, perms.shape[0]):
+        image_x = ZERO
+        image_o = ZERO
+        for c in range(n):
+            bit = ONE << np.uint64(c)
+            target = ONE << np.uint64(perms[g, c])
+            if x & bit != ZERO:
+                image_x |= target
+            if o & bit != ZERO:
+                image_o |= target
+        if image_x != x or image_o != o:
+            continue
+        for i in range(empty.shape[0]):
+            c = empty[i]
+            a = c
+            while rep[a] != a:
+                a = rep[a]
+            b = perms[g, c]
+            while rep[b] != b:
+                b = rep[b]
+            if a < b:
+                rep[b] = a
+            elif b < a:
+                rep[a] = b
+    for i in range(empty.shape[0]):
+        c = empty[i]
+        a = c
+        while rep[a] != a:
+            a = rep[a]
+        rep[c] = a
+    return rep
+
+
+@njit(cache=True)
+def strong(full: np.uint64, nempty: int, lines: np.ndarray, tt: np.ndarray, buf: np.ndarray,
+           misc: np.ndarray, seen: np.ndarray, out_me: np.ndarray, out_opp: np.ndarray,
+           out_score: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Every position reachable from the empty board and not over, with its exact score.
+
+    ``seen`` is an open-addressing set of (me, opp) pairs of at least twice as many rows as
+    positions (filled with ones: no position has every cell both sides'). Returns the count,
+    or -1 if the outputs are too small.
+    """
+    capacity = out_me.shape[0]
+    mask = np.uint64(seen.shape[0] - 1)
+    stack_me = np.empty(nempty * nempty + 1, dtype=np.uint64)
+    stack_opp = np.empty(nempty * nempty + 1, dtype=np.uint64)
+    stack_me[0] = ZERO
+    stack_opp[0] = ZERO
+    top = 1
+    count = 0
+    while top > 0:
+        top -= 1
+        me = stack_me[top]
+        opp = stack_opp[top]
+        slot = table_index(me, opp, mask)
+        while seen[slot, 0] != ALL and (seen[slot, 0] != me or seen[slot, 1] != opp):
+            slot = (slot + 1) & np.int64(mask)
+        if seen[slot, 0] == me and seen[slot, 1] == opp:
+            continue
+        if count >= capacity:
+            return -1
+        seen[slot, 0] = me
+        seen[slot, 1] = opp
+        left = nempty - popcount(me | opp)
+        out_me[count] = me
+        out_opp[count] = opp
+        out_score[count] = exact(me, opp, int(left), lines, tt, buf, misc, full)
+        count += 1
+        empty = full & ~(me | opp)
+        for c in range(misc[CELLS]):
+            bit = ONE << np.uint64(c)
+            if empty & bit == ZERO:
+                continue
+            mine = me | bit
+            if left == 1 or completes_line(mine, lines):
+                continue
+            stack_me[top] = opp
+            stack_opp[top] = mine
+            top += 1
+    return count
