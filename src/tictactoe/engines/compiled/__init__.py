@@ -73,6 +73,7 @@ class Tables:
     """A variant's constants, as the kernels take them."""
 
     lines: np.ndarray
+    line_cells: np.ndarray
     order: np.ndarray
     full: np.uint64
     permutations: np.ndarray
@@ -98,7 +99,9 @@ def tables(variant: Variant) -> Tables:
         perms = symmetries(variant)
     except BoardTooLargeError:
         perms = (tuple(range(n)),)
-    return Tables(lines, order, np.uint64(variant.full_mask), np.array(perms, dtype=np.int64))
+    line_cells = np.array(variant.lines, dtype=np.int64).reshape(len(variant.lines), -1)
+    return Tables(lines, line_cells, order, np.uint64(variant.full_mask),
+                  np.array(perms, dtype=np.int64))
 
 
 _GENERATIONS = (1 << 15) - 1
@@ -130,7 +133,7 @@ class Workspace:
         """Room for a search of ``empty`` empty cells on a board of ``cells`` cells."""
         bits = Workspace.bits_for(empty, table_bits)
         ws = Workspace(tt=np.zeros((1 << (bits - 1), _sk.ROW), dtype=np.int64),
-                       buf=np.zeros((MAX_CELLS + 1, 2 * MAX_CELLS), dtype=np.int64),
+                       buf=np.zeros((MAX_CELLS + 1, 3 * MAX_CELLS), dtype=np.int64),
                        misc=np.zeros(_sk.MISC_SIZE, dtype=np.int64), table_bits=bits)
         ws.clear()
         return ws
@@ -237,7 +240,7 @@ def solve_position(position: Position, *, nodes: int | None = None,
         misc[_sk.ABORTED] = 0
         misc[_sk.LIMIT] = min(chunk, budget - total)
         done = _sk.solve_moves(np.uint64(me), np.uint64(opp), nempty, cells, out, done,
-                               tab.lines, ws.tt, ws.buf, misc, np.uint64(full))
+                               tab.lines, tab.line_cells, ws.tt, ws.buf, misc, np.uint64(full))
         total += int(min(misc[_sk.NODES], misc[_sk.LIMIT]))
         if done < len(cells):
             out_of_time = seconds is not None and time.perf_counter() - started > seconds
@@ -499,8 +502,8 @@ def strong_solution(variant: Variant | str) -> StrongSolution:
     mes = np.empty(capacity, dtype=np.uint64)
     opps = np.empty(capacity, dtype=np.uint64)
     scores = np.empty(capacity, dtype=np.int64)
-    count = _sk.strong(np.uint64(variant.full_mask), n, tab.lines, ws.tt, ws.buf, ws.misc,
-                       seen, mes, opps, scores)
+    count = _sk.strong(np.uint64(variant.full_mask), n, tab.lines, tab.line_cells, ws.tt,
+                       ws.buf, ws.misc, seen, mes, opps, scores)
     mes, opps, scores = mes[:count], opps[:count], scores[:count]
     x_to_move = _bit_count(mes) == _bit_count(opps)
     xs = np.where(x_to_move, mes, opps)

@@ -69,6 +69,8 @@ ENTRY = 4
 ROW = 2 * ENTRY
 _OFF = 32768
 _HISTORY_CAP = 1 << 30
+_OWN_WEIGHT = 4
+_OPP_WEIGHT = 3
 
 
 @njit(cache=True)
@@ -130,13 +132,13 @@ def pack(lo: int, hi: int, move: int, nempty: int, generation: np.int64) -> int:
 
 
 _SEARCH = ("int64(uint64, uint64, int64, int64, int64, uint64[::1], int64[:, ::1], "
-           "int64[:, ::1], int64[::1], uint64)")
+           "int64[:, ::1], int64[:, ::1], int64[::1], uint64)")
 
 
 @njit(_SEARCH, cache=True)
 def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
-           lines: np.ndarray, tt: np.ndarray, buf: np.ndarray, misc: np.ndarray,
-           full: np.uint64) -> int:  # pragma: no cover - compiled
+           lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray,
+           misc: np.ndarray, full: np.uint64) -> int:  # pragma: no cover - compiled
     """Fail-soft alpha-beta: the exact score if inside (alpha, beta), else a bound past it.
 
     The position must not be over: ``opp``'s last move made no line.
@@ -153,6 +155,10 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     opp_two = ZERO
     my_need = 99
     opp_need = 99
+    n = misc[CELLS]
+    for j in range(n):
+        buf[nempty, 128 + j] = 0
+    k = line_cells.shape[1]
     for i in range(lines.shape[0]):
         line = lines[i]
         if line & opp == ZERO:
@@ -165,6 +171,9 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                     my_need = int(c)
                 if c == 2:
                     my_two |= e
+                weight = _OWN_WEIGHT << (2 * (k - c))
+                for t in range(k):
+                    buf[nempty, 128 + line_cells[i, t]] += weight
         elif line & me == ZERO:
             e = line & ~opp
             if e & (e - ONE) == ZERO:
@@ -175,13 +184,16 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                     opp_need = int(c)
                 if c == 2:
                     opp_two |= e
+                weight = _OPP_WEIGHT << (2 * (k - c))
+                for t in range(k):
+                    buf[nempty, 128 + line_cells[i, t]] += weight
     if my_threat != ZERO:
         return BIG - 1
     if opp_threat != ZERO:
         if opp_threat & (opp_threat - ONE) != ZERO:
             return -(BIG - 2)  # a double threat: block one, lose to the other
         child = search(opp, me | opp_threat, lower(beta), lower(alpha), nempty - 1,
-                       lines, tt, buf, misc, full)
+                       lines, line_cells, tt, buf, misc, full)
         return lift(child)
 
     # Bounds: the fastest win each side could still make, or none without an open line.
@@ -222,18 +234,17 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
 
     # The moves with their ordering keys; picked best first, lazily.
     empty = full & ~(me | opp)
-    n = misc[CELLS]
     count = 0
     for j in range(n):
         cell = misc[ORDER + j]
         bit = ONE << np.uint64(cell)
         if empty & bit == ZERO:
             continue
-        key = misc[HISTORY + cell]
+        key = misc[HISTORY + cell] + (buf[nempty, 128 + cell] << 31)
         if bit & my_two != ZERO:
-            key += 1 << 40
+            key += 1 << 46
         if bit & opp_two != ZERO:
-            key += 1 << 38
+            key += 1 << 44
         if cell == hint:
             key += 1 << 50
         buf[nempty, count] = cell
@@ -255,7 +266,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             buf[nempty, top] = buf[nempty, j]
             buf[nempty, 64 + top] = buf[nempty, 64 + j]
         value = lift(search(opp, me | ONE << np.uint64(cell), lower(beta), lower(alpha),
-                            nempty - 1, lines, tt, buf, misc, full))
+                            nempty - 1, lines, line_cells, tt, buf, misc, full))
         if misc[ABORTED]:
             return 0
         if value > best:
@@ -303,10 +314,11 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
 
 
 @njit(cache=True)
-def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray, tt: np.ndarray,
-          buf: np.ndarray, misc: np.ndarray, full: np.uint64) -> int:  # pragma: no cover
+def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
+          line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray, misc: np.ndarray,
+          full: np.uint64) -> int:  # pragma: no cover
     """The exact score of a position that is not over (0 if the node limit stopped it)."""
-    r = search(me, opp, 0, 1, nempty, lines, tt, buf, misc, full)
+    r = search(me, opp, 0, 1, nempty, lines, line_cells, tt, buf, misc, full)
     if misc[ABORTED]:
         return 0
     if r >= 1:  # a win: the fastest, by asking "a win within d?" for d = 1, 3, 5, ...
@@ -314,14 +326,14 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray, tt: np.
         d = 1
         while d < slowest:
             t = BIG - d
-            r = search(me, opp, t - 1, t, nempty, lines, tt, buf, misc, full)
+            r = search(me, opp, t - 1, t, nempty, lines, line_cells, tt, buf, misc, full)
             if misc[ABORTED]:
                 return 0
             if r >= t:
                 return t
             d += 2
         return BIG - slowest
-    r = search(me, opp, -1, 0, nempty, lines, tt, buf, misc, full)
+    r = search(me, opp, -1, 0, nempty, lines, line_cells, tt, buf, misc, full)
     if misc[ABORTED]:
         return 0
     if r >= 0:
@@ -331,7 +343,7 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray, tt: np.
     d = 2
     while d < fastest:
         t = -(BIG - d)
-        r = search(me, opp, t, t + 1, nempty, lines, tt, buf, misc, full)
+        r = search(me, opp, t, t + 1, nempty, lines, line_cells, tt, buf, misc, full)
         if misc[ABORTED]:
             return 0
         if r <= t:
@@ -351,7 +363,8 @@ def completes_line(mine: np.uint64, lines: np.ndarray) -> bool:  # pragma: no co
 
 @njit(cache=True)
 def solve_moves(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
-                out: np.ndarray, start: int, lines: np.ndarray, tt: np.ndarray,
+                out: np.ndarray, start: int, lines: np.ndarray, line_cells: np.ndarray,
+                tt: np.ndarray,
                 buf: np.ndarray, misc: np.ndarray, full: np.uint64) -> int:  # pragma: no cover
     """The exact score of each move in ``cells[start:]`` for the mover, into ``out``.
 
@@ -364,7 +377,7 @@ def solve_moves(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
         elif nempty == 1:
             out[i] = 0
         else:
-            child = exact(opp, mine, nempty - 1, lines, tt, buf, misc, full)
+            child = exact(opp, mine, nempty - 1, lines, line_cells, tt, buf, misc, full)
             if misc[ABORTED]:
                 return i
             out[i] = lift(child)
@@ -411,7 +424,8 @@ def orbit_representatives(perms: np.ndarray, x: np.uint64, o: np.uint64,
 
 
 @njit(cache=True)
-def strong(full: np.uint64, nempty: int, lines: np.ndarray, tt: np.ndarray, buf: np.ndarray,
+def strong(full: np.uint64, nempty: int, lines: np.ndarray, line_cells: np.ndarray,
+           tt: np.ndarray, buf: np.ndarray,
            misc: np.ndarray, seen: np.ndarray, out_me: np.ndarray, out_opp: np.ndarray,
            out_score: np.ndarray) -> int:  # pragma: no cover - compiled
     """Every position reachable from the empty board and not over, with its exact score.
@@ -444,7 +458,7 @@ def strong(full: np.uint64, nempty: int, lines: np.ndarray, tt: np.ndarray, buf:
         left = nempty - popcount(me | opp)
         out_me[count] = me
         out_opp[count] = opp
-        out_score[count] = exact(me, opp, int(left), lines, tt, buf, misc, full)
+        out_score[count] = exact(me, opp, int(left), lines, line_cells, tt, buf, misc, full)
         count += 1
         empty = full & ~(me | opp)
         for c in range(misc[CELLS]):
