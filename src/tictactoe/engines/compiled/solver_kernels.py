@@ -17,8 +17,10 @@ The search is fail-soft alpha-beta over these exact scores, with
   entries (one cache line), a depth-preferred entry and an always-replaced one, each stamped
   with a generation so that emptying the table is one increment;
 * move ordering: table move, cells of lines one mark short of a threat (own, then the
-  opponent's), history counts, then cells by the number of lines through them, picked
-  lazily (most nodes cut on their first move).
+  opponent's), then the open lines through each cell weighted by their marks (the mover's
+  four times the opponent's: ``12 << 2 * marks`` against ``3 << 2 * marks``), history
+  counts and the static order as tie-breaks, picked lazily (most nodes cut on their first
+  move).
 
 The drivers ask null-window questions: "is this a win?" and "a loss?" (a win/draw/loss
 search, cheap because any win cuts), then "a win within d plies?" for d = 1, 3, 5, ... until
@@ -69,7 +71,7 @@ ENTRY = 4
 ROW = 2 * ENTRY
 _OFF = 32768
 _HISTORY_CAP = 1 << 30
-_OWN_WEIGHT = 4
+_OWN_WEIGHT = 12
 _OPP_WEIGHT = 3
 
 
@@ -242,11 +244,11 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             continue
         key = misc[HISTORY + cell] + (buf[nempty, 128 + cell] << 31)
         if bit & my_two != ZERO:
-            key += 1 << 46
+            key += 1 << 59
         if bit & opp_two != ZERO:
-            key += 1 << 44
+            key += 1 << 58
         if cell == hint:
-            key += 1 << 50
+            key += 1 << 61
         buf[nempty, count] = cell
         buf[nempty, 64 + count] = key
         count += 1
