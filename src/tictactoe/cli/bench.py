@@ -20,12 +20,35 @@ from rich.table import Table
 from tictactoe.cli import app
 from tictactoe.cli.common import console, errors, reports_errors
 from tictactoe.core import Position, Variant
+from tictactoe.core.errors import TicTacToeError
+
+
+class BenchCaseError(TicTacToeError):
+    """An unknown benchmark case name."""
+
+
+EXPECTED = {
+    "3x3": "draw", "3x3-strong": "draw", "4x4": "draw",
+    "4x4-census": "15,038,733,958,272 games",
+    "5x5k4": "draw", "4x6k4": "draw", "6x5k4": "first player wins",
+    "5x6k4": "first player wins", "6x6k4": "first player wins", "4x8k4": "draw",
+    "9x4k4": "first player wins",
+}
+"""The known value of every case, by key; a solve that disagrees fails the bench."""
+
+QUICK = ("3x3", "3x3-strong", "4x4", "4x4-census", "5x5k4", "4x6k4", "6x5k4", "5x6k4",
+         "6x6k4")
+"""The cases `--quick` runs: all but (4,8,4) and (9,4,4)."""
+
+
+_CASE_HELP = f"Run only this case (repeatable): {', '.join(EXPECTED)}."
 
 
 @dataclass
 class Case:
     """One benchmark case and what came of it."""
 
+    key: str
     name: str
     target: float
     """Target seconds (median warm run)."""
@@ -80,21 +103,46 @@ def _value_word(result: str) -> str:
         else result
 
 
-def _run_cases(quick: bool, repeat: int, limit: float) -> tuple[list[Case], float]:
-    from tictactoe.engines.census import census
-    from tictactoe.engines.compiled import (
-        census_counts,
-        describe_score,
-        reachable_positions,
-        strong_solution,
-        warm_up,
-    )
-    from tictactoe.engines.solver import solve_python
+def _run_cases(quick: bool, repeat: int, limit: float,
+               only: list[str] | None = None) -> tuple[list[Case], float]:
+    from tictactoe.engines.compiled import warm_up
 
     jit = warm_up()
     cases: list[Case] = []
+    keys = [k for k in EXPECTED if (not quick or k in QUICK) and (not only or k in only)]
 
-    case = Case("3x3 solved from empty", 0.0003, "draw")
+    def wanted(key: str) -> bool:
+        return key in keys
+
+    if wanted("3x3"):
+        _solved_from_empty(cases, repeat, limit)
+    if wanted("3x3-strong"):
+        _strong(cases, repeat, limit)
+    if wanted("4x4"):
+        _four_by_four(cases, repeat, limit)
+    if wanted("4x4-census"):
+        _census(cases, repeat, limit)
+    for name in ("5x5k4", "4x6k4", "6x5k4", "5x6k4", "6x6k4", "4x8k4", "9x4k4"):
+        if not wanted(name):
+            continue
+        variant = Variant.parse(name)
+        fast = name in QUICK
+        case = Case(name, f"({variant.rows},{variant.columns},{variant.k}) solved",
+                    1.0 if fast else 60.0, EXPECTED[name], quick=fast)
+        case.seconds, case.nodes, case.result, case.proven = _median(
+            _solve_case(name, limit), repeat, limit)
+        cases.append(case)
+
+    for case in cases:
+        if case.proven and case.expected not in (case.result, _value_word(case.result)):
+            case.ok = False
+    return cases, jit
+
+
+def _solved_from_empty(cases: list[Case], repeat: int, limit: float) -> None:
+    from tictactoe.engines.solver import solve_python
+
+    case = Case("3x3", "3x3 solved from empty", 0.0003, EXPECTED["3x3"])
     case.seconds, case.nodes, case.result, case.proven = _median(
         _solve_case("3x3", limit), max(repeat, 20), limit)
     started = time.perf_counter()
@@ -102,8 +150,14 @@ def _run_cases(quick: bool, repeat: int, limit: float) -> tuple[list[Case], floa
     case.python_seconds = time.perf_counter() - started
     cases.append(case)
 
+
+def _strong(cases: list[Case], repeat: int, limit: float) -> None:
+    from tictactoe.engines.compiled import describe_score, reachable_positions, strong_solution
+    from tictactoe.engines.solver import solve_python
+
     positions = reachable_positions(Variant.parse("3x3"))
-    case = Case(f"3x3 strong solution ({len(positions):,} positions)", 0.003, "draw")
+    case = Case("3x3-strong", f"3x3 strong solution ({len(positions):,} positions)", 0.003,
+                EXPECTED["3x3-strong"])
 
     def strong() -> tuple[int, str, bool]:
         solution = strong_solution("3x3")
@@ -118,7 +172,11 @@ def _run_cases(quick: bool, repeat: int, limit: float) -> tuple[list[Case], floa
     case.python_seconds = time.perf_counter() - started
     cases.append(case)
 
-    case = Case("4x4 k=4 solved", 0.1, "draw")
+
+def _four_by_four(cases: list[Case], repeat: int, limit: float) -> None:
+    from tictactoe.engines.solver import solve_python
+
+    case = Case("4x4", "4x4 k=4 solved", 0.1, EXPECTED["4x4"])
     case.seconds, case.nodes, case.result, case.proven = _median(
         _solve_case("4x4", limit), repeat, limit)
     started = time.perf_counter()
@@ -127,7 +185,12 @@ def _run_cases(quick: bool, repeat: int, limit: float) -> tuple[list[Case], floa
         case.python_seconds = time.perf_counter() - started
     cases.append(case)
 
-    case = Case("4x4 census (9,722,011 positions)", 3.0, "15,038,733,958,272 games")
+
+def _census(cases: list[Case], repeat: int, limit: float) -> None:
+    from tictactoe.engines.census import census
+    from tictactoe.engines.compiled import census_counts
+
+    case = Case("4x4-census", "4x4 census (9,722,011 positions)", 3.0, EXPECTED["4x4-census"])
 
     def count() -> tuple[int, str, bool]:
         c = census_counts(Variant.parse("4x4"))
@@ -139,24 +202,6 @@ def _run_cases(quick: bool, repeat: int, limit: float) -> tuple[list[Case], floa
     case.python_seconds = time.perf_counter() - started
     cases.append(case)
 
-    boards = [("5x5k4", "draw", True), ("4x6k4", "draw", True), ("6x5k4", "win", True),
-              ("5x6k4", "win", True), ("6x6k4", "win", True), ("4x8k4", "draw", False),
-              ("9x4k4", "win", False)]
-    for name, value, fast in boards:
-        if quick and not fast:
-            continue
-        m, n, k = Variant.parse(name).rows, Variant.parse(name).columns, 4
-        case = Case(f"({m},{n},{k}) solved", 1.0 if fast else 60.0,
-                    "draw" if value == "draw" else "first player wins", quick=fast)
-        case.seconds, case.nodes, case.result, case.proven = _median(
-            _solve_case(name, limit), repeat, limit)
-        cases.append(case)
-
-    for case in cases:
-        if case.proven and case.expected not in (case.result, _value_word(case.result)):
-            case.ok = False
-    return cases, jit
-
 
 @app.command()
 @reports_errors
@@ -165,9 +210,15 @@ def bench(
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
     repeat: int = typer.Option(5, min=1, help="Runs per fast case (the median is kept)."),
     limit: float = typer.Option(120.0, min=0.1, help="Seconds allowed per solve."),
+    case: list[str] | None = typer.Option(None, "--case", help=_CASE_HELP),  # noqa: B008
 ) -> None:
     """Time the compiled solver and census, warm, against their targets."""
-    cases, jit = _run_cases(quick, repeat, limit)
+    case = case or []
+    unknown = [c for c in case if c not in EXPECTED]
+    if unknown:
+        raise BenchCaseError(f"unknown case {unknown[0]!r}; expected one of "
+                             f"{', '.join(EXPECTED)}")
+    cases, jit = _run_cases(quick, repeat, limit, case)
     cores = os.cpu_count() or 1
     if as_json:
         rows = [asdict(c) | {"ratio": c.ratio, "met": c.met} for c in cases]
