@@ -21,12 +21,13 @@ from tictactoe.core.record import GameRecord
 from tictactoe.engines.solver import solve
 from tictactoe.web import app as web_app
 from tictactoe.web.app import create_app
+from tictactoe.web.engine import WebSolver
 from tictactoe.web.store import GameStore, data_dir
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(tmp_path)) as test_client:
+    with TestClient(create_app(tmp_path, warm=False)) as test_client:
         yield test_client
 
 
@@ -159,23 +160,23 @@ def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(web_app, "ENGINE_THREADS", 1)
     monkeypatch.setattr(web_app, "BUSY_SECONDS", 0.2)
     entered, release = threading.Event(), threading.Event()
-    real_solve = web_app.solve
+    real_search = WebSolver.search
 
-    def slow_solve(*args: Any, **kwargs: Any) -> Any:
+    def slow_search(*args: Any, **kwargs: Any) -> Any:
         entered.set()
         release.wait(5)
-        return real_solve(*args, **kwargs)
+        return real_search(*args, **kwargs)
 
-    monkeypatch.setattr(web_app, "solve", slow_solve)
-    with TestClient(create_app(tmp_path)) as client:
+    monkeypatch.setattr(WebSolver, "search", slow_search)
+    with TestClient(create_app(tmp_path, warm=False)) as client:
         results: list[int] = []
         worker = threading.Thread(target=lambda: results.append(client.post(
-            "/api/analysis", json={"position": "o2/1x1/3 x"}).status_code))
+            "/api/analysis", json={"position": "5x5k4"}).status_code))
         worker.start()
         try:
             assert entered.wait(5)
             assert "busy" in error(client.post("/api/analysis",
-                                               json={"position": "3/1x1/3 o"}), 503)
+                                               json={"position": "5/5/5/2x2/5 o"}), 503)
         finally:
             release.set()
             worker.join()

@@ -1,8 +1,12 @@
 """The web app: a JSON API over the rules core and the engines, and the page that uses it.
 
-Every engine call runs in a worker thread, at most `ENGINE_THREADS` at a time, and is bounded
-by `SOLVE_NODES` and `SOLVE_SECONDS`; a request that cannot get a worker within
-`BUSY_SECONDS` is answered 503 rather than queued for ever.
+Every engine call is bounded by `SOLVE_NODES` and `SOLVE_SECONDS` and runs in a worker
+thread, at most `ENGINE_THREADS` at a time; a request that cannot get a worker within
+`BUSY_SECONDS` is answered 503 rather than queued for ever. Two things answer without a
+worker: a solution proven before (for this position or one equivalent under symmetry), and,
+on the small boards, a search that proves the position within `INLINE_NODES` nodes (a
+millisecond or two: less than handing the work to a thread and back costs on a busy server).
+Answers to repeated requests are kept as JSON bytes.
 
 >>> info = position_info(Position("xxx/oo1/3 o"))
 >>> info.outcome.result, info.winning_lines, info.legal_moves
@@ -11,14 +15,16 @@ by `SOLVE_NODES` and `SOLVE_SECONDS`; a request that cannot get a worker within
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
+import json
 import logging
 import random
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from pathlib import Path
-from threading import Lock
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -28,12 +34,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tictactoe.core import Position, Side, Termination, TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.engines.players import LEVELS, PLAYER_NAMES, Limit, make_player
 from tictactoe.engines.score import Score
-from tictactoe.engines.solver import Solution, solve
+from tictactoe.engines.solver import Solution
+from tictactoe.web.engine import LruCache, WebSolver, code_score, score_code
 from tictactoe.web.models import (
     AnalysisRequest,
     AnalysisResponse,
@@ -63,14 +71,20 @@ SOLVE_NODES = 400_000
 """Most nodes one engine call may search."""
 SOLVE_SECONDS = 1.5
 """Most seconds one engine call may take."""
-ENGINE_THREADS = 2
-"""Engine calls running at once; more wait for a free worker."""
+ENGINE_THREADS = 1
+"""Engine calls running at once; more wait for a free worker. The compiled kernels hold the
+interpreter lock, so a second worker would only take turns with the first."""
+INLINE_NODES = 10_000
+"""Nodes a search on a small board may take on the event loop before it goes to a worker."""
 BUSY_SECONDS = 10.0
 """How long a request waits for a free worker before it is refused with 503."""
 MAX_BODY_BYTES = 16 * 1024
 """Largest request body accepted; anything bigger is refused with 413."""
-CACHE_SIZE = 20_000
+CACHE_SIZE = 50_000
 """Engine answers remembered (they are deterministic for a given position, player and seed)."""
+WARM_PLIES = {"3x3": 9, "4x4": 3}
+"""At startup, a background task solves every position of these boards up to this many marks
+(one per symmetry class), so that early moves, the costliest to search, answer at once."""
 
 VARIANTS = (("3x3", "3×3"), ("4x4", "4×4"), ("5x5k4", "5×5, four in a row"),
             ("6x6k4", "6×6, four in a row"), ("4x4x4", "4×4×4 cube"))
@@ -160,39 +174,71 @@ def check_players(players: dict[str, str]) -> dict[str, str]:
     return {side: name.strip().lower() for side, name in players.items()}
 
 
-class _LruCache(Generic[T]):
-    """A small thread-safe least-recently-used map.
+class PerfectMoves(NamedTuple):
+    """The perfect player's choices in one position: the best moves with their scores (coded
+    as integers), and the answer to each (as JSON) once asked for. Only strings, numbers and
+    bytes, so that a full cache gives the garbage collector nothing to visit."""
 
-    >>> cache: _LruCache[int] = _LruCache(2)
-    >>> cache.put(("a",), 1); cache.put(("b",), 2); cache.put(("c",), 3)
-    >>> cache.get(("a",)), cache.get(("c",))
-    (None, 3)
-    """
+    position: str
+    best: tuple[int, ...]
+    scores: dict[int, int]
+    replies: dict[int, bytes]
 
-    def __init__(self, size: int) -> None:
-        self._size, self._lock = size, Lock()
-        self._data: OrderedDict[tuple[object, ...], T] = OrderedDict()
-
-    def get(self, key: tuple[object, ...]) -> T | None:
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key: tuple[object, ...], value: T) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
+    @staticmethod
+    def of(board: Position, solution: Solution) -> PerfectMoves:
+        return PerfectMoves(board.to_string(), tuple(solution.best),
+                            {move: score_code(solution.moves[move]) for move in solution.best},
+                            {})
 
 
 # ----------------------------------------------------------------- the app
+def early_positions(variant: str, plies: int) -> list[Position]:
+    """One position per symmetry class with at most ``plies`` marks, not over, fewest first.
+
+    >>> [len([p for p in early_positions("3x3", 9) if p.ply == n]) for n in range(4)]
+    [1, 3, 12, 38]
+    """
+    level = [Position(variant)]
+    found: list[Position] = []
+    for _ in range(plies + 1):
+        found += level
+        following: dict[tuple[int, int, Side], Position] = {}
+        for board in level:
+            for cell in board.legal_moves():
+                after = board.play(cell)
+                if not after.is_game_over():
+                    following.setdefault(after.canonical_key(), after)
+        level = list(following.values())
+    return found
+
+
+class BodyLimit:
+    """Refuse a request whose declared body is over `MAX_BODY_BYTES` with 413 (plain ASGI,
+    so that the other requests pay nothing for it)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for name, value in scope["headers"]:
+                if name == b"content-length" and (not value.isdigit()
+                                                  or int(value) > MAX_BODY_BYTES):
+                    refusal = JSONResponse(
+                        {"detail": f"request body too large: at most {MAX_BODY_BYTES} bytes"},
+                        413)
+                    await refusal(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
 def create_app(data: str | Path | None = None, *, store: GameStore | None = None,
-               nodes: int | None = None, seconds: float | None = None) -> FastAPI:
+               nodes: int | None = None, seconds: float | None = None,
+               warm: bool = True) -> FastAPI:
     """The app, storing games in the data folder ``data`` (or in ``store``). ``nodes`` and
-    ``seconds`` bound each engine call (default `SOLVE_NODES`, `SOLVE_SECONDS`)."""
+    ``seconds`` bound each engine call (default `SOLVE_NODES`, `SOLVE_SECONDS`). With
+    ``warm``, a background task loads the compiled kernels and solves the positions of
+    `WARM_PLIES` once the server starts; requests are served meanwhile."""
     if store is None:
         if data is None:
             raise ValueError("create_app needs a data folder or a store")
@@ -201,14 +247,33 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
     max_nodes = SOLVE_NODES if nodes is None else nodes
     max_seconds = SOLVE_SECONDS if seconds is None else seconds
     limiter = anyio.CapacityLimiter(ENGINE_THREADS)
-    moves_cache: _LruCache[MoveResponse] = _LruCache(CACHE_SIZE)
-    solutions: _LruCache[Solution] = _LruCache(CACHE_SIZE)
-    infos: _LruCache[PositionInfo] = _LruCache(CACHE_SIZE)
+    solver = WebSolver(CACHE_SIZE)
+    ready = asyncio.Event()  # set once the warm-up is over
+    infos: LruCache[bytes] = LruCache(CACHE_SIZE)  # position string -> PositionInfo JSON
+    answers: LruCache[bytes] = LruCache(CACHE_SIZE)  # (position text, *moves) -> its JSON
+    perfect_moves: LruCache[PerfectMoves] = LruCache(CACHE_SIZE)  # position text -> answers
+    moves_cache: LruCache[bytes] = LruCache(CACHE_SIZE)  # other players' moves, by seed
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        warming = asyncio.create_task(warm_up()) if warm else None
+        if warming is None:
+            ready.set()
+        app.state.warming = warming
+        try:
+            yield
+        finally:
+            if warming is not None:
+                warming.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await warming
 
     app = FastAPI(
         title="tictactoe", version="1",
         summary="Play, analyse and record tic-tac-toe on m×n boards with k in a row and cubes.",
-        docs_url=None, redoc_url=None)  # their pages load scripts from a CDN
+        docs_url=None, redoc_url=None,  # their pages load scripts from a CDN
+        lifespan=lifespan)
+    app.state.solver = solver
 
     async def run_engine(work: Callable[[], T]) -> T:
         """Run a CPU-bound call in a worker thread, waiting at most BUSY_SECONDS for one."""
@@ -224,23 +289,49 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
             limiter.release()
 
     async def solution_for(board: Position, nodes: int, seconds: float) -> Solution:
-        """The solver's answer, from the cache when this position was proven before."""
-        key = (board.to_string(),)
-        solution = solutions.get(key)
+        """The solver's answer: from the cache when this position or an equivalent one was
+        proven before, else from a quick search here if that proves it, else from a bounded
+        search in a worker."""
+        solution = solver.cached(board)
         if solution is None:
-            solution = await run_engine(lambda: solve(board.copy(stack=False), nodes=nodes,
-                                                      seconds=seconds))
-            if solution.proven:
-                solutions.put(key, solution)
+            solution = solver.solve_quickly(board, min(nodes, INLINE_NODES))
+        if solution is None:
+            solution = await run_engine(lambda: solver.solve(board, nodes=nodes,
+                                                             seconds=seconds))
         return solution
 
-    def info_for(board: Position) -> PositionInfo:
+    async def warm_up() -> None:
+        """Load the kernels, then solve the early positions of the small boards, one engine
+        call each, so that requests queue between them rather than behind all of them."""
+        try:
+            await run_engine(solver.load)
+            for variant, plies in WARM_PLIES.items():
+                boards = await run_engine(functools.partial(early_positions, variant, plies))
+                for board in boards:
+                    if solver.cached(board) is None:
+                        await run_engine(functools.partial(
+                            solver.solve, board, nodes=max_nodes, seconds=max_seconds))
+            log.info("warm-up done: %d solutions cached", len(solver.cache))
+        except HTTPException:  # every worker busy for long: the requests come first
+            log.info("warm-up stopped: the engine is busy")
+        finally:
+            ready.set()
+
+    def info_json(board: Position) -> bytes:
+        """`position_info` as JSON, remembered."""
         key = (board.to_string(),)
         info = infos.get(key)
         if info is None:
-            info = position_info(board)
+            info = position_info(board).model_dump_json().encode()
             infos.put(key, info)
         return info
+
+    def move_json(board: Position, move: int, player: str, score: Score | None) -> bytes:
+        """A `MoveResponse` as JSON, around the remembered JSON of the position after it."""
+        head = json.dumps({"move": board.move_name(move), "cell": move, "player": player,
+                           "score": None if score is None else score_info(score).model_dump()},
+                          separators=(",", ":"))
+        return head[:-1].encode() + b',"position":' + info_json(board.play(move)) + b"}"
 
     # ------------------------------------------------------------- errors
     @app.exception_handler(TicTacToeError)
@@ -267,14 +358,7 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return JSONResponse({"detail": f"internal error ({type(err).__name__})"}, 500)
 
-    @app.middleware("http")
-    async def limit_body(request: Request,
-                         call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            return JSONResponse(
-                {"detail": f"request body too large: at most {MAX_BODY_BYTES} bytes"}, 413)
-        return await call_next(request)
+    app.add_middleware(BodyLimit)
 
     # ------------------------------------------------------------- API
     @app.get("/api/options", response_model=OptionsResponse, tags=["positions"])
@@ -284,52 +368,65 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
             variants=[ChoiceInfo(value=v, label=label) for v, label in VARIANTS],
             levels=[ChoiceInfo(value=level, label=LEVEL_LABELS.get(level, level.title()))
                     for level in LEVELS],
-            limits={"nodes": max_nodes, "seconds": max_seconds})
+            limits={"nodes": max_nodes, "seconds": max_seconds}, ready=ready.is_set())
 
     @app.post("/api/position", response_model=PositionInfo, responses=ERRORS,
               tags=["positions"])
-    async def position(body: PositionRequest) -> PositionInfo:
+    async def position(body: PositionRequest) -> Response:
         """A position's marks, legal moves, legality problems, outcome and winning lines,
         after playing ``moves`` (if any) from it."""
-        board = Position(body.position)
-        for number, move in enumerate(body.moves, 1):
-            try:
-                board.push_name(move)
-            except TicTacToeError as err:
-                raise type(err)(f"move {number} ({move!r}): {err}") from None
-        return info_for(board)
+        key = (body.position, *body.moves)
+        answer = answers.get(key)
+        if answer is None:
+            board = Position(body.position)
+            for number, move in enumerate(body.moves, 1):
+                try:
+                    board.push_name(move)
+                except TicTacToeError as err:
+                    raise type(err)(f"move {number} ({move!r}): {err}") from None
+            answer = info_json(board)
+            answers.put(key, answer)
+        return Response(answer, media_type="application/json")
 
     @app.post("/api/move", response_model=MoveResponse, responses=ERRORS, tags=["engines"])
-    async def computer_move(body: MoveRequest) -> MoveResponse:
+    async def computer_move(body: MoveRequest) -> Response:
         """The move a computer player or level chooses; the same seed gives the same move."""
-        board = playable(body.position)
         name = body.player.strip().lower()
+        if name == "perfect":
+            # The perfect player's own rule (a seeded random choice among the solver's best
+            # moves), over a solution that is cached for every client.
+            known = perfect_moves.get((body.position,))
+            if known is None:
+                board = playable(body.position)
+                solution = await solution_for(board, max_nodes, max_seconds)
+                if not solution.proven:  # estimates: answered, never remembered
+                    move = random.Random(body.seed).choice(solution.best)
+                    return Response(move_json(board, move, name, solution.moves[move]),
+                                    media_type="application/json")
+                known = PerfectMoves.of(board, solution)
+                perfect_moves.put((body.position,), known)
+            move = random.Random(body.seed).choice(known.best)
+            reply = known.replies.get(move)
+            if reply is None:
+                reply = known.replies[move] = move_json(Position(known.position), move, name,
+                                                        code_score(known.scores[move]))
+            return Response(reply, media_type="application/json")
+        board = playable(body.position)
         if name not in PLAYER_OR_LEVEL - {"human"}:
             raise TicTacToeError(
                 f"unknown player {body.player!r}: expected one of "
                 f"{', '.join(sorted(PLAYER_OR_LEVEL - {'human'}))}")
-        if name == "perfect":
-            # The perfect player's own rule (a seeded random choice among the solver's best
-            # moves), over a solution that is cached for every client.
-            solution = await solution_for(board, max_nodes, max_seconds)
-            move = random.Random(body.seed).choice(solution.best)
-            return MoveResponse(move=board.move_name(move), cell=move, player=name,
-                                score=score_info(solution.moves[move]),
-                                position=info_for(board.play(move)))
         key = ("move", board.to_string(), name, body.seed)
         cached = moves_cache.get(key)
         if cached is None:
-            def choose() -> MoveResponse:
+            def choose() -> bytes:
                 player = make_player(name, seed=body.seed)
                 choice = player.choose(board.copy(stack=False), Limit(seconds=max_seconds))
-                return MoveResponse(
-                    move=board.move_name(choice.move), cell=choice.move, player=name,
-                    score=None if choice.score is None else score_info(choice.score),
-                    position=info_for(board.play(choice.move)))
+                return move_json(board, choice.move, name, choice.score)
             cached = await run_engine(choose)
             if body.seed is not None:
                 moves_cache.put(key, cached)
-        return cached
+        return Response(cached, media_type="application/json")
 
     @app.post("/api/analysis", response_model=AnalysisResponse, responses=ERRORS,
               tags=["engines"])
@@ -419,4 +516,4 @@ def describe_validation(errors: Any) -> str:
     return "; ".join(parts) or "malformed request"
 
 
-__all__ = ["create_app", "describe_validation", "position_info", "solve"]
+__all__ = ["create_app", "describe_validation", "early_positions", "position_info"]

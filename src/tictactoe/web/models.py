@@ -180,6 +180,10 @@ class OptionsResponse(BaseModel):
     variants: list[ChoiceInfo]
     levels: list[ChoiceInfo]
     limits: dict[str, float]
+    ready: bool = Field(
+        description="Whether the startup warm-up (loading the compiled search, solving the "
+                    "early positions of the small boards) is over; until then answers are "
+                    "slower, never wrong.")
 
 
 class ErrorResponse(BaseModel):

@@ -1,0 +1,295 @@
+"""The web app's solver: bounded solves, proven answers remembered by symmetry class.
+
+`WebSolver.solve` gives the same answer as `tictactoe.engines.solver.solve` with the same
+bounds, only faster when the server has seen the position, or an equivalent one, before:
+
+- a proven solution is stored once per symmetry class (the position's least image under the
+  board's symmetries), in the frame of that image; a position of the same class reads it
+  back through its own permutation. Symmetries map lines onto lines, so every move's value
+  carries over exactly;
+- on small boards (at most `PERSISTENT_CELLS` cells) the compiled search keeps one
+  transposition table per variant between calls. Its entries are exact bounds of positions
+  (the kernels never store a stopped search), so they stay true for every later search,
+  and a new position near an old one costs a fraction of a fresh search.
+
+>>> solver = WebSolver(cache_size=100)
+>>> first = solver.solve(Position("x2/3/3 o"), nodes=10_000, seconds=1.0)
+>>> mirrored = solver.solve(Position("2x/3/3 o"), nodes=10_000, seconds=1.0)  # from the cache
+>>> first.best, mirrored.best, str(mirrored.moves[4]), solver.hits
+([4], [4], 'draw', 1)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+from tictactoe.core import BoardTooLargeError, Position, Variant, symmetries
+from tictactoe.engines import compiled
+from tictactoe.engines.heuristic import open_line_counts
+from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.engines.solver import Solution, check_solvable, solve
+
+T = TypeVar("T")
+
+PERSISTENT_CELLS = 16
+"""Boards of at most this many cells keep their compiled transposition table between calls."""
+
+PERSISTENT_TABLE_BITS = 20
+"""Size of a kept table: 2**20 entries (about 21 MB) per variant."""
+
+SYMMETRY_CELLS = 36
+"""Boards of at most this many cells (and flat) share cached answers across symmetries; on
+bigger boards a proof is rare and listing the symmetries costs more than it saves."""
+
+
+class LruCache(Generic[T]):
+    """A small thread-safe least-recently-used map.
+
+    >>> cache: LruCache[int] = LruCache(2)
+    >>> cache.put(("a",), 1); cache.put(("b",), 2); cache.put(("c",), 3)
+    >>> cache.get(("a",)), cache.get(("c",)), len(cache)
+    (None, 3, 2)
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size, self._lock = size, threading.Lock()
+        self._data: OrderedDict[tuple[object, ...], T] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: tuple[object, ...]) -> T | None:
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[object, ...], value: T) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+
+
+class Symmetry:
+    """A variant's symmetries as byte lookup tables, to find a position's least image fast.
+
+    >>> sym = Symmetry.of(Variant.parse("3x3"))
+    >>> x, o = 0b000000001, 0b000010000          # X on a1, O on b2
+    >>> key, perm = sym.canonical(0b000000100, o)  # X on c1 instead: the same class
+    >>> key == sym.canonical(x, o)[0], perm[2] == sym.canonical(x, o)[1][0]
+    (True, True)
+    """
+
+    def __init__(self, perms: tuple[tuple[int, ...], ...], cells: int) -> None:
+        self.perms = perms
+        chunks = (cells + 7) // 8
+        self.tables: list[list[list[int]]] = []
+        for perm in perms:
+            per_chunk = []
+            for chunk in range(chunks):
+                table = []
+                for byte in range(256):
+                    image = 0
+                    for bit in range(8):
+                        cell = chunk * 8 + bit
+                        if byte >> bit & 1 and cell < cells:
+                            image |= 1 << perm[cell]
+                    table.append(image)
+                per_chunk.append(table)
+            self.tables.append(per_chunk)
+
+    @staticmethod
+    def of(variant: Variant) -> Symmetry:
+        """The variant's symmetry group, or only the identity where it is not used."""
+        identity = (tuple(range(variant.cells)),)
+        if variant.cells > SYMMETRY_CELLS or variant.is_3d:
+            return Symmetry(identity, variant.cells)
+        try:
+            return Symmetry(symmetries(variant), variant.cells)
+        except BoardTooLargeError:
+            return Symmetry(identity, variant.cells)
+
+    @staticmethod
+    def _image(tables: list[list[int]], mask: int) -> int:
+        image = 0
+        for table in tables:
+            image |= table[mask & 255]
+            mask >>= 8
+        return image
+
+    def canonical(self, x: int, o: int) -> tuple[tuple[int, int], tuple[int, ...]]:
+        """The least image ``(x', o')`` of the marks and a permutation that gives it."""
+        best_key: tuple[int, int] | None = None
+        best_perm = self.perms[0]
+        for perm, tables in zip(self.perms, self.tables, strict=True):
+            key = (self._image(tables, x), self._image(tables, o))
+            if best_key is None or key < best_key:
+                best_key, best_perm = key, perm
+        assert best_key is not None
+        return best_key, best_perm
+
+
+_Stored = tuple[int, dict[int, int], int, float, str]
+"""A proven solution in the frame of its class's least image: its score, each move's score
+(cell of the image -> score), nodes, seconds and engine. Scores are coded as integers (see
+`score_code`), so a stored entry holds no objects the garbage collector has to visit."""
+
+
+class WebSolver:
+    """Bounded solves with a cache of proven answers per symmetry class (thread-safe)."""
+
+    def __init__(self, cache_size: int) -> None:
+        self.cache: LruCache[_Stored] = LruCache(cache_size)
+        self.hits = 0
+        self._lock = threading.Lock()
+        self._symmetry: dict[Variant, Symmetry] = {}
+        self._workspaces: dict[Variant, tuple[threading.Lock, compiled.Workspace]] = {}
+        self.loaded = False
+        """Whether the compiled search is loaded; until then `solve_quickly` declines."""
+
+    def load(self) -> None:
+        """Load (or compile) the compiled search: a second or more, so call it in a worker."""
+        compiled.warm_up()
+        self.loaded = True
+
+    def symmetry(self, variant: Variant) -> Symmetry:
+        with self._lock:
+            found = self._symmetry.get(variant)
+        if found is None:
+            found = Symmetry.of(variant)
+            with self._lock:
+                self._symmetry[variant] = found
+        return found
+
+    def cached(self, position: Position) -> Solution | None:
+        """The solution from the cache, if this position's class was proven before."""
+        key, perm = self.symmetry(position.variant).canonical(position.x, position.o)
+        stored = self.cache.get((position.variant, position.turn, *key))
+        if stored is None:
+            return None
+        self.hits += 1
+        best, coded, nodes, seconds, engine = stored
+        moves: dict[int, Score] = {}
+        for cell in range(len(perm)):
+            value = coded.get(perm[cell])
+            if value is not None:
+                moves[cell] = code_score(value)
+        return Solution(score=code_score(best), moves=moves,
+                        best=[cell for cell in moves if coded[perm[cell]] == best],
+                        proven=True, nodes=nodes, seconds=seconds, mover=position.turn,
+                        engine=engine)
+
+    def solve(self, position: Position, *, nodes: int, seconds: float) -> Solution:
+        """The position's solution within the bounds: cached if its class was proven, else
+        searched (and remembered if proven)."""
+        found = self.cached(position)
+        if found is not None:
+            return found
+        solution = self.search(position, nodes=nodes, seconds=seconds)
+        if solution.proven:
+            self.remember(position, solution)
+        return solution
+
+    def solve_quickly(self, position: Position, nodes: int) -> Solution | None:
+        """A proof within ``nodes`` nodes on a small board, on the calling thread, or None
+        (a bigger board, the board's table in use by another search, or not proven within
+        the nodes). What the search learns stays in the kept table for the next search."""
+        if not self.loaded:
+            return None
+        workspace = self._workspace(position.variant)
+        if workspace is None or not workspace[0].acquire(blocking=False):
+            return None
+        try:
+            check_solvable(position)
+            result = compiled.solve_position(position, nodes=nodes, workspace=workspace[1])
+        finally:
+            workspace[0].release()
+        if not result.proven:
+            return None
+        solution = _as_solution(position, result)
+        self.remember(position, solution)
+        return solution
+
+    def remember(self, position: Position, solution: Solution) -> None:
+        """Keep a proven solution for every position of its class."""
+        key, perm = self.symmetry(position.variant).canonical(position.x, position.o)
+        coded = {perm[cell]: score_code(score) for cell, score in solution.moves.items()}
+        self.cache.put((position.variant, position.turn, *key),
+                       (score_code(solution.score), coded, solution.nodes, solution.seconds,
+                        solution.engine))
+
+    def search(self, position: Position, *, nodes: int, seconds: float) -> Solution:
+        """A fresh bounded search (no cache): on small boards with the kept table."""
+        workspace = self._workspace(position.variant)
+        if workspace is None:
+            return solve(position.copy(stack=False), nodes=nodes, seconds=seconds)
+        check_solvable(position)
+        with workspace[0]:
+            result = compiled.solve_position(position, nodes=nodes, seconds=seconds,
+                                             workspace=workspace[1])
+        return _as_solution(position, result)
+
+    def _workspace(self, variant: Variant) -> tuple[threading.Lock, compiled.Workspace] | None:
+        """The kept table of a small board (made on first use), or None for a big one."""
+        if variant.cells > PERSISTENT_CELLS or not compiled.fits(variant):
+            return None
+        with self._lock:
+            found = self._workspaces.get(variant)
+        if found is None:
+            self.load()
+            bits = min(PERSISTENT_TABLE_BITS, 2 * variant.cells)
+            found = (threading.Lock(), compiled.Workspace.new(variant.cells, variant.cells, bits))
+            with self._lock:
+                found = self._workspaces.setdefault(variant, found)
+        return found
+
+
+def _as_solution(position: Position, result: compiled.CompiledSolution) -> Solution:
+    """The kernels' answer as a `Solution`, exactly as `solve` builds it: moves left
+    unproven by a bound get the readable solver's heuristic score."""
+    mover = position.turn
+    me, opp = position.marks(mover), position.marks(mover.other)
+    lines = position.variant.line_masks
+    moves: dict[int, Score] = {}
+    for cell in position.legal_moves():
+        if cell in result.moves:
+            moves[cell] = code_score(result.moves[cell])
+        else:
+            mine, theirs = open_line_counts(lines, me | 1 << cell, opp)
+            moves[cell] = Heuristic(float(mine - theirs))
+    score = max(moves.values())
+    return Solution(score=score, moves=moves, best=[c for c, s in moves.items() if s == score],
+                    proven=result.proven, nodes=result.nodes, seconds=result.seconds,
+                    mover=mover, engine="compiled")
+
+
+def code_score(value: int) -> Score:
+    """A score from the kernels' integer (a win in ``d`` plies is ``BIG - d``)."""
+    if value > 0:
+        return Win(compiled.BIG - value)
+    if value < 0:
+        return Loss(compiled.BIG + value)
+    return Draw()
+
+
+def score_code(score: Score) -> int:
+    """The kernels' integer for a proven score (the inverse of `code_score`).
+
+    >>> [code_score(score_code(s)) == s for s in (Win(3), Loss(4), Draw())]
+    [True, True, True]
+    """
+    if isinstance(score, Win):
+        return compiled.BIG - score.plies
+    if isinstance(score, Loss):
+        return -(compiled.BIG - score.plies)
+    if isinstance(score, Draw):
+        return 0
+    raise ValueError(f"only a proven score has a code, not {score}")
+
+
+__all__ = ["LruCache", "Symmetry", "WebSolver", "code_score", "score_code"]
