@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import json
 import logging
 import random
@@ -311,6 +312,10 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
                     if solver.cached(board) is None:
                         await run_engine(functools.partial(
                             solver.solve, board, nodes=max_nodes, seconds=max_seconds))
+            # Everything alive now (the modules, the kernels, the warm cache) lives as long
+            # as the server: keep it out of the collector's full passes, which would
+            # otherwise stall every request for tens of milliseconds now and then.
+            gc.freeze()
             log.info("warm-up done: %d solutions cached", len(solver.cache))
         except HTTPException:  # every worker busy for long: the requests come first
             log.info("warm-up stopped: the engine is busy")
