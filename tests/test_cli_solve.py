@@ -144,3 +144,15 @@ def test_arena_table_and_plot(tmp_path: Path) -> None:
     result = runner.invoke(app, ["arena", "perfect", "random", "--variant", "4x4k3", "--games",
                                  "4", "--seed", "2"])
     assert "4x4k3: 4 games" in result.stdout
+
+
+def test_solve_engines_agree_from_the_command_line() -> None:
+    answers = {}
+    for engine in ("python", "compiled"):
+        result = runner.invoke(app, ["solve", "-", "--json", "--engine", engine],
+                               input="x2/1o1/2x o\n4x4k3\n3/1x1/3 o\n")
+        assert result.exit_code == 0, result.output
+        rows = [json.loads(line) for line in result.stdout.splitlines()]
+        assert {row["engine"] for row in rows} == {engine}
+        answers[engine] = [(r["winner"], r["plies"], r["best"], r["moves"]) for r in rows]
+    assert answers["python"] == answers["compiled"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -56,6 +57,12 @@ def _solve_line(position: Position, solution: Solution, with_moves: bool, prefix
     return f"{position.to_string()}: {text}" if prefix else text
 
 
+class SolverEngine(StrEnum):
+    auto = "auto"
+    compiled = "compiled"
+    python = "python"
+
+
 @app.command("solve")
 @reports_errors
 def solve_command(
@@ -68,17 +75,20 @@ def solve_command(
     seconds: Annotated[float, typer.Option(
         min=0, help="Stop after S seconds (0: no limit); the answer is then marked unproven.")]
     = DEFAULT_SECONDS,
+    engine: Annotated[SolverEngine, typer.Option(
+        help="auto: the compiled kernels where the board fits; python: the readable search.")]
+    = SolverEngine.auto,
 ) -> None:
     """The winner with perfect play, the plies to the end, and the best moves.
 
-    The readable solver proves 3x3, 4x4 k=3 and other small boards at once; bigger boards
-    may reach the time limit, and the answer then says it is unproven.
+    Small boards are proven at once; on big ones the search may reach the time limit, and
+    the answer then says it is unproven.
     """
     for pos in positions_from(position):
         check_solvable(pos)
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
                 errors.is_terminal and position != "-" else _nothing():
-            solution = solve(pos, nodes=nodes, seconds=seconds or None)
+            solution = solve(pos, nodes=nodes, seconds=seconds or None, engine=engine.value)
         if as_json:
             print(json.dumps(solution_json(pos, solution)))
         else:
