@@ -258,7 +258,7 @@ def solve_position(position: Position, *, nodes: int | None = None,
 # --------------------------------------------------------------------------- census
 def _census_group(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Byte tables of the symmetries, the conjugation table and the geometric subgroup."""
-    from tictactoe.core.symmetry import geometric_symmetries
+    from tictactoe.core.symmetry import byte_tables, geometric_symmetries
 
     n = variant.cells
     try:
@@ -268,17 +268,7 @@ def _census_group(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     except BoardTooLargeError:
         perms = geometric = [tuple(range(n))]
         listed = False
-    chunks = (n + 7) // 8
-    byte_tables = np.zeros((len(perms), chunks, 256), dtype=np.uint64)
-    for g, perm in enumerate(perms):
-        for chunk in range(chunks):
-            for byte in range(256):
-                out = 0
-                for bit in range(8):
-                    cell = chunk * 8 + bit
-                    if byte >> bit & 1 and cell < n:
-                        out |= 1 << perm[cell]
-                byte_tables[g, chunk, byte] = out
+    tables_of_bytes = np.array(byte_tables(n, perms), dtype=np.uint64)
     index = {perm: i for i, perm in enumerate(perms)}
 
     def compose(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -295,7 +285,7 @@ def _census_group(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         for g, pg in enumerate(perms):
             conj[h, g] = index[compose(inverse(pg), compose(ph, pg))]
     geometric_index = np.array([index[p] for p in geometric], dtype=np.int64)
-    return byte_tables, conj, geometric_index, listed
+    return tables_of_bytes, conj, geometric_index, listed
 
 
 def census_counts(variant: Variant,
