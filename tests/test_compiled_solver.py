@@ -184,3 +184,18 @@ def test_reused_table_across_variants_and_generations() -> None:
     workspace.misc[3] = (1 << 15) - 2  # the last generation: the next reset clears the table
     _check(Position("3x3"))
     assert workspace.misc[3] == 1
+
+
+# --------------------------------------------------------------------------- symmetric table
+@pytest.mark.parametrize(("name", "plies"), [("4x4k3", 64), ("4x4", 64), ("3x3", 64),
+                                             ("3x4k3", 3), ("5x5k4", 64)])
+def test_symmetric_table_entries_stay_exact(name: str, plies: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import tictactoe.engines.compiled as compiled
+
+    # every node (or the first few plies) keyed by its least symmetric image
+    monkeypatch.setattr(compiled, "SYMMETRIC_PLIES", plies)
+    min_marks = 14 if name == "5x5k4" else 1
+    workspace = Workspace.new(Variant.parse(name).cells, 25, table_bits=14)
+    for i, p in enumerate(_random_positions(name, 40, min_marks, seed=plies)):
+        _check(p, workspace if i % 2 else None)

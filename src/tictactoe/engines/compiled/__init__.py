@@ -32,6 +32,7 @@ from tictactoe.core import (
     Variant,
     symmetries,
 )
+from tictactoe.core.symmetry import byte_tables
 from tictactoe.engines.compiled import solver_kernels as _sk
 
 if TYPE_CHECKING:
@@ -48,6 +49,10 @@ one table, grown when a bigger board needs it and emptied (in constant time, by 
 generation stamp) before each solve."""
 
 MAX_CELLS = 64
+
+SYMMETRIC_PLIES = int(os.environ.get("TICTACTOE_SYMMETRIC_PLIES", "6"))
+"""Positions within this many plies of the solved one share one table entry with all their
+symmetric images (the table key is the least image)."""
 
 
 def fits(variant: Variant) -> bool:
@@ -77,6 +82,8 @@ class Tables:
     order: np.ndarray
     full: np.uint64
     permutations: np.ndarray
+    symmetry_bytes: np.ndarray
+    permutations_and_inverses: np.ndarray
 
 
 @cache
@@ -100,8 +107,11 @@ def tables(variant: Variant) -> Tables:
     except BoardTooLargeError:
         perms = (tuple(range(n)),)
     line_cells = np.array(variant.lines, dtype=np.int64).reshape(len(variant.lines), -1)
-    return Tables(lines, line_cells, order, np.uint64(variant.full_mask),
-                  np.array(perms, dtype=np.int64))
+    perm_array = np.array(perms, dtype=np.int64)
+    inverses = np.argsort(perm_array, axis=1).astype(np.int64)
+    return Tables(lines, line_cells, order, np.uint64(variant.full_mask), perm_array,
+                  np.array(byte_tables(n, perms), dtype=np.uint64),
+                  np.ascontiguousarray(np.concatenate([perm_array, inverses])))
 
 
 _GENERATIONS = (1 << 15) - 1
@@ -158,6 +168,7 @@ class Workspace:
         """Set the variant's static move order (keeping the table and history)."""
         n = len(tables.order)
         self.misc[_sk.CELLS] = n
+        self.misc[_sk.SYMMETRIC] = MAX_CELLS + 1  # no symmetric merging unless asked
         self.misc[_sk.ORDER:_sk.ORDER + n] = tables.order
 
 
@@ -229,6 +240,9 @@ def solve_position(position: Position, *, nodes: int | None = None,
     else:
         rep = np.arange(variant.cells)
         cells = empty
+    if len(tab.permutations) > 1:
+        misc_symmetric = nempty - SYMMETRIC_PLIES
+        ws.misc[_sk.SYMMETRIC] = misc_symmetric
     out = np.zeros(len(cells), dtype=np.int64)
     budget = nodes if nodes is not None else (1 << 62)
     chunk = 1 << 62 if seconds is None else 1 << 19
@@ -240,7 +254,8 @@ def solve_position(position: Position, *, nodes: int | None = None,
         misc[_sk.ABORTED] = 0
         misc[_sk.LIMIT] = min(chunk, budget - total)
         done = _sk.solve_moves(np.uint64(me), np.uint64(opp), nempty, cells, out, done,
-                               tab.lines, tab.line_cells, ws.tt, ws.buf, misc, np.uint64(full))
+                               tab.lines, tab.line_cells, ws.tt, ws.buf, misc, np.uint64(full),
+                               tab.symmetry_bytes, tab.permutations_and_inverses)
         total += int(min(misc[_sk.NODES], misc[_sk.LIMIT]))
         if done < len(cells):
             out_of_time = seconds is not None and time.perf_counter() - started > seconds
@@ -258,7 +273,7 @@ def solve_position(position: Position, *, nodes: int | None = None,
 # --------------------------------------------------------------------------- census
 def _census_group(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Byte tables of the symmetries, the conjugation table and the geometric subgroup."""
-    from tictactoe.core.symmetry import byte_tables, geometric_symmetries
+    from tictactoe.core.symmetry import geometric_symmetries
 
     n = variant.cells
     try:
@@ -493,7 +508,8 @@ def strong_solution(variant: Variant | str) -> StrongSolution:
     opps = np.empty(capacity, dtype=np.uint64)
     scores = np.empty(capacity, dtype=np.int64)
     count = _sk.strong(np.uint64(variant.full_mask), n, tab.lines, tab.line_cells, ws.tt,
-                       ws.buf, ws.misc, seen, mes, opps, scores)
+                       ws.buf, ws.misc, seen, mes, opps, scores, tab.symmetry_bytes,
+                       tab.permutations_and_inverses)
     mes, opps, scores = mes[:count], opps[:count], scores[:count]
     x_to_move = _bit_count(mes) == _bit_count(opps)
     xs = np.where(x_to_move, mes, opps)

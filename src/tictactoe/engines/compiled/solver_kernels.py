@@ -62,6 +62,7 @@ LIMIT = 1
 ABORTED = 2
 GENERATION = 3
 CELLS = 4
+SYMMETRIC = 5
 ORDER = 8
 HISTORY = ORDER + 64
 MISC_SIZE = HISTORY + 64
@@ -134,13 +135,37 @@ def pack(lo: int, hi: int, move: int, nempty: int, generation: np.int64) -> int:
 
 
 _SEARCH = ("int64(uint64, uint64, int64, int64, int64, uint64[::1], int64[:, ::1], "
-           "int64[:, ::1], int64[:, ::1], int64[::1], uint64)")
+           "int64[:, ::1], int64[:, ::1], int64[::1], uint64, uint64[:, :, ::1], "
+           "int64[:, ::1])")
+_FF = np.uint64(0xFF)
+
+
+@njit(cache=True)
+def canonical(me: np.uint64, opp: np.uint64,
+              sym: np.ndarray) -> tuple[np.uint64, np.uint64, int]:  # pragma: no cover
+    """The least image of (me, opp) under the symmetries' byte tables, and its symmetry."""
+    key_me = me
+    key_opp = opp
+    best = 0
+    for h in range(1, sym.shape[0]):
+        image_me = ZERO
+        image_opp = ZERO
+        for c in range(sym.shape[1]):
+            shift = np.uint64(8 * c)
+            image_me |= sym[h, c, np.int64((me >> shift) & _FF)]
+            image_opp |= sym[h, c, np.int64((opp >> shift) & _FF)]
+        if image_me < key_me or (image_me == key_me and image_opp < key_opp):
+            key_me = image_me
+            key_opp = image_opp
+            best = h
+    return key_me, key_opp, best
 
 
 @njit(_SEARCH, cache=True)
 def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
            lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray,
-           misc: np.ndarray, full: np.uint64) -> int:  # pragma: no cover - compiled
+           misc: np.ndarray, full: np.uint64, sym: np.ndarray,
+           perm: np.ndarray) -> int:  # pragma: no cover - compiled
     """Fail-soft alpha-beta: the exact score if inside (alpha, beta), else a bound past it.
 
     The position must not be over: ``opp``'s last move made no line.
@@ -195,7 +220,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if opp_threat & (opp_threat - ONE) != ZERO:
             return -(BIG - 2)  # a double threat: block one, lose to the other
         child = search(opp, me | opp_threat, lower(beta), lower(alpha), nempty - 1,
-                       lines, line_cells, tt, buf, misc, full)
+                       lines, line_cells, tt, buf, misc, full, sym, perm)
         return lift(child)
 
     # Bounds: the fastest win each side could still make, or none without an open line.
@@ -213,9 +238,15 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         return floor
 
     generation = np.int64(misc[GENERATION])
-    row = table_index(me, opp, np.uint64(tt.shape[0] - 1))
-    key_me = np.int64(me)
-    key_opp = np.int64(opp)
+    image = 0
+    if nempty >= misc[SYMMETRIC]:  # near the root: one entry for all symmetric positions
+        canon_me, canon_opp, image = canonical(me, opp, sym)
+    else:
+        canon_me = me
+        canon_opp = opp
+    row = table_index(canon_me, canon_opp, np.uint64(tt.shape[0] - 1))
+    key_me = np.int64(canon_me)
+    key_opp = np.int64(canon_opp)
     hint = -1
     e = probe(tt, row, key_me, key_opp, generation)
     if e >= 0:
@@ -233,6 +264,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if hi < beta:
             beta = hi
         hint = ((data >> 32) & 0xFF) - 1
+        if image != 0 and hint >= 0:
+            hint = perm[sym.shape[0] + image, hint]
 
     # The moves with their ordering keys; picked best first, lazily.
     empty = full & ~(me | opp)
@@ -268,7 +301,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             buf[nempty, top] = buf[nempty, j]
             buf[nempty, 64 + top] = buf[nempty, 64 + j]
         value = lift(search(opp, me | ONE << np.uint64(cell), lower(beta), lower(alpha),
-                            nempty - 1, lines, line_cells, tt, buf, misc, full))
+                            nempty - 1, lines, line_cells, tt, buf, misc, full, sym, perm))
         if misc[ABORTED]:
             return 0
         if value > best:
@@ -311,6 +344,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     else:
         lo = best
         hi = best
+    if image != 0 and best_move >= 0:
+        best_move = perm[image, best_move]
     tt[row, e + 2] = pack(lo, hi, best_move, nempty, generation)
     return best
 
@@ -318,9 +353,9 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
 @njit(cache=True)
 def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
           line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray, misc: np.ndarray,
-          full: np.uint64) -> int:  # pragma: no cover
+          full: np.uint64, sym: np.ndarray, perm: np.ndarray) -> int:  # pragma: no cover
     """The exact score of a position that is not over (0 if the node limit stopped it)."""
-    r = search(me, opp, 0, 1, nempty, lines, line_cells, tt, buf, misc, full)
+    r = search(me, opp, 0, 1, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
     if misc[ABORTED]:
         return 0
     if r >= 1:  # a win: the fastest, by asking "a win within d?" for d = 1, 3, 5, ...
@@ -328,14 +363,14 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
         d = 1
         while d < slowest:
             t = BIG - d
-            r = search(me, opp, t - 1, t, nempty, lines, line_cells, tt, buf, misc, full)
+            r = search(me, opp, t - 1, t, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
             if misc[ABORTED]:
                 return 0
             if r >= t:
                 return t
             d += 2
         return BIG - slowest
-    r = search(me, opp, -1, 0, nempty, lines, line_cells, tt, buf, misc, full)
+    r = search(me, opp, -1, 0, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
     if misc[ABORTED]:
         return 0
     if r >= 0:
@@ -345,7 +380,7 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
     d = 2
     while d < fastest:
         t = -(BIG - d)
-        r = search(me, opp, t, t + 1, nempty, lines, line_cells, tt, buf, misc, full)
+        r = search(me, opp, t, t + 1, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
         if misc[ABORTED]:
             return 0
         if r <= t:
@@ -367,7 +402,8 @@ def completes_line(mine: np.uint64, lines: np.ndarray) -> bool:  # pragma: no co
 def solve_moves(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
                 out: np.ndarray, start: int, lines: np.ndarray, line_cells: np.ndarray,
                 tt: np.ndarray,
-                buf: np.ndarray, misc: np.ndarray, full: np.uint64) -> int:  # pragma: no cover
+                buf: np.ndarray, misc: np.ndarray, full: np.uint64, sym: np.ndarray,
+                perm: np.ndarray) -> int:  # pragma: no cover
     """The exact score of each move in ``cells[start:]`` for the mover, into ``out``.
 
     Returns how many moves are done: fewer than all if the node limit stopped it.
@@ -379,7 +415,7 @@ def solve_moves(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
         elif nempty == 1:
             out[i] = 0
         else:
-            child = exact(opp, mine, nempty - 1, lines, line_cells, tt, buf, misc, full)
+            child = exact(opp, mine, nempty - 1, lines, line_cells, tt, buf, misc, full, sym, perm)
             if misc[ABORTED]:
                 return i
             out[i] = lift(child)
@@ -429,7 +465,8 @@ def orbit_representatives(perms: np.ndarray, x: np.uint64, o: np.uint64,
 def strong(full: np.uint64, nempty: int, lines: np.ndarray, line_cells: np.ndarray,
            tt: np.ndarray, buf: np.ndarray,
            misc: np.ndarray, seen: np.ndarray, out_me: np.ndarray, out_opp: np.ndarray,
-           out_score: np.ndarray) -> int:  # pragma: no cover - compiled
+           out_score: np.ndarray, sym: np.ndarray,
+           perm: np.ndarray) -> int:  # pragma: no cover - compiled
     """Every position reachable from the empty board and not over, with its exact score.
 
     ``seen`` is an open-addressing set of (me, opp) pairs of at least twice as many rows as
@@ -460,7 +497,8 @@ def strong(full: np.uint64, nempty: int, lines: np.ndarray, line_cells: np.ndarr
         left = nempty - popcount(me | opp)
         out_me[count] = me
         out_opp[count] = opp
-        out_score[count] = exact(me, opp, int(left), lines, line_cells, tt, buf, misc, full)
+        out_score[count] = exact(me, opp, int(left), lines, line_cells, tt, buf, misc, full,
+                                 sym, perm)
         count += 1
         empty = full & ~(me | opp)
         for c in range(misc[CELLS]):
