@@ -195,7 +195,7 @@ def test_symmetric_table_entries_stay_exact(name: str, plies: int,
 
     # every node (or the first few plies) keyed by its least symmetric image
     monkeypatch.setattr(compiled, "SYMMETRIC_PLIES", plies)
-    min_marks = 14 if name == "5x5k4" else 1
+    min_marks = {"5x5k4": 14, "4x4": 7, "4x4k3": 5}.get(name, 1)
     workspace = Workspace.new(Variant.parse(name).cells, 25, table_bits=14)
     for i, p in enumerate(_random_positions(name, 40, min_marks, seed=plies)):
         _check(p, workspace if i % 2 else None)

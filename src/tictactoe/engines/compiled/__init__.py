@@ -61,7 +61,7 @@ def fits(variant: Variant) -> bool:
     >>> fits(Variant.parse("8x8k5")), fits(Variant.parse("4x4x4"))
     (True, True)
     """
-    return variant.cells <= MAX_CELLS
+    return variant.cells <= MAX_CELLS and len(variant.lines) <= _sk.MAX_LINES
 
 
 def describe_score(score: int) -> str:
@@ -90,8 +90,9 @@ class Tables:
 def tables(variant: Variant) -> Tables:
     """Line masks, the static move order and the symmetries of a variant."""
     if not fits(variant):
-        raise BoardTooLargeError(f"{variant.name} has {variant.cells} cells; the compiled "
-                                 f"core handles at most {MAX_CELLS}")
+        raise BoardTooLargeError(f"{variant.name} has {variant.cells} cells and "
+                                 f"{len(variant.lines)} lines; the compiled core handles at "
+                                 f"most {MAX_CELLS} cells and {_sk.MAX_LINES} lines")
     n = variant.cells
     lines = np.array(variant.line_masks, dtype=np.uint64)
     centre = [(d - 1) / 2 for d in variant.shape]
@@ -143,7 +144,7 @@ class Workspace:
         """Room for a search of ``empty`` empty cells on a board of ``cells`` cells."""
         bits = Workspace.bits_for(empty, table_bits)
         ws = Workspace(tt=np.zeros((1 << (bits - 1), _sk.ROW), dtype=np.int64),
-                       buf=np.zeros((MAX_CELLS + 1, 3 * MAX_CELLS), dtype=np.int64),
+                       buf=np.zeros((MAX_CELLS + 2, _sk.BUF_WIDTH), dtype=np.int64),
                        misc=np.zeros(_sk.MISC_SIZE, dtype=np.int64), table_bits=bits)
         ws.clear()
         return ws

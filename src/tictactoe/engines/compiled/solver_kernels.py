@@ -72,6 +72,12 @@ ENTRY = 4
 ROW = 2 * ENTRY
 _OFF = 32768
 _HISTORY_CAP = 1 << 30
+LIVE_COUNT = 192
+LIVE = 193
+MAX_LINES = 1024
+BUF_WIDTH = LIVE + MAX_LINES
+"""``buf`` holds, per count of empty cells, the move list (cells, keys), the cell weights,
+then the indices of the lines still open to one side (``LIVE_COUNT`` of them)."""
 _OWN_WEIGHT = 12
 _OPP_WEIGHT = 3
 
@@ -186,9 +192,15 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     for j in range(n):
         buf[nempty, 128 + j] = 0
     k = line_cells.shape[1]
-    for i in range(lines.shape[0]):
+    # Only the lines the parent found open can still be: scan those, and keep the open ones.
+    parent = nempty + 1
+    live = 0
+    for q in range(buf[parent, LIVE_COUNT]):
+        i = buf[parent, LIVE + q]
         line = lines[i]
         if line & opp == ZERO:
+            buf[nempty, LIVE + live] = i
+            live += 1
             e = line & ~me
             if e & (e - ONE) == ZERO:
                 my_threat |= e
@@ -202,6 +214,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 for t in range(k):
                     buf[nempty, 128 + line_cells[i, t]] += weight
         elif line & me == ZERO:
+            buf[nempty, LIVE + live] = i
+            live += 1
             e = line & ~opp
             if e & (e - ONE) == ZERO:
                 opp_threat |= e
@@ -214,6 +228,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 weight = _OPP_WEIGHT << (2 * (k - c))
                 for t in range(k):
                     buf[nempty, 128 + line_cells[i, t]] += weight
+    buf[nempty, LIVE_COUNT] = live
     if my_threat != ZERO:
         return BIG - 1
     if opp_threat != ZERO:
@@ -355,6 +370,9 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
           line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray, misc: np.ndarray,
           full: np.uint64, sym: np.ndarray, perm: np.ndarray) -> int:  # pragma: no cover
     """The exact score of a position that is not over (0 if the node limit stopped it)."""
+    for i in range(lines.shape[0]):  # every line counts as open to the searches' root
+        buf[nempty + 1, LIVE + i] = i
+    buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
     r = search(me, opp, 0, 1, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
     if misc[ABORTED]:
         return 0
