@@ -140,6 +140,33 @@ def pack(lo: int, hi: int, move: int, nempty: int, generation: np.int64) -> int:
                | generation << 48)
 
 
+@njit(cache=True)
+def fork_cells(mine: np.uint64, theirs: np.uint64, twice: np.uint64, lines: np.ndarray,
+               buf: np.ndarray, row: int) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
+    """The cells where ``mine`` makes two threats at once, among ``twice`` (cells on two
+    lines of ``mine`` two marks short), and the cells on the lines of every such fork.
+
+    Lines are those listed open in ``buf[row]``.
+    """
+    forks = ZERO
+    relevant = ALL
+    candidates = twice
+    while candidates != ZERO:
+        bit = candidates & (ZERO - candidates)
+        candidates ^= bit
+        cells = ZERO
+        for q in range(buf[row, LIVE_COUNT]):
+            line = lines[buf[row, LIVE + q]]
+            if line & bit != ZERO and line & theirs == ZERO:
+                e = line & ~mine
+                if popcount(e) == 2:
+                    cells |= e
+        if popcount(cells) >= 3:
+            forks |= bit
+            relevant &= cells
+    return forks, relevant
+
+
 _SEARCH = ("int64(uint64, uint64, int64, int64, int64, uint64[::1], int64[:, ::1], "
            "int64[:, ::1], int64[:, ::1], int64[::1], uint64, uint64[:, :, ::1], "
            "int64[:, ::1])")
@@ -186,6 +213,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     opp_threat = ZERO
     my_two = ZERO
     opp_two = ZERO
+    my_twice = ZERO
+    opp_twice = ZERO
     my_need = 99
     opp_need = 99
     n = misc[CELLS]
@@ -209,6 +238,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 if c < my_need:
                     my_need = int(c)
                 if c == 2:
+                    my_twice |= my_two & e
                     my_two |= e
                 weight = _OWN_WEIGHT << (2 * (k - c))
                 for t in range(k):
@@ -224,6 +254,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 if c < opp_need:
                     opp_need = int(c)
                 if c == 2:
+                    opp_twice |= opp_two & e
                     opp_two |= e
                 weight = _OPP_WEIGHT << (2 * (k - c))
                 for t in range(k):
@@ -251,6 +282,16 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         return floor
     if floor == upper:
         return floor
+    # A fork (one move, two threats) wins in 3; the opponent's fork, unless defused, in 4.
+    if my_twice != ZERO and nempty >= 3:
+        forks, _ = fork_cells(me, opp, my_twice, lines, buf, nempty)
+        if forks != ZERO:
+            return BIG - 3
+    pruned = ZERO
+    if opp_twice != ZERO and nempty >= 4:
+        forks, relevant = fork_cells(opp, me, opp_twice, lines, buf, nempty)
+        if forks != ZERO:
+            pruned = full & ~(me | opp | relevant | my_two)
 
     generation = np.int64(misc[GENERATION])
     image = 0
@@ -282,8 +323,19 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if image != 0 and hint >= 0:
             hint = perm[sym.shape[0] + image, hint]
 
+    start_alpha = alpha
+    best = -INF
+    best_move = -1
+    if pruned != ZERO:
+        # Every move off the opponent's fork lines that makes no threat loses in exactly 4.
+        best = -(BIG - 4)
+        if best >= beta:
+            return best
+        if best > alpha:
+            alpha = best
+
     # The moves with their ordering keys; picked best first, lazily.
-    empty = full & ~(me | opp)
+    empty = full & ~(me | opp | pruned)
     count = 0
     for j in range(n):
         cell = misc[ORDER + j]
@@ -301,9 +353,6 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         buf[nempty, 64 + count] = key
         count += 1
 
-    start_alpha = alpha
-    best = -INF
-    best_move = -1
     for j in range(count):
         top = j
         top_key = buf[nempty, 64 + j]
