@@ -269,12 +269,32 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                        lines, line_cells, tt, buf, misc, full, sym, perm)
         return lift(child)
 
+    # A fork (one move, two threats) wins in 3; the opponent's fork, unless defused, in 4.
+    if my_twice != ZERO and nempty >= 3:
+        forks, _ = fork_cells(me, opp, my_twice, lines, buf, nempty)
+        if forks != ZERO:
+            return BIG - 3
+    pruned = ZERO
+    opp_fork = False
+    if opp_twice != ZERO and nempty >= 4:
+        forks, relevant = fork_cells(opp, me, opp_twice, lines, buf, nempty)
+        if forks != ZERO:
+            opp_fork = True
+            pruned = full & ~(me | opp | relevant | my_two)
+
     # Bounds: the fastest win each side could still make, or none without an open line.
+    # Two marks short and no fork, a side needs a threat, a block and a fork first.
     upper = 0
-    if my_need < 99 and 2 * my_need - 1 <= nempty:
+    if my_need == 2:
+        if nempty >= 5:
+            upper = BIG - 5
+    elif my_need < 99 and 2 * my_need - 1 <= nempty:
         upper = BIG - (2 * my_need - 1)
     floor = 0
-    if opp_need < 99 and 2 * opp_need <= nempty:
+    if opp_need == 2 and not opp_fork:
+        if nempty >= 6:
+            floor = -(BIG - 6)
+    elif opp_need < 99 and 2 * opp_need <= nempty:
         floor = -(BIG - 2 * opp_need)
     if upper <= alpha:
         return upper
@@ -282,16 +302,6 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         return floor
     if floor == upper:
         return floor
-    # A fork (one move, two threats) wins in 3; the opponent's fork, unless defused, in 4.
-    if my_twice != ZERO and nempty >= 3:
-        forks, _ = fork_cells(me, opp, my_twice, lines, buf, nempty)
-        if forks != ZERO:
-            return BIG - 3
-    pruned = ZERO
-    if opp_twice != ZERO and nempty >= 4:
-        forks, relevant = fork_cells(opp, me, opp_twice, lines, buf, nempty)
-        if forks != ZERO:
-            pruned = full & ~(me | opp | relevant | my_two)
 
     generation = np.int64(misc[GENERATION])
     image = 0
