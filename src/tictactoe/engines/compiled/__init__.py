@@ -50,6 +50,10 @@ generation stamp) before each solve."""
 
 MAX_CELLS = 64
 
+LIVE_LISTS_FROM = 16
+"""Boards with at least this many lines keep, per depth, the list of lines still open (on
+smaller boards the bookkeeping costs more than the scan it saves)."""
+
 SYMMETRIC_PLIES = int(os.environ.get("TICTACTOE_SYMMETRIC_PLIES", "6"))
 """Positions within this many plies of the solved one share one table entry with all their
 symmetric images (the table key is the least image)."""
@@ -170,6 +174,12 @@ class Workspace:
         n = len(tables.order)
         self.misc[_sk.CELLS] = n
         self.misc[_sk.SYMMETRIC] = MAX_CELLS + 1  # no symmetric merging unless asked
+        lines = len(tables.lines)
+        if lines >= LIVE_LISTS_FROM:
+            self.misc[_sk.LIVE_LISTS] = 1
+        else:  # every row lists every line
+            self.misc[_sk.LIVE_LISTS] = 0
+            self.buf[:, _sk.LIVE:_sk.LIVE + lines] = np.arange(lines)
         self.misc[_sk.ORDER:_sk.ORDER + n] = tables.order
 
 

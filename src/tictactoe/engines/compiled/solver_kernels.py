@@ -63,6 +63,7 @@ ABORTED = 2
 GENERATION = 3
 CELLS = 4
 SYMMETRIC = 5
+LIVE_LISTS = 6
 ORDER = 8
 HISTORY = ORDER + 64
 MISC_SIZE = HISTORY + 64
@@ -224,12 +225,14 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     # Only the lines the parent found open can still be: scan those, and keep the open ones.
     parent = nempty + 1
     live = 0
+    lists = misc[LIVE_LISTS] != 0  # off on small boards: the rows then list every line
     for q in range(buf[parent, LIVE_COUNT]):
         i = buf[parent, LIVE + q]
         line = lines[i]
         if line & opp == ZERO:
-            buf[nempty, LIVE + live] = i
-            live += 1
+            if lists:
+                buf[nempty, LIVE + live] = i
+                live += 1
             e = line & ~me
             if e & (e - ONE) == ZERO:
                 my_threat |= e
@@ -244,8 +247,9 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 for t in range(k):
                     buf[nempty, 128 + line_cells[i, t]] += weight
         elif line & me == ZERO:
-            buf[nempty, LIVE + live] = i
-            live += 1
+            if lists:
+                buf[nempty, LIVE + live] = i
+                live += 1
             e = line & ~opp
             if e & (e - ONE) == ZERO:
                 opp_threat |= e
@@ -259,7 +263,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 weight = _OPP_WEIGHT << (2 * (k - c))
                 for t in range(k):
                     buf[nempty, 128 + line_cells[i, t]] += weight
-    buf[nempty, LIVE_COUNT] = live
+    buf[nempty, LIVE_COUNT] = live if lists else buf[parent, LIVE_COUNT]
     if my_threat != ZERO:
         return BIG - 1
     if opp_threat != ZERO:
