@@ -10,6 +10,12 @@ plies is ``-(BIG - d)`` and a draw is 0, so a faster win and a slower loss score
 The search is fail-soft alpha-beta over these exact scores, with
 
 * immediate win, forced block and double threat (two cells to block: lost in 2) at every node;
+* forks (one move making two threats): the mover's wins in exactly 3; against the
+  opponent's, only moves on its lines or making a threat are searched (the others lose in
+  exactly 4), and without one a side two marks short needs 5 plies;
+* each node scans only the lines its parent found open (a list per depth in ``buf``, on
+  boards of ``LIVE_LISTS`` lines or more);
+* near the root, one table entry for all symmetric images of a position (``SYMMETRIC``);
 * dead-line pruning and distance bounds: a side needs at least as many more marks as the
   fewest empty cells of its open lines, which bounds its fastest possible win, and a side
   with no open line cannot win at all;
