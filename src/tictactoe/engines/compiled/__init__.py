@@ -211,6 +211,41 @@ class CompiledSolution:
         return sorted(m for m, s in self.moves.items() if s == self.score)
 
 
+INTERRUPTIBLE_EMPTY = 16
+"""An unlimited search with more empty cells than this runs where Ctrl-C can stop it."""
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _interruptible(kernel: Any, args: tuple[Any, ...], misc: np.ndarray) -> int:
+    """Run a ``nogil`` kernel in a worker thread, so that Ctrl-C in the main thread can stop
+    it: the node limit drops to zero, which the kernel checks at every node, and the
+    `KeyboardInterrupt` goes on once the worker has returned."""
+    result: list[int] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(int(kernel(*args)))
+        except BaseException as err:  # handed to the caller below
+            failure.append(err)
+
+    worker = threading.Thread(target=run, name="tictactoe-solve", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        misc[_sk.LIMIT] = 0
+        worker.join()
+        raise
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
 def solve_position(position: Position, *, nodes: int | None = None,
                    seconds: float | None = None, table_bits: int | None = None,
                    workspace: Workspace | None = None, _warm: bool = False) -> CompiledSolution:
@@ -264,9 +299,13 @@ def solve_position(position: Position, *, nodes: int | None = None,
         misc[_sk.NODES] = 0
         misc[_sk.ABORTED] = 0
         misc[_sk.LIMIT] = min(chunk, budget - total)
-        done = _sk.solve_moves(np.uint64(me), np.uint64(opp), nempty, cells, out, done,
-                               tab.lines, tab.line_cells, ws.tt, ws.buf, misc, np.uint64(full),
-                               tab.symmetry_bytes, tab.permutations_and_inverses)
+        args = (np.uint64(me), np.uint64(opp), nempty, cells, out, done, tab.lines,
+                tab.line_cells, ws.tt, ws.buf, misc, np.uint64(full), tab.symmetry_bytes,
+                tab.permutations_and_inverses)
+        if seconds is None and nempty > INTERRUPTIBLE_EMPTY and _in_main_thread():
+            done = _interruptible(_sk.solve_moves, args, misc)
+        else:
+            done = _sk.solve_moves(*args)
         total += int(min(misc[_sk.NODES], misc[_sk.LIMIT]))
         if done < len(cells):
             out_of_time = seconds is not None and time.perf_counter() - started > seconds

@@ -485,7 +485,7 @@ def completes_line(mine: np.uint64, lines: np.ndarray) -> bool:  # pragma: no co
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_moves(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
                 out: np.ndarray, start: int, lines: np.ndarray, line_cells: np.ndarray,
                 tt: np.ndarray,
