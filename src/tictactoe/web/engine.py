@@ -26,9 +26,9 @@ from collections import OrderedDict
 from typing import Generic, TypeVar
 
 from tictactoe.core import BoardTooLargeError, Position, Variant, symmetries
+from tictactoe.core.symmetry import byte_tables
 from tictactoe.engines import compiled
-from tictactoe.engines.heuristic import open_line_counts
-from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.engines.score import Draw, Loss, Score, Win
 from tictactoe.engines.solver import Solution, check_solvable, solve
 
 T = TypeVar("T")
@@ -87,21 +87,7 @@ class Symmetry:
 
     def __init__(self, perms: tuple[tuple[int, ...], ...], cells: int) -> None:
         self.perms = perms
-        chunks = (cells + 7) // 8
-        self.tables: list[list[list[int]]] = []
-        for perm in perms:
-            per_chunk = []
-            for chunk in range(chunks):
-                table = []
-                for byte in range(256):
-                    image = 0
-                    for bit in range(8):
-                        cell = chunk * 8 + bit
-                        if byte >> bit & 1 and cell < cells:
-                            image |= 1 << perm[cell]
-                    table.append(image)
-                per_chunk.append(table)
-            self.tables.append(per_chunk)
+        self.tables = byte_tables(cells, perms)
 
     @staticmethod
     def of(variant: Variant) -> Symmetry:
@@ -211,7 +197,7 @@ class WebSolver:
             workspace[0].release()
         if not result.proven:
             return None
-        solution = _as_solution(position, result)
+        solution = compiled.as_solution(position, result)
         self.remember(position, solution)
         return solution
 
@@ -232,7 +218,7 @@ class WebSolver:
         with workspace[0]:
             result = compiled.solve_position(position, nodes=nodes, seconds=seconds,
                                              workspace=workspace[1])
-        return _as_solution(position, result)
+        return compiled.as_solution(position, result)
 
     def _workspace(self, variant: Variant) -> tuple[threading.Lock, compiled.Workspace] | None:
         """The kept table of a small board (made on first use), or None for a big one."""
@@ -249,32 +235,8 @@ class WebSolver:
         return found
 
 
-def _as_solution(position: Position, result: compiled.CompiledSolution) -> Solution:
-    """The kernels' answer as a `Solution`, exactly as `solve` builds it: moves left
-    unproven by a bound get the readable solver's heuristic score."""
-    mover = position.turn
-    me, opp = position.marks(mover), position.marks(mover.other)
-    lines = position.variant.line_masks
-    moves: dict[int, Score] = {}
-    for cell in position.legal_moves():
-        if cell in result.moves:
-            moves[cell] = code_score(result.moves[cell])
-        else:
-            mine, theirs = open_line_counts(lines, me | 1 << cell, opp)
-            moves[cell] = Heuristic(float(mine - theirs))
-    score = max(moves.values())
-    return Solution(score=score, moves=moves, best=[c for c, s in moves.items() if s == score],
-                    proven=result.proven, nodes=result.nodes, seconds=result.seconds,
-                    mover=mover, engine="compiled")
-
-
-def code_score(value: int) -> Score:
-    """A score from the kernels' integer (a win in ``d`` plies is ``BIG - d``)."""
-    if value > 0:
-        return Win(compiled.BIG - value)
-    if value < 0:
-        return Loss(compiled.BIG + value)
-    return Draw()
+code_score = compiled.score_of
+"""A `Score` from the kernels' integer (a win in ``d`` plies is ``BIG - d``)."""
 
 
 def score_code(score: Score) -> int:

@@ -36,6 +36,7 @@ from tictactoe.core.symmetry import byte_tables
 from tictactoe.engines.compiled import solver_kernels as _sk
 
 if TYPE_CHECKING:
+    from tictactoe.engines.score import Score
     from tictactoe.engines.solver import Solution
 
 BIG = _sk.BIG
@@ -469,22 +470,32 @@ def solve(position: Position, *, nodes: int | None = None,
     """Solve with the kernels as a `tictactoe.engines.solver.Solution`, or None if the
     board does not fit. Moves left unproven by a limit get the heuristic score the readable
     solver gives them."""
-    from tictactoe.engines.heuristic import open_line_counts
-    from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
-    from tictactoe.engines.solver import Solution, check_solvable
+    from tictactoe.engines.solver import check_solvable
 
     if not fits(position.variant):
         return None
     check_solvable(position)
     warm_up()
-    result = solve_position(position, nodes=nodes, seconds=seconds)
+    return as_solution(position, solve_position(position, nodes=nodes, seconds=seconds))
 
-    def as_score(value: int) -> Score:
-        if value > 0:
-            return Win(BIG - value)
-        if value < 0:
-            return Loss(BIG + value)
-        return Draw()
+
+def score_of(value: int) -> Score:
+    """The `Score` of a kernel score (a win in ``d`` plies is ``BIG - d``)."""
+    from tictactoe.engines.score import Draw, Loss, Win
+
+    if value > 0:
+        return Win(BIG - value)
+    if value < 0:
+        return Loss(BIG + value)
+    return Draw()
+
+
+def as_solution(position: Position, result: CompiledSolution) -> Solution:
+    """The kernels' answer as a `Solution`, exactly as the readable solver builds it: moves
+    left unproven by a limit get its heuristic score."""
+    from tictactoe.engines.heuristic import open_line_counts
+    from tictactoe.engines.score import Heuristic
+    from tictactoe.engines.solver import Solution
 
     mover = position.turn
     me, opp = position.marks(mover), position.marks(mover.other)
@@ -492,7 +503,7 @@ def solve(position: Position, *, nodes: int | None = None,
     moves: dict[int, Score] = {}
     for cell in position.legal_moves():
         if cell in result.moves:
-            moves[cell] = as_score(result.moves[cell])
+            moves[cell] = score_of(result.moves[cell])
         else:
             mine, theirs = open_line_counts(lines, me | 1 << cell, opp)
             moves[cell] = Heuristic(float(mine - theirs))
