@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tictactoe.engines.compiled.solver_kernels import transform
+
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
-BYTE = np.uint64(0xFF)
 LOW = np.uint64(0xFFFFFFFF)
 SHIFT = np.uint64(32)
 _MUL = np.uint64(0x9E3779B97F4A7C15)
@@ -27,13 +28,7 @@ _S31 = np.uint64(31)
 @njit(cache=True)
 def image(x: np.uint64, o: np.uint64, tables: np.ndarray, g: int) -> np.uint64:  # pragma: no cover
     """The key of symmetry ``g``'s image of (x, o)."""
-    tx = ZERO
-    to = ZERO
-    for chunk in range(tables.shape[1]):
-        shift = np.uint64(8 * chunk)
-        tx |= tables[g, chunk, np.int64((x >> shift) & BYTE)]
-        to |= tables[g, chunk, np.int64((o >> shift) & BYTE)]
-    return tx | (to << SHIFT)
+    return transform(x, tables, g) | (transform(o, tables, g) << SHIFT)
 
 
 @njit(cache=True)

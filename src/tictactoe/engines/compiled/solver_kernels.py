@@ -181,6 +181,15 @@ _FF = np.uint64(0xFF)
 
 
 @njit(cache=True)
+def transform(mask: np.uint64, sym: np.ndarray, h: int) -> np.uint64:  # pragma: no cover
+    """Symmetry ``h``'s image of a mask: one byte-table lookup per byte, OR-ed together."""
+    image = ZERO
+    for c in range(sym.shape[1]):
+        image |= sym[h, c, np.int64((mask >> np.uint64(8 * c)) & _FF)]
+    return image
+
+
+@njit(cache=True)
 def canonical(me: np.uint64, opp: np.uint64,
               sym: np.ndarray) -> tuple[np.uint64, np.uint64, int]:  # pragma: no cover
     """The least image of (me, opp) under the symmetries' byte tables, and its symmetry."""
@@ -188,12 +197,8 @@ def canonical(me: np.uint64, opp: np.uint64,
     key_opp = opp
     best = 0
     for h in range(1, sym.shape[0]):
-        image_me = ZERO
-        image_opp = ZERO
-        for c in range(sym.shape[1]):
-            shift = np.uint64(8 * c)
-            image_me |= sym[h, c, np.int64((me >> shift) & _FF)]
-            image_opp |= sym[h, c, np.int64((opp >> shift) & _FF)]
+        image_me = transform(me, sym, h)
+        image_opp = transform(opp, sym, h)
         if image_me < key_me or (image_me == key_me and image_opp < key_opp):
             key_me = image_me
             key_opp = image_opp
