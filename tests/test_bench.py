@@ -11,6 +11,14 @@ from tictactoe.cli import app
 from tictactoe.cli import bench as bench_module
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table has eight columns: give it the width of a wide terminal."""
+    from tictactoe.cli.common import console
+
+    monkeypatch.setattr(console, "width", 160)
 SMALL = ["--case", "3x3", "--case", "3x3-strong", "--repeat", "2"]
 
 
@@ -23,8 +31,10 @@ def test_json_shape() -> None:
     for case in report["cases"]:
         assert case["ok"] and case["proven"] and case["result"] == "draw"
         assert case["seconds"] > 0 and case["nodes"] > 0 and case["python_seconds"] > 0
-        assert case["ratio"] == pytest.approx(case["python_seconds"] / case["seconds"])
+        compiled = case["every_move_seconds"] or case["seconds"]
+        assert case["ratio"] == pytest.approx(case["python_seconds"] / compiled)
         assert case["met"] == (case["seconds"] <= case["target"])
+    assert report["cases"][0]["every_move_seconds"] > 0  # like with like against Python
     assert report["cases"][1]["name"] == "3x3 strong solution (4,520 positions)"
 
 
@@ -41,6 +51,22 @@ def test_wrong_known_value_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exit_code == 1
     assert "expected first player wins" in result.output
     assert "WRONG" in result.output
+
+
+def test_every_move_disagreeing_with_the_value_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tictactoe.engines import compiled
+
+    real = compiled.solve_position
+
+    def wrong(*args: object, **kwargs: object) -> compiled.CompiledSolution:
+        r = real(*args, **kwargs)  # type: ignore[arg-type]
+        return compiled.CompiledSolution(compiled.BIG - 5, r.moves, r.proven, r.nodes,
+                                         r.seconds)
+
+    monkeypatch.setattr(compiled, "solve_position", wrong)
+    result = runner.invoke(app, ["bench", "--case", "3x3", "--repeat", "1"])
+    assert result.exit_code == 1
+    assert "every move: win in 5" in result.output
 
 
 def test_unknown_case_is_a_clear_error() -> None:

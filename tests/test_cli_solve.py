@@ -15,7 +15,7 @@ from tictactoe.core import Position, Variant
 runner = CliRunner()
 
 JSON_KEYS = {"position", "winner", "plies", "best", "moves", "nodes", "seconds", "proven",
-             "engine"}
+             "engine", "every_move"}
 
 
 def test_solve_text() -> None:
@@ -40,6 +40,27 @@ def test_solve_json() -> None:
     assert (data["winner"], data["plies"], data["best"]) == ("draw", 6, ["b1", "a2", "c2", "b3"])
     assert data["moves"]["c1"] == {"winner": "x", "plies": 4}
     assert data["proven"] is True and data["nodes"] > 0
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_solve_value_only_agrees_with_every_move(engine: str) -> None:
+    for position in ("x2/1o1/2x o", "3x3", "xo1/3/3 x", "4x4k3"):
+        every = json.loads(runner.invoke(app, ["solve", position, "--json",
+                                               "--engine", engine]).stdout)
+        result = runner.invoke(app, ["solve", position, "--json", "--value",
+                                     "--engine", engine])
+        assert result.exit_code == 0, result.output
+        value = json.loads(result.stdout)
+        assert value["every_move"] is False and every["every_move"] is True
+        assert (value["winner"], value["plies"]) == (every["winner"], every["plies"])
+        [move] = value["best"]
+        assert move in every["best"] and value["moves"] == {move: every["moves"][move]}
+
+
+def test_solve_value_refuses_moves() -> None:
+    result = runner.invoke(app, ["solve", "3x3", "--value", "--moves"])
+    assert result.exit_code != 0
+    assert "cannot go with --moves" in result.output
 
 
 @pytest.mark.slow

@@ -8,7 +8,13 @@ from functools import cache
 import pytest
 
 from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Variant
-from tictactoe.engines.compiled import BIG, Workspace, describe_score, solve_position
+from tictactoe.engines.compiled import (
+    BIG,
+    Workspace,
+    describe_score,
+    solve_position,
+    solve_value,
+)
 
 
 @cache
@@ -104,6 +110,49 @@ def test_random_positions(name: str, count: int, min_marks: int) -> None:
     for i, p in enumerate(_random_positions(name, count, min_marks, seed=count + min_marks)):
         # a shared table stays valid across positions of one variant; alternate to test both
         _check(p, workspace if i % 2 else None)
+
+
+def _check_value(position: Position, workspace: Workspace | None = None) -> None:
+    result = solve_value(position, workspace=workspace)
+    expected = _reference(position)
+    assert result.proven
+    assert result.score == max(expected.values()), position.to_string()
+    [(move, score)] = result.moves.items()
+    assert score == result.score
+    assert expected[move] == result.score, position.to_string()
+
+
+def test_value_of_every_3x3_position() -> None:
+    for p in _all_positions("3x3"):
+        _check_value(p)
+
+
+@pytest.mark.parametrize(("name", "count", "min_marks"),
+                         [("4x4k3", 200, 6), ("4x4", 200, 7), ("5x5k4", 200, 14),
+                          ("3x5k3", 100, 3)])
+def test_value_of_random_positions(name: str, count: int, min_marks: int) -> None:
+    workspace = Workspace.new(Variant.parse(name).cells, 25, table_bits=16)
+    for i, p in enumerate(_random_positions(name, count, min_marks, seed=count + min_marks)):
+        _check_value(p, workspace if i % 2 else None)
+
+
+def test_value_agrees_with_every_move_on_bigger_positions() -> None:
+    """Beyond minimax: the value and its move against the all-moves solve."""
+    for p in _random_positions("6x5k4", 30, 12, seed=5) + _random_positions("4x4x4", 10, 30,
+                                                                              seed=6):
+        every = solve_position(p)
+        value = solve_value(p)
+        assert value.score == every.score, p.to_string()
+        [move] = value.moves
+        assert move in every.best, p.to_string()
+
+
+def test_value_limits_leave_it_unproven() -> None:
+    result = solve_value(Position("7x7k5"), nodes=1000)
+    assert not result.proven and result.moves == {}
+    assert result.nodes <= 1000
+    result = solve_value(Position("7x7k5"), seconds=0.05)
+    assert not result.proven and result.seconds < 2
 
 
 def test_known_values() -> None:

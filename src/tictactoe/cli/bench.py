@@ -59,14 +59,18 @@ class Case:
     result: str = ""
     proven: bool = True
     python_seconds: float | None = None
+    every_move_seconds: float | None = None
+    """Seconds to score every move (`solve_position`), where measured."""
     ok: bool = True
 
     @property
     def ratio(self) -> float | None:
-        """How many times faster the compiled path is than the readable Python one."""
-        if self.python_seconds is None or not self.seconds:
+        """How many times faster the compiled path is than the readable Python one, doing
+        the same work (every move scored, for the solves)."""
+        compiled = self.every_move_seconds or self.seconds
+        if self.python_seconds is None or not compiled:
             return None
-        return self.python_seconds / self.seconds
+        return self.python_seconds / compiled
 
     @property
     def met(self) -> bool:
@@ -89,13 +93,30 @@ def _median(run: Callable[[], tuple[int, str, bool]], repeat: int,
 
 
 def _solve_case(name: str, limit: float) -> Callable[[], tuple[int, str, bool]]:
+    """Prove the game value and one best move (`solve_value`)."""
+    from tictactoe.engines.compiled import describe_score, solve_value
+
+    def run() -> tuple[int, str, bool]:
+        r = solve_value(Position(name), seconds=limit)
+        return r.nodes, describe_score(r.score) if r.proven else "unproven", r.proven
+
+    return run
+
+
+def _every_move(case: Case, name: str, repeat: int, limit: float) -> None:
+    """Also time scoring every move (`solve_position`), checking it finds the same value."""
     from tictactoe.engines.compiled import describe_score, solve_position
 
     def run() -> tuple[int, str, bool]:
         r = solve_position(Position(name), seconds=limit)
         return r.nodes, describe_score(r.score) if r.proven else "unproven", r.proven
 
-    return run
+    seconds, _, result, proven = _median(run, repeat, limit)
+    if proven:
+        case.every_move_seconds = seconds
+        if case.proven and result != case.result:
+            case.ok = False
+            case.result = f"{case.result}, every move: {result}"
 
 
 def _value_word(result: str) -> str:
@@ -103,8 +124,12 @@ def _value_word(result: str) -> str:
         else result
 
 
-def _run_cases(quick: bool, repeat: int, limit: float,
-               only: list[str] | None = None) -> tuple[list[Case], float]:
+EVERY_MOVE_ALWAYS = ("3x3", "4x4", "5x5k4", "4x6k4")
+"""Cases whose every-move solve is timed too without ``--every-move`` (it is quick)."""
+
+
+def _run_cases(quick: bool, repeat: int, limit: float, only: list[str] | None = None,
+               every_move: bool = False) -> tuple[list[Case], float]:
     from tictactoe.engines.compiled import warm_up
 
     jit = warm_up()
@@ -116,10 +141,12 @@ def _run_cases(quick: bool, repeat: int, limit: float,
 
     if wanted("3x3"):
         _solved_from_empty(cases, repeat, limit)
+        _every_move(cases[-1], "3x3", max(repeat, 20), limit)
     if wanted("3x3-strong"):
         _strong(cases, repeat, limit)
     if wanted("4x4"):
         _four_by_four(cases, repeat, limit)
+        _every_move(cases[-1], "4x4", repeat, limit)
     if wanted("4x4-census"):
         _census(cases, repeat, limit)
     for name in ("5x5k4", "4x6k4", "6x5k4", "5x6k4", "6x6k4", "4x8k4", "9x4k4"):
@@ -131,6 +158,8 @@ def _run_cases(quick: bool, repeat: int, limit: float,
                     1.0 if fast else 60.0, EXPECTED[name], quick=fast)
         case.seconds, case.nodes, case.result, case.proven = _median(
             _solve_case(name, limit), repeat, limit)
+        if every_move or name in EVERY_MOVE_ALWAYS:
+            _every_move(case, name, repeat, limit)
         cases.append(case)
 
     for case in cases:
@@ -211,14 +240,21 @@ def bench(
     repeat: int = typer.Option(5, min=1, help="Runs per fast case (the median is kept)."),
     limit: float = typer.Option(120.0, min=0.1, help="Seconds allowed per solve."),
     case: list[str] | None = typer.Option(None, "--case", help=_CASE_HELP),  # noqa: B008
+    every_move: bool = typer.Option(
+        False, "--every-move", help="Also time scoring every move on the big boards."),
 ) -> None:
-    """Time the compiled solver and census, warm, against their targets."""
+    """Time the compiled solver and census, warm, against their targets.
+
+    A solve proves the game value and one best move; the "every move" column times scoring
+    every legal move as well (as ``ttt solve`` does), always on the small boards and on the
+    big ones with ``--every-move``.
+    """
     case = case or []
     unknown = [c for c in case if c not in EXPECTED]
     if unknown:
         raise BenchCaseError(f"unknown case {unknown[0]!r}; expected one of "
                              f"{', '.join(EXPECTED)}")
-    cases, jit = _run_cases(quick, repeat, limit, case)
+    cases, jit = _run_cases(quick, repeat, limit, case, every_move)
     cores = os.cpu_count() or 1
     if as_json:
         rows = [asdict(c) | {"ratio": c.ratio, "met": c.met} for c in cases]
@@ -227,9 +263,9 @@ def bench(
         table = Table(title=f"ttt bench ({cores} cores; JIT or cache load {jit:.2f} s, "
                             "not included)")
         for column in ("case", "result", "time", "target", "nodes", "nodes/s",
-                       "vs Python"):
+                       "every move", "vs Python"):
             table.add_column(column, justify="left" if column in ("case", "result")
-                             else "right")
+                             else "right", no_wrap=column == "case")
         for c in cases:
             seconds = c.seconds or 0.0
             rate = f"{c.nodes / seconds / 1e6:.1f} M" if c.nodes and seconds else "-"
@@ -237,6 +273,7 @@ def bench(
             table.add_row(c.name, c.result if c.ok else f"[red]WRONG: {c.result}[/]",
                           _duration(seconds), _duration(c.target) + mark,
                           f"{c.nodes:,}" if c.nodes else "-", rate,
+                          _duration(c.every_move_seconds) if c.every_move_seconds else "-",
                           f"{c.ratio:,.0f}x" if c.ratio else "-")
         console.print(table)
     wrong = [c for c in cases if not c.ok]

@@ -515,6 +515,68 @@ def solve_moves(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
 
 
 @njit(cache=True)
+def table_move(me: np.uint64, opp: np.uint64, nempty: int, tt: np.ndarray, misc: np.ndarray,
+               sym: np.ndarray, perm: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The best move the table holds for a position, or -1."""
+    image = 0
+    if nempty >= misc[SYMMETRIC]:
+        key_me, key_opp, image = canonical(me, opp, sym)
+    else:
+        key_me = me
+        key_opp = opp
+    row = table_index(key_me, key_opp, np.uint64(tt.shape[0] - 1))
+    e = probe(tt, row, np.int64(key_me), np.int64(key_opp), np.int64(misc[GENERATION]))
+    if e < 0:
+        return -1
+    move = int(((tt[row, e + 2] >> 32) & 0xFF) - 1)
+    if image != 0 and move >= 0:
+        move = int(perm[sym.shape[0] + image, move])
+    return move
+
+
+@njit(cache=True, nogil=True)
+def solve_value(me: np.uint64, opp: np.uint64, nempty: int, cells: np.ndarray,
+                out: np.ndarray, lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray,
+                buf: np.ndarray, misc: np.ndarray, full: np.uint64, sym: np.ndarray,
+                perm: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """The exact score of a position not over into ``out[0]``, and into ``out[1]`` one move
+    of ``cells`` that keeps it (the table's move first, then the others in turn, each asked
+    one null-window question). Returns False if the node limit stopped it."""
+    score = exact(me, opp, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+    if misc[ABORTED]:
+        return False
+    out[0] = score
+    hint = table_move(me, opp, nempty, tt, misc, sym, perm)
+    for i in range(-1, cells.shape[0]):
+        if i < 0:
+            cell = hint
+            if cell < 0 or (me | opp) & ONE << np.uint64(cell) != ZERO:
+                continue
+        else:
+            cell = cells[i]
+            if cell == hint:
+                continue
+        mine = me | ONE << np.uint64(cell)
+        if completes_line(mine, lines):
+            value = BIG - 1
+        elif nempty == 1:
+            value = 0
+        else:
+            for q in range(lines.shape[0]):  # every line counts as open to the child's parent
+                buf[nempty, LIVE + q] = q
+            buf[nempty, LIVE_COUNT] = lines.shape[0]
+            value = lift(search(opp, mine, lower(score), lower(score - 1), nempty - 1, lines,
+                                line_cells, tt, buf, misc, full, sym, perm))
+            if misc[ABORTED]:
+                return False
+        if value >= score:
+            out[1] = cell
+            return True
+    out[1] = -1  # unreachable: some move keeps the score
+    return True
+
+
+@njit(cache=True)
 def orbit_representatives(perms: np.ndarray, x: np.uint64, o: np.uint64,
                           empty: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """Each empty cell's least equivalent cell under the symmetries that fix (x, o)."""
