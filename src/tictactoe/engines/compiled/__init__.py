@@ -60,6 +60,11 @@ SYMMETRIC_PLIES = int(os.environ.get("TICTACTOE_SYMMETRIC_PLIES", "6"))
 symmetric images (the table key is the least image)."""
 
 
+PAIRING = os.environ.get("TICTACTOE_PAIRING", "1") != "0"
+"""Whether the search cuts on pairing strategies (``TICTACTOE_PAIRING=0`` turns it off, to
+measure what it saves)."""
+
+
 def fits(variant: Variant) -> bool:
     """Whether the compiled kernels handle this variant (at most 64 cells).
 
@@ -175,6 +180,7 @@ class Workspace:
         n = len(tables.order)
         self.misc[_sk.CELLS] = n
         self.misc[_sk.SYMMETRIC] = MAX_CELLS + 1  # no symmetric merging unless asked
+        self.misc[_sk.PAIRING] = int(PAIRING)
         lines = len(tables.lines)
         if lines >= LIVE_LISTS_FROM:
             self.misc[_sk.LIVE_LISTS] = 1

@@ -16,6 +16,9 @@ The search is fail-soft alpha-beta over these exact scores, with
 * each node scans only the lines its parent found open (a list per depth in ``buf``, on
   boards of ``LIVE_LISTS`` lines or more);
 * near the root, one table entry for all symmetric images of a position (``SYMMETRIC``);
+* pairing strategies: if the opponent can take two empty cells of each of my open lines,
+  no cell twice (a bipartite matching), it answers each of my moves in its pair and I
+  cannot win; tried only when I have at most half as many open lines as empty cells;
 * dead-line pruning and distance bounds: a side needs at least as many more marks as the
   fewest empty cells of its open lines, which bounds its fastest possible win, and a side
   with no open line cannot win at all;
@@ -72,7 +75,17 @@ SYMMETRIC = 5
 LIVE_LISTS = 6
 ORDER = 8
 HISTORY = ORDER + 64
-MISC_SIZE = HISTORY + 64
+# Scratch space of `pairing`: each cell's line, then per line its cells, the cells it holds,
+# the line it was reached from, the cell it gives up, and the search queue.
+PAIR_OWNER = HISTORY + 64
+PAIR_CELLS = PAIR_OWNER + 64
+PAIR_HELD = PAIR_CELLS + 32
+PAIR_FROM = PAIR_HELD + 32
+PAIR_VIA = PAIR_FROM + 32
+PAIR_QUEUE = PAIR_VIA + 32
+PAIRING = PAIR_QUEUE + 32
+"""Whether the search looks for pairing strategies (a boolean)."""
+MISC_SIZE = PAIRING + 1
 
 # A table entry is four int64 words: me, opp, packed data, unused; a bucket row holds two.
 ENTRY = 4
@@ -174,6 +187,71 @@ def fork_cells(mine: np.uint64, theirs: np.uint64, twice: np.uint64, lines: np.n
     return forks, relevant
 
 
+@njit(cache=True)
+def pairing(side: np.uint64, other: np.uint64, empty: np.uint64, lines: np.ndarray,
+            buf: np.ndarray, row: int, misc: np.ndarray) -> bool:  # pragma: no cover
+    """Whether ``other`` can answer every move of ``side`` in a pair of cells, so that
+    ``side`` never completes a line: two empty cells of each line open to ``side``, no cell
+    used twice (lines share at most one cell, so a pair serves one line). A bipartite
+    matching, each line taking two cells, grown by augmenting paths.
+
+    Lines are those listed open in ``buf[row]``; at most 32 lines qualify (64 cells).
+    """
+    count = 0
+    for q in range(buf[row, LIVE_COUNT]):
+        line = lines[buf[row, LIVE + q]]
+        if line & other == ZERO:
+            if count == 32:
+                return False
+            misc[PAIR_CELLS + count] = np.int64(line & empty)
+            misc[PAIR_HELD + count] = 0
+            count += 1
+    if 2 * count > popcount(empty):
+        return False
+    for c in range(misc[CELLS]):
+        misc[PAIR_OWNER + c] = -1
+    for start in range(count):
+        for _ in range(2):  # two cells for each line, one augmenting path each
+            visited = ONE << np.uint64(start)
+            misc[PAIR_QUEUE] = start
+            head = 0
+            tail = 1
+            found = False
+            while head < tail and not found:
+                u = misc[PAIR_QUEUE + head]
+                head += 1
+                candidates = np.uint64(misc[PAIR_CELLS + u]) & ~np.uint64(misc[PAIR_HELD + u])
+                while candidates != ZERO:
+                    bit = candidates & (ZERO - candidates)
+                    candidates ^= bit
+                    c = int(popcount(bit - ONE))
+                    w = misc[PAIR_OWNER + c]
+                    if w < 0:  # a free cell: u takes it, and each line on the path passes on
+                        z = u
+                        cell = c
+                        while True:
+                            misc[PAIR_OWNER + cell] = z
+                            misc[PAIR_HELD + z] = np.int64(np.uint64(misc[PAIR_HELD + z])
+                                                          | ONE << np.uint64(cell))
+                            if z == start:
+                                break
+                            cell = misc[PAIR_VIA + z]
+                            misc[PAIR_HELD + z] = np.int64(np.uint64(misc[PAIR_HELD + z])
+                                                          & ~(ONE << np.uint64(cell)))
+                            z = misc[PAIR_FROM + z]
+                        found = True
+                        break
+                    if visited & ONE << np.uint64(w) == ZERO:
+                        visited |= ONE << np.uint64(w)
+                        misc[PAIR_FROM + w] = u
+                        misc[PAIR_VIA + w] = c
+                        misc[PAIR_QUEUE + tail] = w
+                        tail += 1
+            if not found:
+                return False
+    return True
+
+
 _SEARCH = ("int64(uint64, uint64, int64, int64, int64, uint64[::1], int64[:, ::1], "
            "int64[:, ::1], int64[:, ::1], int64[::1], uint64, uint64[:, :, ::1], "
            "int64[:, ::1])")
@@ -229,6 +307,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     opp_twice = ZERO
     my_need = 99
     opp_need = 99
+    my_open = 0
+    opp_open = 0
     n = misc[CELLS]
     for j in range(n):
         buf[nempty, 128 + j] = 0
@@ -245,6 +325,9 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 buf[nempty, LIVE + live] = i
                 live += 1
             e = line & ~me
+            my_open += 1
+            if e == line:
+                opp_open += 1
             if e & (e - ONE) == ZERO:
                 my_threat |= e
             else:
@@ -262,6 +345,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 buf[nempty, LIVE + live] = i
                 live += 1
             e = line & ~opp
+            opp_open += 1
             if e & (e - ONE) == ZERO:
                 opp_threat |= e
             else:
@@ -311,6 +395,15 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             floor = -(BIG - 6)
     elif opp_need < 99 and 2 * opp_need <= nempty:
         floor = -(BIG - 2 * opp_need)
+    # Pairing strategies: a side whose every open line the other can pair off cannot win.
+    if misc[PAIRING] != 0:
+        empty_cells = full & ~(me | opp)
+        if upper > 0 and (alpha >= 0 or floor == 0) and 2 * my_open <= nempty \
+                and pairing(me, opp, empty_cells, lines, buf, nempty, misc):
+            upper = 0
+        if floor < 0 and (beta <= 0 or upper == 0) and 2 * opp_open <= nempty \
+                and pairing(opp, me, empty_cells, lines, buf, nempty, misc):
+            floor = 0
     if upper <= alpha:
         return upper
     if floor >= beta:

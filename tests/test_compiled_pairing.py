@@ -1,0 +1,90 @@
+"""Pairing strategies: the matching kernel against a brute force, and the cut it gives
+against the search without it."""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from tictactoe.core import Position, Variant
+from tictactoe.engines import compiled
+from tictactoe.engines.compiled import solver_kernels as sk
+
+
+def _brute_pairing(side: int, other: int, variant: Variant) -> bool:
+    """Two empty cells for every line free of ``other``, no cell twice: plain backtracking."""
+    empty = variant.full_mask & ~(side | other)
+    open_lines = [[c for c in cells if empty >> c & 1]
+                  for cells, mask in zip(variant.lines, variant.line_masks, strict=True)
+                  if not mask & other]
+    if any(len(cells) < 2 for cells in open_lines):
+        return False
+    open_lines.sort(key=len)
+
+    def place(i: int, used: frozenset[int]) -> bool:
+        if i == len(open_lines):
+            return True
+        return any(place(i + 1, used | {a, b})
+                   for a, b in combinations([c for c in open_lines[i] if c not in used], 2))
+
+    return place(0, frozenset())
+
+
+def _kernel_pairing(side: int, other: int, variant: Variant) -> bool:
+    lines = np.array(variant.line_masks, dtype=np.uint64)
+    buf = np.zeros((2, sk.BUF_WIDTH), dtype=np.int64)
+    buf[0, sk.LIVE:sk.LIVE + len(lines)] = np.arange(len(lines))
+    buf[0, sk.LIVE_COUNT] = len(lines)
+    misc = np.zeros(sk.MISC_SIZE, dtype=np.int64)
+    misc[sk.CELLS] = variant.cells
+    empty = np.uint64(variant.full_mask & ~(side | other))
+    return bool(sk.pairing(np.uint64(side), np.uint64(other), empty, lines, buf, 0, misc))
+
+
+def _random_marks(variant: Variant, rng: random.Random) -> tuple[int, int]:
+    """Random disjoint marks, with no line of ``side`` one cell short (as in the search)."""
+    while True:
+        cells = list(range(variant.cells))
+        rng.shuffle(cells)
+        a, b = rng.randint(0, variant.cells // 2), rng.randint(0, variant.cells // 2)
+        side = sum(1 << c for c in cells[:a])
+        other = sum(1 << c for c in cells[a:a + b])
+        if all(bin(m & ~side).count("1") >= 2 for m in variant.line_masks if not m & other):
+            return side, other
+
+
+@pytest.mark.parametrize("name", ["3x3", "4x4", "5x5k4", "4x6k4", "3x3x3"])
+def test_matching_agrees_with_brute_force(name: str) -> None:
+    variant = Variant.parse(name)
+    rng = random.Random(name)
+    outcomes = set()
+    for _ in range(300):
+        side, other = _random_marks(variant, rng)
+        expected = _brute_pairing(side, other, variant)
+        assert _kernel_pairing(side, other, variant) == expected, (side, other)
+        outcomes.add(expected)
+    assert outcomes == {True, False}  # both answers occur
+
+
+@pytest.mark.parametrize(("name", "marks", "count"),
+                         [("4x6k4", 6, 40), ("6x5k4", 8, 30), ("4x8k4", 12, 20)])
+def test_the_cut_changes_no_value(name: str, marks: int, count: int,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """With and without pairing cuts, the same values; with them, fewer nodes."""
+    rng = random.Random(count)
+    positions: list[Position] = []
+    while len(positions) < count:
+        p = Position(name)
+        while p.ply < marks and not p.is_game_over():
+            p.push(rng.choice(p.legal_moves()))
+        if not p.is_game_over():
+            positions.append(p.copy(stack=False))
+    with_cut = [compiled.solve_value(p) for p in positions]
+    monkeypatch.setattr(compiled, "PAIRING", False)
+    without = [compiled.solve_value(p) for p in positions]
+    for p, a, b in zip(positions, with_cut, without, strict=True):
+        assert a.score == b.score, p.to_string()
+    assert sum(a.nodes for a in with_cut) < sum(b.nodes for b in without)
