@@ -108,7 +108,7 @@ def test_solve_stops_at_a_limit_and_says_so() -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["proven"] is False and data["winner"] is None and data["best"] == ["c3"]
-    result = runner.invoke(app, ["solve", "5x5k4", "--seconds", "0.3"])
+    result = runner.invoke(app, ["solve", "7x7k5", "--seconds", "0.3"])
     assert result.stdout.startswith("unproven (heuristic")
     assert "stopped after" in result.stdout
 

@@ -181,6 +181,7 @@ class Workspace:
         self.misc[_sk.CELLS] = n
         self.misc[_sk.SYMMETRIC] = MAX_CELLS + 1  # no symmetric merging unless asked
         self.misc[_sk.PAIRING] = int(PAIRING)
+        self.misc[_sk.BUDGET] = 1 << 62
         lines = len(tables.lines)
         if lines >= LIVE_LISTS_FROM:
             self.misc[_sk.LIVE_LISTS] = 1

@@ -73,6 +73,8 @@ GENERATION = 3
 CELLS = 4
 SYMMETRIC = 5
 LIVE_LISTS = 6
+BUDGET = 7
+"""A second node limit, set by `exact` for one question at a time."""
 ORDER = 8
 HISTORY = ORDER + 64
 # Scratch space of `pairing`: each cell's line, then per line its cells, the cells it holds,
@@ -294,7 +296,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     The position must not be over: ``opp``'s last move made no line.
     """
     misc[NODES] += 1
-    if misc[NODES] > misc[LIMIT]:
+    if misc[NODES] > misc[LIMIT] or misc[NODES] > misc[BUDGET]:
         misc[ABORTED] = 1
         return 0
     if nempty == 0:
@@ -310,9 +312,6 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     my_open = 0
     opp_open = 0
     n = misc[CELLS]
-    for j in range(n):
-        buf[nempty, 128 + j] = 0
-    k = line_cells.shape[1]
     # Only the lines the parent found open can still be: scan those, and keep the open ones.
     parent = nempty + 1
     live = 0
@@ -337,9 +336,6 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 if c == 2:
                     my_twice |= my_two & e
                     my_two |= e
-                weight = _OWN_WEIGHT << (2 * (k - c))
-                for t in range(k):
-                    buf[nempty, 128 + line_cells[i, t]] += weight
         elif line & me == ZERO:
             if lists:
                 buf[nempty, LIVE + live] = i
@@ -355,9 +351,6 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 if c == 2:
                     opp_twice |= opp_two & e
                     opp_two |= e
-                weight = _OPP_WEIGHT << (2 * (k - c))
-                for t in range(k):
-                    buf[nempty, 128 + line_cells[i, t]] += weight
     buf[nempty, LIVE_COUNT] = live if lists else buf[parent, LIVE_COUNT]
     if my_threat != ZERO:
         return BIG - 1
@@ -452,6 +445,22 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if best > alpha:
             alpha = best
 
+    # Each cell's weight: the open lines through it, by their marks (no threats are left).
+    for j in range(n):
+        buf[nempty, 128 + j] = 0
+    k = line_cells.shape[1]
+    for q in range(buf[nempty, LIVE_COUNT]):
+        i = buf[nempty, LIVE + q]
+        line = lines[i]
+        if line & opp == ZERO:
+            weight = _OWN_WEIGHT << (2 * (k - popcount(line & ~me)))
+        elif line & me == ZERO:
+            weight = _OPP_WEIGHT << (2 * (k - popcount(line & ~opp)))
+        else:
+            continue
+        for t in range(k):
+            buf[nempty, 128 + line_cells[i, t]] += weight
+
     # The moves with their ordering keys; picked best first, lazily.
     empty = full & ~(me | opp | pruned)
     count = 0
@@ -532,46 +541,104 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     return best
 
 
+FIRST_BUDGET = 1 << 14
+"""Nodes allowed to each question in the first round of `exact`; doubled every round."""
+
+
+@njit(cache=True)
+def ask(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int, budget: int,
+        lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray,
+        misc: np.ndarray, full: np.uint64, sym: np.ndarray,
+        perm: np.ndarray) -> tuple[int, bool]:  # pragma: no cover - compiled
+    """One question to `search` from the root, within ``budget`` more nodes (0: no budget).
+
+    Returns the answer and whether it finished; stopped by the budget, ``ABORTED`` is
+    cleared again (only the node limit stops the caller).
+    """
+    for i in range(lines.shape[0]):  # every line counts as open to the searches' root
+        buf[nempty + 1, LIVE + i] = i
+    buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
+    misc[BUDGET] = misc[NODES] + budget if budget > 0 else np.int64(1) << 62
+    r = search(me, opp, alpha, beta, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+    misc[BUDGET] = np.int64(1) << 62
+    if misc[ABORTED] and misc[NODES] <= misc[LIMIT]:
+        misc[ABORTED] = 0
+        return r, False
+    return r, misc[ABORTED] == 0
+
+
 @njit(cache=True)
 def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
           line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray, misc: np.ndarray,
           full: np.uint64, sym: np.ndarray, perm: np.ndarray) -> int:  # pragma: no cover
-    """The exact score of a position that is not over (0 if the node limit stopped it)."""
-    for i in range(lines.shape[0]):  # every line counts as open to the searches' root
-        buf[nempty + 1, LIVE + i] = i
-    buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
-    r = search(me, opp, 0, 1, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
-    if misc[ABORTED]:
-        return 0
-    if r >= 1:  # a win: the fastest, by asking "a win within d?" for d = 1, 3, 5, ...
-        slowest = BIG - r
-        d = 1
-        while d < slowest:
+    """The exact score of a position that is not over (0 if the node limit stopped it).
+
+    Two ways to the value race in rounds, each question within the round's node budget
+    (doubled every round; what a stopped question proved stays in the table):
+
+    * iterative deepening on distance, "a win within d plies?" for d = 1, 3, 5, ...: the
+      first yes is the fastest win, and small proofs come first (a long first-found win
+      can take far more nodes to prove than the fastest one);
+    * the plain null-window question "is this a win?", far cheaper when there is none
+      (the pairing and dead-line cuts need no distance).
+
+    Without a win, "is this a loss?" and "a loss within d plies?" (d = 2, 4, ...) race the
+    same way: the first yes is the slowest loss.
+    """
+    # the wins
+    budget = FIRST_BUDGET
+    d = 1
+    known = False  # whether a win is known to exist (then only the distance is left)
+    while True:
+        while d <= nempty:
             t = BIG - d
-            r = search(me, opp, t - 1, t, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+            r, done = ask(me, opp, t - 1, t, nempty, 0 if known else budget, lines,
+                          line_cells, tt, buf, misc, full, sym, perm)
             if misc[ABORTED]:
                 return 0
+            if not done:
+                break
             if r >= t:
                 return t
             d += 2
-        return BIG - slowest
-    r = search(me, opp, -1, 0, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
-    if misc[ABORTED]:
-        return 0
-    if r >= 0:
-        return 0
-    # a loss: the slowest, by asking "still alive after d plies?" for d = 2, 4, 6, ...
-    fastest = BIG + r
-    d = 2
-    while d < fastest:
-        t = -(BIG - d)
-        r = search(me, opp, t, t + 1, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+        if d > nempty:
+            break  # no win
+        r, done = ask(me, opp, 0, 1, nempty, budget, lines, line_cells, tt, buf, misc, full,
+                      sym, perm)
         if misc[ABORTED]:
             return 0
-        if r <= t:
-            return t
-        d += 2
-    return -(BIG - fastest)
+        if done:
+            if r < 1:
+                break  # no win
+            known = True
+        budget *= 2
+    # no win: a draw or the slowest loss
+    budget = FIRST_BUDGET
+    d = 2
+    known = False
+    while True:
+        while d <= nempty:
+            t = -(BIG - d)
+            r, done = ask(me, opp, t, t + 1, nempty, 0 if known else budget, lines,
+                          line_cells, tt, buf, misc, full, sym, perm)
+            if misc[ABORTED]:
+                return 0
+            if not done:
+                break
+            if r <= t:
+                return t
+            d += 2
+        if d > nempty:
+            return 0  # no loss either
+        r, done = ask(me, opp, -1, 0, nempty, budget, lines, line_cells, tt, buf, misc, full,
+                      sym, perm)
+        if misc[ABORTED]:
+            return 0
+        if done:
+            if r >= 0:
+                return 0
+            known = True
+        budget *= 2
 
 
 @njit(cache=True)
