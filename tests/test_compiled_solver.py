@@ -248,3 +248,27 @@ def test_symmetric_table_entries_stay_exact(name: str, plies: int,
     workspace = Workspace.new(Variant.parse(name).cells, 25, table_bits=14)
     for i, p in enumerate(_random_positions(name, 40, min_marks, seed=plies)):
         _check(p, workspace if i % 2 else None)
+
+
+def test_parallel_moves_give_the_same_scores() -> None:
+    """Scoring the moves on two threads, each with its own table, changes no score."""
+    rng = random.Random(11)
+    checked = 0
+    while checked < 8:
+        p = Position("6x5k4" if checked < 6 else "4x4x4")
+        target = rng.randint(9, 12) if checked < 6 else rng.randint(40, 46)
+        while p.ply < target and not p.is_game_over():
+            p.push(rng.choice(p.legal_moves()))
+        if p.is_game_over() or p.variant.cells - p.ply <= 16:
+            continue
+        checked += 1
+        one = solve_position(p)
+        two = solve_position(p, threads=2)
+        assert two.proven and two.moves == one.moves, p.to_string()
+
+
+def test_parallel_moves_stop_at_the_deadline() -> None:
+    result = solve_position(Position("7x7k5"), seconds=0.3, threads=2)
+    assert not result.proven
+    assert result.seconds < 3
+    assert result.nodes > 0

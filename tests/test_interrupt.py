@@ -12,13 +12,15 @@ import pytest
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
-def test_ctrl_c_stops_an_unlimited_compiled_solve() -> None:
+@pytest.mark.parametrize("args", [["9x4k4", "--threads", "1"], ["9x4k4", "--threads", "2"],
+                                  ["7x7k5", "--value"]])
+def test_ctrl_c_stops_an_unlimited_compiled_solve(args: list[str]) -> None:
     code = "from tictactoe.cli import main; main()"
     with subprocess.Popen(
-            [sys.executable, "-c", code, "solve", "9x4k4", "--seconds", "0"],
+            [sys.executable, "-c", code, "solve", *args, "--seconds", "0"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
         try:
-            time.sleep(8)  # past start-up and the kernel cache load: well into the search
+            time.sleep(5)  # past start-up and the kernel cache load: well into the search
             assert process.poll() is None, process.communicate()
             sent = time.monotonic()
             process.send_signal(signal.SIGINT)

@@ -275,7 +275,7 @@ def bench(
                           f"{c.nodes:,}" if c.nodes else "-", rate,
                           _duration(c.every_move_seconds) if c.every_move_seconds else "-",
                           f"{c.ratio:,.0f}x" if c.ratio else "-")
-        console.print(table)
+        console.print(table, width=max(console.width, 150))  # no wrapped cells
     wrong = [c for c in cases if not c.ok]
     if wrong:
         for c in wrong:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -81,6 +82,9 @@ def solve_command(
     engine: Annotated[SolverEngine, typer.Option(
         help="auto: the compiled kernels where the board fits; python: the readable search.")]
     = SolverEngine.auto,
+    threads: Annotated[int, typer.Option(
+        min=1, help="Threads scoring the moves of a big board (default: one per core).")]
+    = os.cpu_count() or 1,
 ) -> None:
     """The winner with perfect play, the plies to the end, and the best moves.
 
@@ -89,7 +93,11 @@ def solve_command(
     """
     if value and moves:
         raise TicTacToeError("--value scores one best move only; it cannot go with --moves")
-    solver = solve_value if value else solve
+    def solver(pos: Position, **limits: Any) -> Solution:
+        if value:
+            return solve_value(pos, **limits)
+        return solve(pos, threads=threads, **limits)
+
     for pos in positions_from(position):
         check_solvable(pos)
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \

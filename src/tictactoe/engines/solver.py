@@ -309,7 +309,7 @@ def solve_python(position: Position | str, *, nodes: int | None = None,
 
 
 def solve(position: Position | str, *, nodes: int | None = None,
-          seconds: float | None = None, engine: str = "auto") -> Solution:
+          seconds: float | None = None, engine: str = "auto", threads: int = 1) -> Solution:
     """Solve a position: its score for the side to move, every move's score, the best moves.
 
     `nodes` and `seconds` limit the search; if either stops it before a proof, the solution
@@ -318,6 +318,7 @@ def solve(position: Position | str, *, nodes: int | None = None,
 
     `engine` is ``auto`` (the compiled kernels when the board has at most 64 cells, else the
     readable search), ``compiled`` or ``python``; `Solution.engine` says which one ran.
+    `threads` above 1 lets the compiled search score the moves of a big board in parallel.
 
     >>> s = solve("xx1/oo1/3 x")
     >>> str(s.score), s.best, s.proven
@@ -335,7 +336,7 @@ is nothing to solve
 
         if isinstance(position, str):
             position = Position(position)
-        compiled = solve_compiled(position, nodes=nodes, seconds=seconds)
+        compiled = solve_compiled(position, nodes=nodes, seconds=seconds, threads=threads)
         if compiled is not None or engine == "compiled":
             if compiled is None:
                 raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled "

@@ -297,13 +297,15 @@ def _prepare(position: Position, table_bits: int | None, workspace: Workspace | 
 
 def solve_position(position: Position, *, nodes: int | None = None,
                    seconds: float | None = None, table_bits: int | None = None,
-                   workspace: Workspace | None = None, _warm: bool = False) -> CompiledSolution:
+                   workspace: Workspace | None = None, threads: int = 1,
+                   _warm: bool = False) -> CompiledSolution:
     """Solve a position exactly: its score and the score of every legal move.
 
     With ``nodes`` or ``seconds``, the search stops at the limit; moves not proven by then
     are left out and ``proven`` is False. A given ``workspace`` keeps its table (its entries
     stay valid for every position of the variant); otherwise this thread's table starts
-    empty.
+    empty. With ``threads`` above 1, a big search (over `INTERRUPTIBLE_EMPTY` empty cells,
+    no node limit) scores the moves on that many threads, each with its own table.
     """
     tab, ws, me, opp, empty = _prepare(position, table_bits, workspace, _warm)
     started = time.perf_counter()
@@ -315,6 +317,15 @@ def solve_position(position: Position, *, nodes: int | None = None,
     else:
         rep = np.arange(position.variant.cells)
         cells = empty
+    if threads > 1 and nodes is None and workspace is None and table_bits is None \
+            and nempty > INTERRUPTIBLE_EMPTY and len(cells) > 1:
+        deadline = None if seconds is None else started + seconds
+        scores, total = _parallel_moves(tab, position, me, opp, cells, threads, deadline)
+        moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(),
+                                              strict=True) if r in scores}
+        return CompiledSolution(score=max(moves.values()) if moves else 0, moves=moves,
+                                proven=len(scores) == len(cells), nodes=total,
+                                seconds=time.perf_counter() - started)
     out = np.zeros(len(cells), dtype=np.int64)
     budget = nodes if nodes is not None else (1 << 62)
     threaded = nempty > INTERRUPTIBLE_EMPTY
@@ -340,6 +351,101 @@ def solve_position(position: Position, *, nodes: int | None = None,
     best = max(moves.values()) if moves else 0
     return CompiledSolution(score=best, moves=moves, proven=proven, nodes=total,
                             seconds=time.perf_counter() - started)
+
+
+_POOL: list[Workspace] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _borrow(empty: int) -> Workspace:
+    """A workspace from the pool shared by worker threads (a new one if none is free)."""
+    bits = Workspace.bits_for(empty)
+    with _POOL_LOCK:
+        for i, ws in enumerate(_POOL):
+            if ws.table_bits >= bits:
+                return _POOL.pop(i)
+    return Workspace.new(MAX_CELLS, empty)
+
+
+def _give_back(ws: Workspace) -> None:
+    with _POOL_LOCK:
+        _POOL.append(ws)
+
+
+def _parallel_moves(tab: Tables, position: Position, me: int, opp: int, cells: np.ndarray,
+                    threads: int, deadline: float | None) -> tuple[dict[int, int], int]:
+    """Score each move of ``cells`` on worker threads (each move one ``nogil`` kernel call,
+    each thread its own table), until done, the deadline or Ctrl-C. Returns the proven
+    scores by move and the nodes searched."""
+    nempty = bin(position.variant.full_mask & ~(position.x | position.o)).count("1")
+    full = np.uint64(position.variant.full_mask)
+    scores: dict[int, int] = {}
+    lock = threading.Lock()
+    queue = list(reversed(cells.tolist()))
+    miscs: list[np.ndarray] = []
+    stop = threading.Event()
+    failure: list[BaseException] = []
+    total = [0]
+
+    def work() -> None:
+        ws = _borrow(nempty)
+        try:
+            ws.reset(tab)
+            if len(tab.permutations) > 1:
+                ws.misc[_sk.SYMMETRIC] = nempty - SYMMETRIC_PLIES
+            with lock:
+                miscs.append(ws.misc)
+            out = np.zeros(1, dtype=np.int64)
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    cell = queue.pop()
+                ws.misc[_sk.NODES] = 0
+                ws.misc[_sk.ABORTED] = 0
+                ws.misc[_sk.LIMIT] = 1 << 62
+                if stop.is_set():  # checked after the limit is set: see `halt`
+                    return
+                done = _sk.solve_moves(np.uint64(me), np.uint64(opp), nempty,
+                                       np.array([cell], dtype=np.int64), out, 0, tab.lines,
+                                       tab.line_cells, ws.tt, ws.buf, ws.misc, full,
+                                       tab.symmetry_bytes, tab.permutations_and_inverses)
+                with lock:
+                    total[0] += int(ws.misc[_sk.NODES])
+                    if done == 1:
+                        scores[cell] = int(out[0])
+                if done != 1:
+                    return
+        except BaseException as err:  # handed to the caller below
+            failure.append(err)
+            stop.set()
+        finally:
+            _give_back(ws)
+
+    def halt() -> None:
+        stop.set()
+        with lock:
+            for misc in miscs:
+                misc[_sk.LIMIT] = 0
+
+    workers = [threading.Thread(target=work, name=f"tictactoe-solve-{i}", daemon=True)
+               for i in range(min(threads, len(cells)))]
+    for worker in workers:
+        worker.start()
+    try:
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.02)
+                if deadline is not None and time.perf_counter() > deadline:
+                    halt()
+    except KeyboardInterrupt:
+        halt()
+        for worker in workers:
+            worker.join()
+        raise
+    if failure:
+        raise failure[0]
+    return scores, total[0]
 
 
 def solve_value(position: Position, *, nodes: int | None = None,
@@ -527,7 +633,7 @@ def warm_up() -> float:
 
 
 def solve(position: Position, *, nodes: int | None = None,
-          seconds: float | None = None) -> Solution | None:
+          seconds: float | None = None, threads: int = 1) -> Solution | None:
     """Solve with the kernels as a `tictactoe.engines.solver.Solution`, or None if the
     board does not fit. Moves left unproven by a limit get the heuristic score the readable
     solver gives them."""
@@ -537,7 +643,8 @@ def solve(position: Position, *, nodes: int | None = None,
         return None
     check_solvable(position)
     warm_up()
-    return as_solution(position, solve_position(position, nodes=nodes, seconds=seconds))
+    return as_solution(position, solve_position(position, nodes=nodes, seconds=seconds,
+                                                threads=threads))
 
 
 def score_of(value: int) -> Score:

@@ -87,7 +87,9 @@ PAIR_VIA = PAIR_FROM + 32
 PAIR_QUEUE = PAIR_VIA + 32
 PAIRING = PAIR_QUEUE + 32
 """Whether the search looks for pairing strategies (a boolean)."""
-MISC_SIZE = PAIRING + 1
+UNFINISHED = PAIRING + 1
+"""Set by `ask` when its budget stopped the question."""
+MISC_SIZE = UNFINISHED + 1
 
 # A table entry is four int64 words: me, opp, packed data, unused; a bucket row holds two.
 ENTRY = 4
@@ -543,28 +545,76 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
 
 FIRST_BUDGET = 1 << 14
 """Nodes allowed to each question in the first round of `exact`; doubled every round."""
+RACE_FROM = 16
+"""`exact` races its two ways to the value only with more empty cells than this; smaller
+searches go to `exact_plain`."""
 
 
 @njit(cache=True)
-def ask(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int, budget: int,
-        lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray,
-        misc: np.ndarray, full: np.uint64, sym: np.ndarray,
-        perm: np.ndarray) -> tuple[int, bool]:  # pragma: no cover - compiled
-    """One question to `search` from the root, within ``budget`` more nodes (0: no budget).
-
-    Returns the answer and whether it finished; stopped by the budget, ``ABORTED`` is
-    cleared again (only the node limit stops the caller).
-    """
+def exact_plain(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
+          line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray, misc: np.ndarray,
+          full: np.uint64, sym: np.ndarray, perm: np.ndarray) -> int:  # pragma: no cover
+    """The exact score of a position that is not over (0 if the node limit stopped it), by
+    plain null-window questions: "is this a win?" and "a loss?", then "a win within d
+    plies?" for d = 1, 3, 5, ... (or "a loss within d?" for d = 2, 4, ...). Best on small
+    boards (see `exact`)."""
     for i in range(lines.shape[0]):  # every line counts as open to the searches' root
         buf[nempty + 1, LIVE + i] = i
     buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
+    r = search(me, opp, 0, 1, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+    if misc[ABORTED]:
+        return 0
+    if r >= 1:  # a win: the fastest, by asking "a win within d?" for d = 1, 3, 5, ...
+        slowest = BIG - r
+        d = 1
+        while d < slowest:
+            t = BIG - d
+            r = search(me, opp, t - 1, t, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+            if misc[ABORTED]:
+                return 0
+            if r >= t:
+                return t
+            d += 2
+        return BIG - slowest
+    r = search(me, opp, -1, 0, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+    if misc[ABORTED]:
+        return 0
+    if r >= 0:
+        return 0
+    # a loss: the slowest, by asking "still alive after d plies?" for d = 2, 4, 6, ...
+    fastest = BIG + r
+    d = 2
+    while d < fastest:
+        t = -(BIG - d)
+        r = search(me, opp, t, t + 1, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+        if misc[ABORTED]:
+            return 0
+        if r <= t:
+            return t
+        d += 2
+    return -(BIG - fastest)
+
+
+@njit(cache=True, inline="always")
+def ask(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int, budget: int,
+        lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray,
+        misc: np.ndarray, full: np.uint64, sym: np.ndarray,
+        perm: np.ndarray) -> int:  # pragma: no cover - compiled
+    """One question to `search` from the root, within ``budget`` more nodes (0: no budget).
+
+    Returns the answer and whether it finished; stopped by the budget, ``ABORTED`` is
+    cleared again (only the node limit stops the caller). The caller lists every line as
+    open in ``buf[nempty + 1]``.
+    """
     misc[BUDGET] = misc[NODES] + budget if budget > 0 else np.int64(1) << 62
     r = search(me, opp, alpha, beta, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
     misc[BUDGET] = np.int64(1) << 62
     if misc[ABORTED] and misc[NODES] <= misc[LIMIT]:
         misc[ABORTED] = 0
-        return r, False
-    return r, misc[ABORTED] == 0
+        misc[UNFINISHED] = 1
+    else:
+        misc[UNFINISHED] = 0
+    return r
 
 
 @njit(cache=True)
@@ -579,65 +629,78 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
     * iterative deepening on distance, "a win within d plies?" for d = 1, 3, 5, ...: the
       first yes is the fastest win, and small proofs come first (a long first-found win
       can take far more nodes to prove than the fastest one);
-    * the plain null-window question "is this a win?", far cheaper when there is none
-      (the pairing and dead-line cuts need no distance).
+    * the plain null-window question "is this a win?", cheap when there is none (the
+      pairing and dead-line cuts need no distance).
 
     Without a win, "is this a loss?" and "a loss within d plies?" (d = 2, 4, ...) race the
     same way: the first yes is the slowest loss.
     """
+    if nempty <= RACE_FROM:
+        return exact_plain(me, opp, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+    for i in range(lines.shape[0]):  # every line counts as open to the searches' root
+        buf[nempty + 1, LIVE + i] = i
+    buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
     # the wins
     budget = FIRST_BUDGET
     d = 1
     known = False  # whether a win is known to exist (then only the distance is left)
+    slowest = nempty
     while True:
         while d <= nempty:
+            if known and d >= slowest:
+                return BIG - slowest
             t = BIG - d
-            r, done = ask(me, opp, t - 1, t, nempty, 0 if known else budget, lines,
-                          line_cells, tt, buf, misc, full, sym, perm)
+            r = ask(me, opp, t - 1, t, nempty, 0 if known else budget, lines, line_cells, tt,
+                    buf, misc, full, sym, perm)
             if misc[ABORTED]:
                 return 0
-            if not done:
+            if misc[UNFINISHED]:
                 break
             if r >= t:
                 return t
             d += 2
         if d > nempty:
             break  # no win
-        r, done = ask(me, opp, 0, 1, nempty, budget, lines, line_cells, tt, buf, misc, full,
-                      sym, perm)
+        r = ask(me, opp, 0, 1, nempty, budget, lines, line_cells, tt, buf, misc, full, sym,
+                perm)
         if misc[ABORTED]:
             return 0
-        if done:
+        if misc[UNFINISHED] == 0:
             if r < 1:
                 break  # no win
             known = True
+            slowest = BIG - r  # the win found: no need to ask about it
         budget *= 2
     # no win: a draw or the slowest loss
     budget = FIRST_BUDGET
     d = 2
     known = False
+    fastest = nempty
     while True:
         while d <= nempty:
+            if known and d >= fastest:
+                return -(BIG - fastest)
             t = -(BIG - d)
-            r, done = ask(me, opp, t, t + 1, nempty, 0 if known else budget, lines,
-                          line_cells, tt, buf, misc, full, sym, perm)
+            r = ask(me, opp, t, t + 1, nempty, 0 if known else budget, lines, line_cells, tt,
+                    buf, misc, full, sym, perm)
             if misc[ABORTED]:
                 return 0
-            if not done:
+            if misc[UNFINISHED]:
                 break
             if r <= t:
                 return t
             d += 2
         if d > nempty:
             return 0  # no loss either
-        r, done = ask(me, opp, -1, 0, nempty, budget, lines, line_cells, tt, buf, misc, full,
-                      sym, perm)
+        r = ask(me, opp, -1, 0, nempty, budget, lines, line_cells, tt, buf, misc, full, sym,
+                perm)
         if misc[ABORTED]:
             return 0
-        if done:
+        if misc[UNFINISHED] == 0:
             if r >= 0:
                 return 0
             known = True
+            fastest = BIG + r  # the loss found: no need to ask about it
         budget *= 2
 
 
@@ -811,8 +874,8 @@ def strong(full: np.uint64, nempty: int, lines: np.ndarray, line_cells: np.ndarr
         left = nempty - popcount(me | opp)
         out_me[count] = me
         out_opp[count] = opp
-        out_score[count] = exact(me, opp, int(left), lines, line_cells, tt, buf, misc, full,
-                                 sym, perm)
+        out_score[count] = exact_plain(me, opp, int(left), lines, line_cells, tt, buf, misc,
+                                       full, sym, perm)
         count += 1
         empty = full & ~(me | opp)
         for c in range(misc[CELLS]):
