@@ -272,3 +272,40 @@ def test_parallel_moves_stop_at_the_deadline() -> None:
     assert not result.proven
     assert result.seconds < 3
     assert result.nodes > 0
+
+
+def test_racing_exact_agrees_with_the_plain_questions() -> None:
+    """`exact` (distance deepening racing the plain questions, over 16 empty cells) and
+    `exact_plain` give the same score, position by position."""
+    import numpy as np
+
+    from tictactoe.engines import compiled
+    from tictactoe.engines.compiled import solver_kernels as sk
+
+    rng = random.Random(3)
+    checked = 0
+    outcomes: set[int] = set()
+    while checked < 16:
+        p = Position("6x5k4" if checked % 2 else "5x5k4")
+        target = rng.randint(4, 8)
+        while p.ply < target and not p.is_game_over():
+            p.push(rng.choice(p.legal_moves()))
+        if p.is_game_over():
+            continue
+        checked += 1
+        tab = compiled.tables(p.variant)
+        me, opp = (p.x, p.o) if p.ply % 2 == 0 else (p.o, p.x)
+        nempty = p.variant.cells - p.ply
+        scores = []
+        for kernel in (sk.exact, sk.exact_plain):
+            ws = Workspace.new(p.variant.cells, nempty, table_bits=18)
+            ws.load(tab)
+            ws.misc[sk.LIMIT] = 1 << 62
+            ws.misc[sk.FIRST_BUDGET] = 1 << rng.randint(3, 9)  # many rounds, many stops
+            scores.append(int(kernel(np.uint64(me), np.uint64(opp), nempty, tab.lines,
+                                     tab.line_cells, ws.tt, ws.buf, ws.misc,
+                                     np.uint64(p.variant.full_mask), tab.symmetry_bytes,
+                                     tab.permutations_and_inverses)))
+        assert scores[0] == scores[1], p.to_string()
+        outcomes.add((scores[0] > 0) - (scores[0] < 0))
+    assert outcomes == {-1, 0, 1}

@@ -59,6 +59,15 @@ SYMMETRIC_PLIES = int(os.environ.get("TICTACTOE_SYMMETRIC_PLIES", "6"))
 """Positions within this many plies of the solved one share one table entry with all their
 symmetric images (the table key is the least image)."""
 
+FIRST_BUDGET = 1 << 14
+"""Nodes for each question in the first round of a big search, which races deepening on
+the distance against the plain win/draw/loss questions (doubled every round)."""
+
+MERGED_SYMMETRIES = 1024
+"""Symmetric positions share table entries only on boards with at most this many
+symmetries (4x4x4 has 192); on degenerate boards such as 2x2x2k2, where every pair of cells
+is a line and all 40,320 permutations are symmetries, the search skips it."""
+
 
 PAIRING = os.environ.get("TICTACTOE_PAIRING", "1") != "0"
 """Whether the search cuts on pairing strategies (``TICTACTOE_PAIRING=0`` turns it off, to
@@ -92,8 +101,11 @@ class Tables:
     order: np.ndarray
     full: np.uint64
     permutations: np.ndarray
+    """Every symmetry, as a row of cell images."""
     symmetry_bytes: np.ndarray
+    """Byte tables of the symmetries whose images share table entries (`MERGED_SYMMETRIES`)."""
     permutations_and_inverses: np.ndarray
+    """Those symmetries, then their inverses (to map a table move back and forth)."""
 
 
 @cache
@@ -119,10 +131,12 @@ def tables(variant: Variant) -> Tables:
         perms = (tuple(range(n)),)
     line_cells = np.array(variant.lines, dtype=np.int64).reshape(len(variant.lines), -1)
     perm_array = np.array(perms, dtype=np.int64)
-    inverses = np.argsort(perm_array, axis=1).astype(np.int64)
+    merged = perms if len(perms) <= MERGED_SYMMETRIES else perms[:1]
+    merged_array = np.array(merged, dtype=np.int64)
+    inverses = np.argsort(merged_array, axis=1).astype(np.int64)
     return Tables(lines, line_cells, order, np.uint64(variant.full_mask), perm_array,
-                  np.array(byte_tables(n, perms), dtype=np.uint64),
-                  np.ascontiguousarray(np.concatenate([perm_array, inverses])))
+                  np.array(byte_tables(n, merged), dtype=np.uint64),
+                  np.ascontiguousarray(np.concatenate([merged_array, inverses])))
 
 
 _GENERATIONS = (1 << 15) - 1
@@ -182,6 +196,7 @@ class Workspace:
         self.misc[_sk.SYMMETRIC] = MAX_CELLS + 1  # no symmetric merging unless asked
         self.misc[_sk.PAIRING] = int(PAIRING)
         self.misc[_sk.BUDGET] = 1 << 62
+        self.misc[_sk.FIRST_BUDGET] = FIRST_BUDGET
         lines = len(tables.lines)
         if lines >= LIVE_LISTS_FROM:
             self.misc[_sk.LIVE_LISTS] = 1
@@ -290,7 +305,7 @@ def _prepare(position: Position, table_bits: int | None, workspace: Workspace | 
     else:
         ws = thread_workspace(nempty)
         ws.reset(tab)
-    if len(tab.permutations) > 1:
+    if len(tab.symmetry_bytes) > 1:
         ws.misc[_sk.SYMMETRIC] = nempty - SYMMETRIC_PLIES
     return tab, ws, me, opp, empty
 
@@ -391,7 +406,7 @@ def _parallel_moves(tab: Tables, position: Position, me: int, opp: int, cells: n
         ws = _borrow(nempty)
         try:
             ws.reset(tab)
-            if len(tab.permutations) > 1:
+            if len(tab.symmetry_bytes) > 1:
                 ws.misc[_sk.SYMMETRIC] = nempty - SYMMETRIC_PLIES
             with lock:
                 miscs.append(ws.misc)

@@ -89,7 +89,9 @@ PAIRING = PAIR_QUEUE + 32
 """Whether the search looks for pairing strategies (a boolean)."""
 UNFINISHED = PAIRING + 1
 """Set by `ask` when its budget stopped the question."""
-MISC_SIZE = UNFINISHED + 1
+FIRST_BUDGET = UNFINISHED + 1
+"""Nodes allowed to each question in the first round of `exact`; doubled every round."""
+MISC_SIZE = FIRST_BUDGET + 1
 
 # A table entry is four int64 words: me, opp, packed data, unused; a bucket row holds two.
 ENTRY = 4
@@ -543,8 +545,6 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     return best
 
 
-FIRST_BUDGET = 1 << 14
-"""Nodes allowed to each question in the first round of `exact`; doubled every round."""
 RACE_FROM = 16
 """`exact` races its two ways to the value only with more empty cells than this; smaller
 searches go to `exact_plain`."""
@@ -641,7 +641,7 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
         buf[nempty + 1, LIVE + i] = i
     buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
     # the wins
-    budget = FIRST_BUDGET
+    budget = misc[FIRST_BUDGET]
     d = 1
     known = False  # whether a win is known to exist (then only the distance is left)
     slowest = nempty
@@ -672,7 +672,7 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
             slowest = BIG - r  # the win found: no need to ask about it
         budget *= 2
     # no win: a draw or the slowest loss
-    budget = FIRST_BUDGET
+    budget = misc[FIRST_BUDGET]
     d = 2
     known = False
     fastest = nempty
