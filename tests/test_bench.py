@@ -11,14 +11,6 @@ from tictactoe.cli import app
 from tictactoe.cli import bench as bench_module
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def _wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The table has eight columns: give it the width of a wide terminal."""
-    from tictactoe.cli.common import console
-
-    monkeypatch.setattr(console, "width", 160)
 SMALL = ["--case", "3x3", "--case", "3x3-strong", "--repeat", "2"]
 
 

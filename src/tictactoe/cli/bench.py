@@ -124,6 +124,9 @@ def _value_word(result: str) -> str:
         else result
 
 
+TABLE_WIDTH = 150
+"""The table's width at least: a narrower terminal wraps its lines, not its cells."""
+
 EVERY_MOVE_ALWAYS = ("3x3", "4x4", "5x5k4", "4x6k4")
 """Cases whose every-move solve is timed too without ``--every-move`` (it is quick)."""
 
@@ -275,7 +278,12 @@ def bench(
                           f"{c.nodes:,}" if c.nodes else "-", rate,
                           _duration(c.every_move_seconds) if c.every_move_seconds else "-",
                           f"{c.ratio:,.0f}x" if c.ratio else "-")
-        console.print(table, width=max(console.width, 150))  # no wrapped cells
+        narrow = console.width
+        console.width = max(narrow, TABLE_WIDTH)  # wider than the terminal, cells unwrapped
+        try:
+            console.print(table)
+        finally:
+            console.width = narrow
     wrong = [c for c in cases if not c.ok]
     if wrong:
         for c in wrong:
