@@ -323,7 +323,6 @@ def solve_position(position: Position, *, nodes: int | None = None,
     no node limit) scores the moves on that many threads, each with its own table.
     """
     tab, ws, me, opp, empty = _prepare(position, table_bits, workspace, _warm)
-    started = time.perf_counter()
     nempty = len(empty)
     if len(tab.permutations) > 1:
         rep = _sk.orbit_representatives(tab.permutations, np.uint64(position.x),
@@ -334,13 +333,25 @@ def solve_position(position: Position, *, nodes: int | None = None,
         cells = empty
     if threads > 1 and nodes is None and workspace is None and table_bits is None \
             and nempty > INTERRUPTIBLE_EMPTY and len(cells) > 1:
+        # every thread's table is ready (allocated and written) before the clock starts
+        borrowed = [_borrow(nempty) for _ in range(min(threads, len(cells)) - 1)]
+        for extra in borrowed:
+            extra.reset(tab)
+            extra.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+        started = time.perf_counter()
         deadline = None if seconds is None else started + seconds
-        scores, total = _parallel_moves(tab, position, me, opp, cells, threads, deadline)
+        try:
+            scores, total = _parallel_moves(tab, position, me, opp, cells, [ws, *borrowed],
+                                            deadline)
+        finally:
+            for extra in borrowed:
+                _give_back(extra)
         moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(),
                                               strict=True) if r in scores}
         return CompiledSolution(score=max(moves.values()) if moves else 0, moves=moves,
                                 proven=len(scores) == len(cells), nodes=total,
                                 seconds=time.perf_counter() - started)
+    started = time.perf_counter()
     out = np.zeros(len(cells), dtype=np.int64)
     budget = nodes if nodes is not None else (1 << 62)
     threaded = nempty > INTERRUPTIBLE_EMPTY
@@ -388,28 +399,23 @@ def _give_back(ws: Workspace) -> None:
 
 
 def _parallel_moves(tab: Tables, position: Position, me: int, opp: int, cells: np.ndarray,
-                    threads: int, deadline: float | None) -> tuple[dict[int, int], int]:
-    """Score each move of ``cells`` on worker threads (each move one ``nogil`` kernel call,
-    each thread its own table), until done, the deadline or Ctrl-C. Returns the proven
-    scores by move and the nodes searched."""
+                    workspaces: list[Workspace],
+                    deadline: float | None) -> tuple[dict[int, int], int]:
+    """Score each move of ``cells`` on one worker thread per workspace (each move one
+    ``nogil`` kernel call), until done, the deadline or Ctrl-C. Returns the proven scores by
+    move and the nodes searched."""
     nempty = bin(position.variant.full_mask & ~(position.x | position.o)).count("1")
     full = np.uint64(position.variant.full_mask)
     scores: dict[int, int] = {}
     lock = threading.Lock()
     queue = list(reversed(cells.tolist()))
-    miscs: list[np.ndarray] = []
+    miscs = [ws.misc for ws in workspaces]
     stop = threading.Event()
     failure: list[BaseException] = []
     total = [0]
 
-    def work() -> None:
-        ws = _borrow(nempty)
+    def work(ws: Workspace) -> None:
         try:
-            ws.reset(tab)
-            if len(tab.symmetry_bytes) > 1:
-                ws.misc[_sk.SYMMETRIC] = nempty - SYMMETRIC_PLIES
-            with lock:
-                miscs.append(ws.misc)
             out = np.zeros(1, dtype=np.int64)
             while True:
                 with lock:
@@ -434,8 +440,6 @@ def _parallel_moves(tab: Tables, position: Position, me: int, opp: int, cells: n
         except BaseException as err:  # handed to the caller below
             failure.append(err)
             stop.set()
-        finally:
-            _give_back(ws)
 
     def halt() -> None:
         stop.set()
@@ -443,8 +447,8 @@ def _parallel_moves(tab: Tables, position: Position, me: int, opp: int, cells: n
             for misc in miscs:
                 misc[_sk.LIMIT] = 0
 
-    workers = [threading.Thread(target=work, name=f"tictactoe-solve-{i}", daemon=True)
-               for i in range(min(threads, len(cells)))]
+    workers = [threading.Thread(target=work, args=(ws,), name=f"tictactoe-solve-{i}",
+                                daemon=True) for i, ws in enumerate(workspaces)]
     for worker in workers:
         worker.start()
     try:
