@@ -89,10 +89,11 @@ def test_quick_search_and_kept_table_give_fresh_answers() -> None:
 
 def test_unproven_answers_are_marked_and_never_cached() -> None:
     solver = WebSolver(cache_size=10)
-    rough = solver.solve(Position("4x4"), nodes=50, seconds=SECONDS)
+    rough = solver.solve(Position("5x5k4"), nodes=50, seconds=SECONDS)
     assert not rough.proven and len(solver.cache) == 0
     assert any(not score.is_proven for score in rough.moves.values())
-    assert solver.solve(Position("4x4"), nodes=NODES, seconds=SECONDS).proven
+    assert solver.solve(Position("5x5k4"), nodes=5 * NODES, seconds=SECONDS).proven
+    assert len(solver.cache) == 1
 
 
 def test_early_positions_are_one_per_class_and_not_over() -> None:
