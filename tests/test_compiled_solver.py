@@ -275,8 +275,8 @@ def test_parallel_moves_stop_at_the_deadline() -> None:
 
 
 def test_racing_exact_agrees_with_the_plain_questions() -> None:
-    """`exact` (distance deepening racing the plain questions, over 16 empty cells) and
-    `exact_plain` give the same score, position by position."""
+    """`exact` (distance deepening racing the plain questions, over 16 empty cells), its
+    deepening alone, and `exact_plain` give the same score, position by position."""
     import numpy as np
 
     from tictactoe.engines import compiled
@@ -297,15 +297,39 @@ def test_racing_exact_agrees_with_the_plain_questions() -> None:
         me, opp = (p.x, p.o) if p.ply % 2 == 0 else (p.o, p.x)
         nempty = p.variant.cells - p.ply
         scores = []
-        for kernel in (sk.exact, sk.exact_plain):
+        for kernel, plan in ((sk.exact, sk.PLAN_RACE), (sk.exact, sk.PLAN_DEEPENING),
+                             (sk.exact_plain, sk.PLAN_RACE)):
             ws = Workspace.new(p.variant.cells, nempty, table_bits=18)
             ws.load(tab)
             ws.misc[sk.LIMIT] = 1 << 62
             ws.misc[sk.FIRST_BUDGET] = 1 << rng.randint(3, 9)  # many rounds, many stops
+            ws.misc[sk.PLAN] = plan
             scores.append(int(kernel(np.uint64(me), np.uint64(opp), nempty, tab.lines,
                                      tab.line_cells, ws.tt, ws.buf, ws.misc,
                                      np.uint64(p.variant.full_mask), tab.symmetry_bytes,
                                      tab.permutations_and_inverses)))
-        assert scores[0] == scores[1], p.to_string()
+        assert scores[0] == scores[1] == scores[2], p.to_string()
         outcomes.add((scores[0] > 0) - (scores[0] < 0))
     assert outcomes == {-1, 0, 1}
+
+
+def test_value_race_on_two_threads_agrees() -> None:
+    """The plain questions and the deepening, raced on two threads: the same value, and a
+    move that keeps it."""
+    rng = random.Random(21)
+    checked = 0
+    while checked < 8:
+        p = Position("6x5k4" if checked % 2 else "5x5k4")
+        target = rng.randint(2, 7)
+        while p.ply < target and not p.is_game_over():
+            p.push(rng.choice(p.legal_moves()))
+        if p.is_game_over():
+            continue
+        checked += 1
+        one = solve_value(p)
+        two = solve_value(p, threads=2)
+        assert two.proven and two.score == one.score, p.to_string()
+        [move] = two.moves
+        assert move in solve_position(p, threads=2).best, p.to_string()
+    result = solve_value(Position("7x7k5"), seconds=0.3, threads=2)
+    assert not result.proven and result.moves == {} and result.seconds < 3

@@ -13,7 +13,8 @@ import pytest
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 @pytest.mark.parametrize("args", [["9x4k4", "--threads", "1"], ["9x4k4", "--threads", "2"],
-                                  ["7x7k5", "--value"]])
+                                  ["7x7k5", "--value", "--threads", "1"],
+                                  ["7x7k5", "--value", "--threads", "2"]])
 def test_ctrl_c_stops_an_unlimited_compiled_solve(args: list[str]) -> None:
     code = "from tictactoe.cli import main; main()"
     with subprocess.Popen(

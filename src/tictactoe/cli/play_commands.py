@@ -83,7 +83,8 @@ def solve_command(
         help="auto: the compiled kernels where the board fits; python: the readable search.")]
     = SolverEngine.auto,
     threads: Annotated[int, typer.Option(
-        min=1, help="Threads scoring the moves of a big board (default: one per core).")]
+        min=1, help="Threads for a big board: scoring its moves, or racing two searches "
+                    "for --value (default: one per core).")]
     = os.cpu_count() or 1,
 ) -> None:
     """The winner with perfect play, the plies to the end, and the best moves.
@@ -95,7 +96,7 @@ def solve_command(
         raise TicTacToeError("--value scores one best move only; it cannot go with --moves")
     def solver(pos: Position, **limits: Any) -> Solution:
         if value:
-            return solve_value(pos, **limits)
+            return solve_value(pos, threads=threads, **limits)
         return solve(pos, threads=threads, **limits)
 
     for pos in positions_from(position):

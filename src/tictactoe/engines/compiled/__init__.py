@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -197,6 +197,7 @@ class Workspace:
         self.misc[_sk.PAIRING] = int(PAIRING)
         self.misc[_sk.BUDGET] = 1 << 62
         self.misc[_sk.FIRST_BUDGET] = FIRST_BUDGET
+        self.misc[_sk.PLAN] = _sk.PLAN_RACE
         lines = len(tables.lines)
         if lines >= LIVE_LISTS_FROM:
             self.misc[_sk.LIVE_LISTS] = 1
@@ -398,6 +399,52 @@ def _give_back(ws: Workspace) -> None:
         _POOL.append(ws)
 
 
+def _run_threads(jobs: list[Callable[[], None]], miscs: list[np.ndarray],
+                 stop: threading.Event, deadline: float | None) -> None:
+    """Run each job on its own thread until all return. The deadline, Ctrl-C or ``stop``
+    (set by a job) halts the others: their node limits drop to zero, which the kernels check
+    at every node. A job sets its limit before it looks at ``stop``, so none is missed."""
+    failure: list[BaseException] = []
+
+    def run(job: Callable[[], None]) -> None:
+        try:
+            job()
+        except BaseException as err:  # handed to the caller below
+            failure.append(err)
+            stop.set()
+
+    def halt() -> None:
+        stop.set()
+        for misc in miscs:
+            misc[_sk.LIMIT] = 0
+
+    workers = [threading.Thread(target=run, args=(job,), name=f"tictactoe-solve-{i}",
+                                daemon=True) for i, job in enumerate(jobs)]
+    for worker in workers:
+        worker.start()
+    try:
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.02)
+                if stop.is_set() or (deadline is not None and time.perf_counter() > deadline):
+                    halt()
+    except KeyboardInterrupt:
+        halt()
+        for worker in workers:
+            worker.join()
+        raise
+    if failure:
+        raise failure[0]
+
+
+def _start(misc: np.ndarray, stop: threading.Event) -> bool:
+    """Ready a workspace for one kernel call under `_run_threads`; False if halted."""
+    misc[_sk.NODES] = 0
+    misc[_sk.ABORTED] = 0
+    misc[_sk.LIMIT] = 1 << 62
+    return not stop.is_set()
+
+
 def _parallel_moves(tab: Tables, position: Position, me: int, opp: int, cells: np.ndarray,
                     workspaces: list[Workspace],
                     deadline: float | None) -> tuple[dict[int, int], int]:
@@ -409,80 +456,107 @@ def _parallel_moves(tab: Tables, position: Position, me: int, opp: int, cells: n
     scores: dict[int, int] = {}
     lock = threading.Lock()
     queue = list(reversed(cells.tolist()))
-    miscs = [ws.misc for ws in workspaces]
     stop = threading.Event()
-    failure: list[BaseException] = []
     total = [0]
 
     def work(ws: Workspace) -> None:
-        try:
-            out = np.zeros(1, dtype=np.int64)
-            while True:
-                with lock:
-                    if not queue:
-                        return
-                    cell = queue.pop()
-                ws.misc[_sk.NODES] = 0
-                ws.misc[_sk.ABORTED] = 0
-                ws.misc[_sk.LIMIT] = 1 << 62
-                if stop.is_set():  # checked after the limit is set: see `halt`
+        out = np.zeros(1, dtype=np.int64)
+        while True:
+            with lock:
+                if not queue:
                     return
-                done = _sk.solve_moves(np.uint64(me), np.uint64(opp), nempty,
-                                       np.array([cell], dtype=np.int64), out, 0, tab.lines,
-                                       tab.line_cells, ws.tt, ws.buf, ws.misc, full,
-                                       tab.symmetry_bytes, tab.permutations_and_inverses)
-                with lock:
-                    total[0] += int(ws.misc[_sk.NODES])
-                    if done == 1:
-                        scores[cell] = int(out[0])
-                if done != 1:
-                    return
-        except BaseException as err:  # handed to the caller below
-            failure.append(err)
-            stop.set()
+                cell = queue.pop()
+            if not _start(ws.misc, stop):
+                return
+            done = _sk.solve_moves(np.uint64(me), np.uint64(opp), nempty,
+                                   np.array([cell], dtype=np.int64), out, 0, tab.lines,
+                                   tab.line_cells, ws.tt, ws.buf, ws.misc, full,
+                                   tab.symmetry_bytes, tab.permutations_and_inverses)
+            with lock:
+                total[0] += int(ws.misc[_sk.NODES])
+                if done == 1:
+                    scores[cell] = int(out[0])
+            if done != 1:
+                return
 
-    def halt() -> None:
-        stop.set()
-        with lock:
-            for misc in miscs:
-                misc[_sk.LIMIT] = 0
-
-    workers = [threading.Thread(target=work, args=(ws,), name=f"tictactoe-solve-{i}",
-                                daemon=True) for i, ws in enumerate(workspaces)]
-    for worker in workers:
-        worker.start()
-    try:
-        for worker in workers:
-            while worker.is_alive():
-                worker.join(0.02)
-                if deadline is not None and time.perf_counter() > deadline:
-                    halt()
-    except KeyboardInterrupt:
-        halt()
-        for worker in workers:
-            worker.join()
-        raise
-    if failure:
-        raise failure[0]
+    jobs: list[Callable[[], None]] = [partial(work, ws) for ws in workspaces]
+    _run_threads(jobs, [ws.misc for ws in workspaces], stop, deadline)
     return scores, total[0]
+
+
+def _value_race(tab: Tables, position: Position, me: int, opp: int, order: np.ndarray,
+                workspaces: list[Workspace], deadline: float | None) -> tuple[np.ndarray, int]:
+    """`solve_value` on two threads, the first asking only the plain win/draw/loss
+    questions and the second only deepening on the distance; the first to finish wins and
+    halts the other. Returns the winner's (score, move), or an empty array, and the nodes."""
+    nempty = bin(position.variant.full_mask & ~(position.x | position.o)).count("1")
+    full = np.uint64(position.variant.full_mask)
+    lock = threading.Lock()
+    stop = threading.Event()
+    found: list[np.ndarray] = []
+    total = [0]
+
+    def work(ws: Workspace, plan: int) -> None:
+        ws.misc[_sk.PLAN] = plan
+        out = np.zeros(2, dtype=np.int64)
+        if not _start(ws.misc, stop):
+            return
+        done = _sk.solve_value(np.uint64(me), np.uint64(opp), nempty, order, out, tab.lines,
+                               tab.line_cells, ws.tt, ws.buf, ws.misc, full,
+                               tab.symmetry_bytes, tab.permutations_and_inverses)
+        with lock:
+            total[0] += int(min(ws.misc[_sk.NODES], 1 << 62))
+            if done and not found:
+                found.append(out)
+                stop.set()
+
+    plans = (_sk.PLAN_PLAIN, _sk.PLAN_DEEPENING)
+    jobs: list[Callable[[], None]] = [partial(work, ws, plan)
+                                      for ws, plan in zip(workspaces, plans, strict=False)]
+    try:
+        _run_threads(jobs, [ws.misc for ws in workspaces], stop, deadline)
+    finally:
+        for ws in workspaces:
+            ws.misc[_sk.PLAN] = _sk.PLAN_RACE
+    return (found[0] if found else np.zeros(0, dtype=np.int64)), total[0]
 
 
 def solve_value(position: Position, *, nodes: int | None = None,
                 seconds: float | None = None, table_bits: int | None = None,
-                workspace: Workspace | None = None) -> CompiledSolution:
+                workspace: Workspace | None = None, threads: int = 1) -> CompiledSolution:
     """The game value of a position and one best move, proven, without scoring the others.
 
     Much faster than `solve_position` on big boards: the other moves need no exact score.
-    ``moves`` holds the best move only (empty if a limit stopped the search first).
+    ``moves`` holds the best move only (empty if a limit stopped the search first). With
+    ``threads`` above 1, a big search (no node limit) runs the plain questions and the
+    deepening on distance on two threads, each with its own table, and the first to finish
+    answers (see `solver_kernels.exact`).
 
     >>> result = solve_value(Position("x2/3/3 o"))
     >>> result.score, result.moves
     (0, {4: 0})
     """
     tab, ws, me, opp, empty = _prepare(position, table_bits, workspace, False)
-    started = time.perf_counter()
     nempty = len(empty)
-    order = [c for c in tab.order.tolist() if c in set(empty.tolist())]
+    empty_set = set(empty.tolist())
+    order = np.array([c for c in tab.order.tolist() if c in empty_set], dtype=np.int64)
+    deadline: float | None
+    if threads > 1 and nodes is None and workspace is None and table_bits is None \
+            and nempty > _sk.RACE_FROM:
+        other = _borrow(nempty)  # ready before the clock starts
+        other.reset(tab)
+        other.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+        started = time.perf_counter()
+        deadline = None if seconds is None else started + seconds
+        try:
+            found, total = _value_race(tab, position, me, opp, order, [ws, other], deadline)
+        finally:
+            _give_back(other)
+        moves = {int(found[1]): int(found[0])} if len(found) else {}
+        return CompiledSolution(score=int(found[0]) if len(found) else 0, moves=moves,
+                                proven=bool(len(found)), nodes=total,
+                                seconds=time.perf_counter() - started)
+    started = time.perf_counter()
     out = np.zeros(2, dtype=np.int64)
     budget = nodes if nodes is not None else (1 << 62)
     threaded = nempty > INTERRUPTIBLE_EMPTY
@@ -491,10 +565,9 @@ def solve_value(position: Position, *, nodes: int | None = None,
     total = 0
     done = False
     while not done:
-        args = (np.uint64(me), np.uint64(opp), nempty, np.array(order, dtype=np.int64), out,
-                tab.lines, tab.line_cells, ws.tt, ws.buf, ws.misc,
-                np.uint64(position.variant.full_mask), tab.symmetry_bytes,
-                tab.permutations_and_inverses)
+        args = (np.uint64(me), np.uint64(opp), nempty, order, out, tab.lines, tab.line_cells,
+                ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
+                tab.symmetry_bytes, tab.permutations_and_inverses)
         done, searched = _run(_sk.solve_value, args, ws.misc, min(chunk, budget - total),
                               deadline, threaded)
         total += searched

@@ -91,7 +91,16 @@ UNFINISHED = PAIRING + 1
 """Set by `ask` when its budget stopped the question."""
 FIRST_BUDGET = UNFINISHED + 1
 """Nodes allowed to each question in the first round of `exact`; doubled every round."""
-MISC_SIZE = FIRST_BUDGET + 1
+PLAN = FIRST_BUDGET + 1
+"""How `exact` finds a big position's score: `PLAN_RACE`, `PLAN_PLAIN` or
+`PLAN_DEEPENING`."""
+MISC_SIZE = PLAN + 1
+PLAN_RACE = 0
+"""Deepening on distance and the plain questions race in rounds of node budgets."""
+PLAN_PLAIN = 1
+"""Only the plain questions (`exact_plain`)."""
+PLAN_DEEPENING = 2
+"""Only deepening on distance, without budgets."""
 
 # A table entry is four int64 words: me, opp, packed data, unused; a bucket row holds two.
 ENTRY = 4
@@ -633,15 +642,17 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
       pairing and dead-line cuts need no distance).
 
     Without a win, "is this a loss?" and "a loss within d plies?" (d = 2, 4, ...) race the
-    same way: the first yes is the slowest loss.
+    same way: the first yes is the slowest loss. ``misc[PLAN]`` can ask for one way only
+    (two threads then race them, each with its own table).
     """
-    if nempty <= RACE_FROM:
+    if nempty <= RACE_FROM or misc[PLAN] == PLAN_PLAIN:
         return exact_plain(me, opp, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)
+    first = misc[FIRST_BUDGET] if misc[PLAN] == PLAN_RACE else 0  # 0: no budget
     for i in range(lines.shape[0]):  # every line counts as open to the searches' root
         buf[nempty + 1, LIVE + i] = i
     buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
     # the wins
-    budget = misc[FIRST_BUDGET]
+    budget = first
     d = 1
     known = False  # whether a win is known to exist (then only the distance is left)
     slowest = nempty
@@ -672,7 +683,7 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
             slowest = BIG - r  # the win found: no need to ask about it
         budget *= 2
     # no win: a draw or the slowest loss
-    budget = misc[FIRST_BUDGET]
+    budget = first
     d = 2
     known = False
     fastest = nempty
