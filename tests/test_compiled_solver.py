@@ -224,15 +224,30 @@ def test_strong_solution_matches_minimax() -> None:
 
 
 def test_reused_table_across_variants_and_generations() -> None:
-    from tictactoe.engines.compiled import thread_workspace
+    from tictactoe.engines import compiled
 
-    # one thread table serves every variant in turn; stale entries never leak
+    # pooled tables serve every variant in turn; stale entries never leak
     for name in ("4x4k3", "3x3", "4x4k3", "3x4k3"):
         _check(Position(name).play(0).play(5))
-    workspace = thread_workspace(9)
-    workspace.misc[3] = (1 << 15) - 2  # the last generation: the next reset clears the table
+    for workspace in compiled._POOL:
+        workspace.misc[3] = (1 << 15) - 2  # the last generation: the next reset clears it
     _check(Position("3x3"))
-    assert workspace.misc[3] == 1
+    assert any(workspace.misc[3] == 1 for workspace in compiled._POOL)
+
+
+def test_tables_are_pooled_across_threads() -> None:
+    """Each short-lived thread (as in the terminal app) reuses a pooled table."""
+    import threading
+
+    from tictactoe.engines import compiled
+
+    solve_position(Position("5x5k4").play(12))
+    before = [id(ws) for ws in compiled._POOL]
+    for _ in range(3):
+        worker = threading.Thread(target=solve_position, args=(Position("5x5k4").play(6),))
+        worker.start()
+        worker.join()
+    assert [id(ws) for ws in compiled._POOL] == before
 
 
 # --------------------------------------------------------------------------- symmetric table

@@ -45,9 +45,10 @@ BIG = _sk.BIG
 TABLE_BITS = int(os.environ.get("TICTACTOE_TABLE_BITS", "22"))
 """The solver's transposition table holds at most ``2 ** TABLE_BITS`` entries of 32 bytes
 (2**22: 128 MB), in buckets of two. Set the environment variable ``TICTACTOE_TABLE_BITS`` to
-change it; small boards use a table sized to their number of positions. Each thread keeps
-one table, grown when a bigger board needs it and emptied (in constant time, by a
-generation stamp) before each solve."""
+change it; small boards use a table sized to their number of positions. Tables live in a
+pool shared by all threads (one per search running at the same time, a bigger one made
+when a bigger board needs it) and are emptied (in constant time, by a generation stamp)
+before each solve."""
 
 MAX_CELLS = 64
 
@@ -142,7 +143,7 @@ def tables(variant: Variant) -> Tables:
 _GENERATIONS = (1 << 15) - 1
 
 
-@dataclass
+@dataclass(eq=False)
 class Workspace:
     """A transposition table and search buffers, preallocated and touched before use.
 
@@ -174,8 +175,9 @@ class Workspace:
         return ws
 
     def clear(self) -> None:
-        """Empty the table, writing every page (so no timing pays for first touches)."""
-        self.tt.fill(0)
+        """Empty the table, writing every page (so no timing pays for first touches); the
+        kernel that writes it lets other threads run meanwhile."""
+        _sk.zero_rows(self.tt)
         self.misc.fill(0)
         self.misc[_sk.GENERATION] = 1
 
@@ -207,16 +209,29 @@ class Workspace:
         self.misc[_sk.ORDER:_sk.ORDER + n] = tables.order
 
 
-_LOCAL = threading.local()
+_POOL: list[Workspace] = []
+_POOL_LOCK = threading.Lock()
 
 
-def thread_workspace(empty: int, table_bits: int | None = None) -> Workspace:
-    """This thread's workspace, grown if a search of ``empty`` empty cells needs more."""
-    bits = Workspace.bits_for(empty, table_bits)
-    ws: Workspace | None = getattr(_LOCAL, "workspace", None)
-    if ws is None or ws.table_bits < bits:
-        ws = _LOCAL.workspace = Workspace.new(MAX_CELLS, empty, bits)
-    return ws
+def _borrow(empty: int) -> Workspace:
+    """A free workspace for a search of ``empty`` empty cells from the pool that every
+    thread shares (a new one if none is free and big enough); `_give_back` returns it.
+
+    Threads come and go (the terminal app and the web server search on short-lived worker
+    threads), so tables are pooled rather than kept per thread: each is allocated and
+    written once per process, not once per search.
+    """
+    bits = Workspace.bits_for(empty)
+    with _POOL_LOCK:
+        fitting = [i for i, ws in enumerate(_POOL) if ws.table_bits >= bits]
+        if fitting:
+            return _POOL.pop(min(fitting, key=lambda i: _POOL[i].table_bits))
+    return Workspace.new(MAX_CELLS, empty)
+
+
+def _give_back(ws: Workspace) -> None:
+    with _POOL_LOCK:
+        _POOL.append(ws)
 
 
 @dataclass(frozen=True)
@@ -281,9 +296,10 @@ def _run(kernel: Any, args: tuple[Any, ...], misc: np.ndarray, limit: int,
 
 
 def _prepare(position: Position, table_bits: int | None, workspace: Workspace | None,
-             _warm: bool) -> tuple[Tables, Workspace, int, int, np.ndarray]:
+             _warm: bool) -> tuple[Tables, Workspace, int, int, np.ndarray, bool]:
     """Check the position, pick the workspace; returns the tables, the workspace, the masks
-    of the mover and the opponent, and the empty cells."""
+    of the mover and the opponent, the empty cells, and whether the workspace was borrowed
+    from the pool (to be given back)."""
     variant = position.variant
     if not position.is_valid():
         raise ImpossiblePositionError(
@@ -304,11 +320,11 @@ def _prepare(position: Position, table_bits: int | None, workspace: Workspace | 
         ws = Workspace.new(variant.cells, nempty, table_bits)
         ws.load(tab)
     else:
-        ws = thread_workspace(nempty)
+        ws = _borrow(nempty)
         ws.reset(tab)
     if len(tab.symmetry_bytes) > 1:
         ws.misc[_sk.SYMMETRIC] = nempty - SYMMETRIC_PLIES
-    return tab, ws, me, opp, empty
+    return tab, ws, me, opp, empty, workspace is None and table_bits is None
 
 
 def solve_position(position: Position, *, nodes: int | None = None,
@@ -323,80 +339,65 @@ def solve_position(position: Position, *, nodes: int | None = None,
     empty. With ``threads`` above 1, a big search (over `INTERRUPTIBLE_EMPTY` empty cells,
     no node limit) scores the moves on that many threads, each with its own table.
     """
-    tab, ws, me, opp, empty = _prepare(position, table_bits, workspace, _warm)
-    nempty = len(empty)
-    if len(tab.permutations) > 1:
-        rep = _sk.orbit_representatives(tab.permutations, np.uint64(position.x),
-                                        np.uint64(position.o), empty)
-        cells = empty[rep[empty] == empty]
-    else:
-        rep = np.arange(position.variant.cells)
-        cells = empty
-    if threads > 1 and nodes is None and workspace is None and table_bits is None \
-            and nempty > INTERRUPTIBLE_EMPTY and len(cells) > 1:
-        # every thread's table is ready (allocated and written) before the clock starts
-        borrowed = [_borrow(nempty) for _ in range(min(threads, len(cells)) - 1)]
-        for extra in borrowed:
-            extra.reset(tab)
-            extra.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+    tab, ws, me, opp, empty, borrowed = _prepare(position, table_bits, workspace, _warm)
+    try:
+        nempty = len(empty)
+        if len(tab.permutations) > 1:
+            rep = _sk.orbit_representatives(tab.permutations, np.uint64(position.x),
+                                            np.uint64(position.o), empty)
+            cells = empty[rep[empty] == empty]
+        else:
+            rep = np.arange(position.variant.cells)
+            cells = empty
+        if threads > 1 and nodes is None and workspace is None and table_bits is None \
+                and nempty > INTERRUPTIBLE_EMPTY and len(cells) > 1:
+            # every thread's table is ready (allocated and written) before the clock starts
+            extras = [_borrow(nempty) for _ in range(min(threads, len(cells)) - 1)]
+            for extra in extras:
+                extra.reset(tab)
+                extra.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+            started = time.perf_counter()
+            deadline = None if seconds is None else started + seconds
+            try:
+                scores, total = _parallel_moves(tab, position, me, opp, cells, [ws, *extras],
+                                                deadline)
+            finally:
+                for extra in extras:
+                    _give_back(extra)
+            moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(),
+                                                  strict=True) if r in scores}
+            return CompiledSolution(score=max(moves.values()) if moves else 0, moves=moves,
+                                    proven=len(scores) == len(cells), nodes=total,
+                                    seconds=time.perf_counter() - started)
         started = time.perf_counter()
+        out = np.zeros(len(cells), dtype=np.int64)
+        budget = nodes if nodes is not None else (1 << 62)
+        threaded = nempty > INTERRUPTIBLE_EMPTY
         deadline = None if seconds is None else started + seconds
-        try:
-            scores, total = _parallel_moves(tab, position, me, opp, cells, [ws, *borrowed],
-                                            deadline)
-        finally:
-            for extra in borrowed:
-                _give_back(extra)
-        moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(),
-                                              strict=True) if r in scores}
-        return CompiledSolution(score=max(moves.values()) if moves else 0, moves=moves,
-                                proven=len(scores) == len(cells), nodes=total,
+        # a small search with a time limit hands back every 2**19 nodes to look at the clock
+        chunk = 1 << 62 if seconds is None or threaded else 1 << 19
+        total = 0
+        done = 0
+        while done < len(cells):
+            args = (np.uint64(me), np.uint64(opp), nempty, cells, out, done, tab.lines,
+                    tab.line_cells, ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
+                    tab.symmetry_bytes, tab.permutations_and_inverses)
+            done, searched = _run(_sk.solve_moves, args, ws.misc, min(chunk, budget - total),
+                                  deadline, threaded)
+            total += searched
+            if done < len(cells) and (total >= budget or (
+                    deadline is not None and time.perf_counter() > deadline)):
+                break
+        proven = done == len(cells)
+        scores = dict(zip(cells[:done].tolist(), out[:done].tolist(), strict=True))
+        moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(), strict=True)
+                 if r in scores}
+        best = max(moves.values()) if moves else 0
+        return CompiledSolution(score=best, moves=moves, proven=proven, nodes=total,
                                 seconds=time.perf_counter() - started)
-    started = time.perf_counter()
-    out = np.zeros(len(cells), dtype=np.int64)
-    budget = nodes if nodes is not None else (1 << 62)
-    threaded = nempty > INTERRUPTIBLE_EMPTY
-    deadline = None if seconds is None else started + seconds
-    # a small search with a time limit hands back every 2**19 nodes to look at the clock
-    chunk = 1 << 62 if seconds is None or threaded else 1 << 19
-    total = 0
-    done = 0
-    while done < len(cells):
-        args = (np.uint64(me), np.uint64(opp), nempty, cells, out, done, tab.lines,
-                tab.line_cells, ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
-                tab.symmetry_bytes, tab.permutations_and_inverses)
-        done, searched = _run(_sk.solve_moves, args, ws.misc, min(chunk, budget - total),
-                              deadline, threaded)
-        total += searched
-        if done < len(cells) and (total >= budget or (
-                deadline is not None and time.perf_counter() > deadline)):
-            break
-    proven = done == len(cells)
-    scores = dict(zip(cells[:done].tolist(), out[:done].tolist(), strict=True))
-    moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(), strict=True)
-             if r in scores}
-    best = max(moves.values()) if moves else 0
-    return CompiledSolution(score=best, moves=moves, proven=proven, nodes=total,
-                            seconds=time.perf_counter() - started)
-
-
-_POOL: list[Workspace] = []
-_POOL_LOCK = threading.Lock()
-
-
-def _borrow(empty: int) -> Workspace:
-    """A workspace from the pool shared by worker threads (a new one if none is free)."""
-    bits = Workspace.bits_for(empty)
-    with _POOL_LOCK:
-        for i, ws in enumerate(_POOL):
-            if ws.table_bits >= bits:
-                return _POOL.pop(i)
-    return Workspace.new(MAX_CELLS, empty)
-
-
-def _give_back(ws: Workspace) -> None:
-    with _POOL_LOCK:
-        _POOL.append(ws)
+    finally:
+        if borrowed:
+            _give_back(ws)
 
 
 def _run_threads(jobs: list[Callable[[], None]], miscs: list[np.ndarray],
@@ -536,47 +537,51 @@ def solve_value(position: Position, *, nodes: int | None = None,
     >>> result.score, result.moves
     (0, {4: 0})
     """
-    tab, ws, me, opp, empty = _prepare(position, table_bits, workspace, False)
-    nempty = len(empty)
-    empty_set = set(empty.tolist())
-    order = np.array([c for c in tab.order.tolist() if c in empty_set], dtype=np.int64)
-    deadline: float | None
-    if threads > 1 and nodes is None and workspace is None and table_bits is None \
-            and nempty > _sk.RACE_FROM:
-        other = _borrow(nempty)  # ready before the clock starts
-        other.reset(tab)
-        other.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+    tab, ws, me, opp, empty, borrowed = _prepare(position, table_bits, workspace, False)
+    try:
+        nempty = len(empty)
+        empty_set = set(empty.tolist())
+        order = np.array([c for c in tab.order.tolist() if c in empty_set], dtype=np.int64)
+        deadline: float | None
+        if threads > 1 and nodes is None and workspace is None and table_bits is None \
+                and nempty > _sk.RACE_FROM:
+            other = _borrow(nempty)  # ready before the clock starts
+            other.reset(tab)
+            other.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+            started = time.perf_counter()
+            deadline = None if seconds is None else started + seconds
+            try:
+                found, total = _value_race(tab, position, me, opp, order, [ws, other], deadline)
+            finally:
+                _give_back(other)
+            moves = {int(found[1]): int(found[0])} if len(found) else {}
+            return CompiledSolution(score=int(found[0]) if len(found) else 0, moves=moves,
+                                    proven=bool(len(found)), nodes=total,
+                                    seconds=time.perf_counter() - started)
         started = time.perf_counter()
+        out = np.zeros(2, dtype=np.int64)
+        budget = nodes if nodes is not None else (1 << 62)
+        threaded = nempty > INTERRUPTIBLE_EMPTY
         deadline = None if seconds is None else started + seconds
-        try:
-            found, total = _value_race(tab, position, me, opp, order, [ws, other], deadline)
-        finally:
-            _give_back(other)
-        moves = {int(found[1]): int(found[0])} if len(found) else {}
-        return CompiledSolution(score=int(found[0]) if len(found) else 0, moves=moves,
-                                proven=bool(len(found)), nodes=total,
-                                seconds=time.perf_counter() - started)
-    started = time.perf_counter()
-    out = np.zeros(2, dtype=np.int64)
-    budget = nodes if nodes is not None else (1 << 62)
-    threaded = nempty > INTERRUPTIBLE_EMPTY
-    deadline = None if seconds is None else started + seconds
-    chunk = 1 << 62 if seconds is None or threaded else 1 << 19
-    total = 0
-    done = False
-    while not done:
-        args = (np.uint64(me), np.uint64(opp), nempty, order, out, tab.lines, tab.line_cells,
-                ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
-                tab.symmetry_bytes, tab.permutations_and_inverses)
-        done, searched = _run(_sk.solve_value, args, ws.misc, min(chunk, budget - total),
-                              deadline, threaded)
-        total += searched
-        if not done and (total >= budget or (
-                deadline is not None and time.perf_counter() > deadline)):
-            break
-    moves = {int(out[1]): int(out[0])} if done else {}
-    return CompiledSolution(score=int(out[0]) if done else 0, moves=moves, proven=bool(done),
-                            nodes=total, seconds=time.perf_counter() - started)
+        chunk = 1 << 62 if seconds is None or threaded else 1 << 19
+        total = 0
+        done = False
+        while not done:
+            args = (np.uint64(me), np.uint64(opp), nempty, order, out, tab.lines, tab.line_cells,
+                    ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
+                    tab.symmetry_bytes, tab.permutations_and_inverses)
+            done, searched = _run(_sk.solve_value, args, ws.misc, min(chunk, budget - total),
+                                  deadline, threaded)
+            total += searched
+            if not done and (total >= budget or (
+                    deadline is not None and time.perf_counter() > deadline)):
+                break
+        moves = {int(out[1]): int(out[0])} if done else {}
+        return CompiledSolution(score=int(out[0]) if done else 0, moves=moves, proven=bool(done),
+                                nodes=total, seconds=time.perf_counter() - started)
+    finally:
+        if borrowed:
+            _give_back(ws)
 
 
 # --------------------------------------------------------------------------- census
@@ -820,23 +825,27 @@ def strong_solution(variant: Variant | str) -> StrongSolution:
         raise BoardTooLargeError(f"a strong solution of {variant.name} ({n} cells) is too big; "
                                  "at most 12 cells")
     capacity = 3 ** n
-    ws = thread_workspace(n)
-    started = time.perf_counter()
-    ws.reset(tab)
-    ws.misc[_sk.LIMIT] = 1 << 62
-    seen = np.full((1 << (2 * capacity).bit_length(), 2), _sk.ALL, dtype=np.uint64)
-    mes = np.empty(capacity, dtype=np.uint64)
-    opps = np.empty(capacity, dtype=np.uint64)
-    scores = np.empty(capacity, dtype=np.int64)
-    count = _sk.strong(np.uint64(variant.full_mask), n, tab.lines, tab.line_cells, ws.tt,
-                       ws.buf, ws.misc, seen, mes, opps, scores, tab.symmetry_bytes,
-                       tab.permutations_and_inverses)
+    ws = _borrow(n)
+    try:
+        started = time.perf_counter()
+        ws.reset(tab)
+        ws.misc[_sk.LIMIT] = 1 << 62
+        seen = np.full((1 << (2 * capacity).bit_length(), 2), _sk.ALL, dtype=np.uint64)
+        mes = np.empty(capacity, dtype=np.uint64)
+        opps = np.empty(capacity, dtype=np.uint64)
+        scores = np.empty(capacity, dtype=np.int64)
+        count = _sk.strong(np.uint64(variant.full_mask), n, tab.lines, tab.line_cells, ws.tt,
+                           ws.buf, ws.misc, seen, mes, opps, scores, tab.symmetry_bytes,
+                           tab.permutations_and_inverses)
+        nodes = int(ws.misc[_sk.NODES])
+    finally:
+        _give_back(ws)
     mes, opps, scores = mes[:count], opps[:count], scores[:count]
     x_to_move = _bit_count(mes) == _bit_count(opps)
     xs = np.where(x_to_move, mes, opps)
     os_ = np.where(x_to_move, opps, mes)
     seconds = time.perf_counter() - started
-    return StrongSolution(xs, os_, scores, int(ws.misc[_sk.NODES]), seconds)
+    return StrongSolution(xs, os_, scores, nodes, seconds)
 
 
 def _bit_count(masks: np.ndarray) -> np.ndarray:

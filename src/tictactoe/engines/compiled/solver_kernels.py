@@ -117,6 +117,14 @@ _OWN_WEIGHT = 12
 _OPP_WEIGHT = 3
 
 
+@njit(cache=True, nogil=True)
+def zero_rows(table: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Write zeros over a 2-D ``int64`` table without holding the interpreter lock."""
+    for r in range(table.shape[0]):
+        for c in range(table.shape[1]):
+            table[r, c] = 0
+
+
 @njit(cache=True)
 def popcount(x: np.uint64) -> np.int64:  # pragma: no cover - compiled
     """Number of set bits (SWAR)."""
