@@ -295,6 +295,26 @@ def _run(kernel: Any, args: tuple[Any, ...], misc: np.ndarray, limit: int,
     return result, int(min(misc[_sk.NODES], limit))
 
 
+def _drive(kernel: Any, args: Callable[[Any], tuple[Any, ...]], finished: Callable[[Any], bool],
+           misc: np.ndarray, nodes: int | None, deadline: float | None,
+           threaded: bool) -> tuple[Any, int]:
+    """Call a kernel (``args(last result)`` gives its arguments) until ``finished(result)``,
+    the node limit or the deadline; returns the last result and the nodes searched. A
+    threaded call is stopped at the deadline; otherwise, with a deadline, the kernel hands
+    back every 2**19 nodes to look at the clock, and the next call resumes."""
+    budget = nodes if nodes is not None else 1 << 62
+    chunk = 1 << 62 if deadline is None or threaded else 1 << 19
+    result: Any = None
+    total = 0
+    while True:
+        result, searched = _run(kernel, args(result), misc, min(chunk, budget - total),
+                                deadline, threaded)
+        total += searched
+        if finished(result) or total >= budget or (
+                deadline is not None and time.perf_counter() > deadline):
+            return result, total
+
+
 def _prepare(position: Position, table_bits: int | None, workspace: Workspace | None,
              _warm: bool) -> tuple[Tables, Workspace, int, int, np.ndarray, bool]:
     """Check the position, pick the workspace; returns the tables, the workspace, the masks
@@ -371,23 +391,16 @@ def solve_position(position: Position, *, nodes: int | None = None,
                                     seconds=time.perf_counter() - started)
         started = time.perf_counter()
         out = np.zeros(len(cells), dtype=np.int64)
-        budget = nodes if nodes is not None else (1 << 62)
-        threaded = nempty > INTERRUPTIBLE_EMPTY
-        deadline = None if seconds is None else started + seconds
-        # a small search with a time limit hands back every 2**19 nodes to look at the clock
-        chunk = 1 << 62 if seconds is None or threaded else 1 << 19
-        total = 0
-        done = 0
-        while done < len(cells):
-            args = (np.uint64(me), np.uint64(opp), nempty, cells, out, done, tab.lines,
-                    tab.line_cells, ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
-                    tab.symmetry_bytes, tab.permutations_and_inverses)
-            done, searched = _run(_sk.solve_moves, args, ws.misc, min(chunk, budget - total),
-                                  deadline, threaded)
-            total += searched
-            if done < len(cells) and (total >= budget or (
-                    deadline is not None and time.perf_counter() > deadline)):
-                break
+
+        def args(done: int | None) -> tuple[Any, ...]:  # resumes after the moves done
+            return (np.uint64(me), np.uint64(opp), nempty, cells, out, done or 0, tab.lines,
+                    tab.line_cells, ws.tt, ws.buf, ws.misc,
+                    np.uint64(position.variant.full_mask), tab.symmetry_bytes,
+                    tab.permutations_and_inverses)
+
+        done, total = _drive(_sk.solve_moves, args, lambda done: done == len(cells), ws.misc,
+                             nodes, None if seconds is None else started + seconds,
+                             nempty > INTERRUPTIBLE_EMPTY)
         proven = done == len(cells)
         scores = dict(zip(cells[:done].tolist(), out[:done].tolist(), strict=True))
         moves = {c: scores[r] for c, r in zip(empty.tolist(), rep[empty].tolist(), strict=True)
@@ -560,22 +573,12 @@ def solve_value(position: Position, *, nodes: int | None = None,
                                     seconds=time.perf_counter() - started)
         started = time.perf_counter()
         out = np.zeros(2, dtype=np.int64)
-        budget = nodes if nodes is not None else (1 << 62)
-        threaded = nempty > INTERRUPTIBLE_EMPTY
-        deadline = None if seconds is None else started + seconds
-        chunk = 1 << 62 if seconds is None or threaded else 1 << 19
-        total = 0
-        done = False
-        while not done:
-            args = (np.uint64(me), np.uint64(opp), nempty, order, out, tab.lines, tab.line_cells,
-                    ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
-                    tab.symmetry_bytes, tab.permutations_and_inverses)
-            done, searched = _run(_sk.solve_value, args, ws.misc, min(chunk, budget - total),
-                                  deadline, threaded)
-            total += searched
-            if not done and (total >= budget or (
-                    deadline is not None and time.perf_counter() > deadline)):
-                break
+        args = (np.uint64(me), np.uint64(opp), nempty, order, out, tab.lines, tab.line_cells,
+                ws.tt, ws.buf, ws.misc, np.uint64(position.variant.full_mask),
+                tab.symmetry_bytes, tab.permutations_and_inverses)
+        done, total = _drive(_sk.solve_value, lambda _: args, bool, ws.misc, nodes,
+                             None if seconds is None else started + seconds,
+                             nempty > INTERRUPTIBLE_EMPTY)
         moves = {int(out[1]): int(out[0])} if done else {}
         return CompiledSolution(score=int(out[0]) if done else 0, moves=moves, proven=bool(done),
                                 nodes=total, seconds=time.perf_counter() - started)
