@@ -86,6 +86,22 @@ def _random_positions(name: str, count: int, min_marks: int, seed: int) -> list[
     return out
 
 
+def _openings(boards: list[tuple[str, int, int]], count: int, seed: int) -> list[Position]:
+    """``count`` positions not over, the boards taken in turn, each played at random to a
+    number of marks between its two bounds."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        name, low, high = boards[len(out) % len(boards)]
+        p = Position(name)
+        target = rng.randint(low, high)
+        while p.ply < target and not p.is_game_over():
+            p.push(rng.choice(p.legal_moves()))
+        if not p.is_game_over():
+            out.append(p.copy(stack=False))
+    return out
+
+
 def _check(position: Position, workspace: Workspace | None = None) -> None:
     result = solve_position(position, workspace=workspace)
     expected = _reference(position)
@@ -267,16 +283,8 @@ def test_symmetric_table_entries_stay_exact(name: str, plies: int,
 
 def test_parallel_moves_give_the_same_scores() -> None:
     """Scoring the moves on two threads, each with its own table, changes no score."""
-    rng = random.Random(11)
-    checked = 0
-    while checked < 8:
-        p = Position("6x5k4" if checked < 6 else "4x4x4")
-        target = rng.randint(9, 12) if checked < 6 else rng.randint(40, 46)
-        while p.ply < target and not p.is_game_over():
-            p.push(rng.choice(p.legal_moves()))
-        if p.is_game_over() or p.variant.cells - p.ply <= 16:
-            continue
-        checked += 1
+    for p in _openings([("6x5k4", 9, 12)] * 3 + [("4x4x4", 40, 46)], 8, seed=11):
+        assert p.variant.cells - p.ply > 16  # big enough for the threads
         one = solve_position(p)
         two = solve_position(p, threads=2)
         assert two.proven and two.moves == one.moves, p.to_string()
@@ -298,16 +306,8 @@ def test_racing_exact_agrees_with_the_plain_questions() -> None:
     from tictactoe.engines.compiled import solver_kernels as sk
 
     rng = random.Random(3)
-    checked = 0
     outcomes: set[int] = set()
-    while checked < 16:
-        p = Position("6x5k4" if checked % 2 else "5x5k4")
-        target = rng.randint(4, 8)
-        while p.ply < target and not p.is_game_over():
-            p.push(rng.choice(p.legal_moves()))
-        if p.is_game_over():
-            continue
-        checked += 1
+    for p in _openings([("5x5k4", 4, 8), ("6x5k4", 4, 8)], 16, seed=3):
         tab = compiled.tables(p.variant)
         me, opp = (p.x, p.o) if p.ply % 2 == 0 else (p.o, p.x)
         nempty = p.variant.cells - p.ply
@@ -331,16 +331,7 @@ def test_racing_exact_agrees_with_the_plain_questions() -> None:
 def test_value_race_on_two_threads_agrees() -> None:
     """The plain questions and the deepening, raced on two threads: the same value, and a
     move that keeps it."""
-    rng = random.Random(21)
-    checked = 0
-    while checked < 8:
-        p = Position("6x5k4" if checked % 2 else "5x5k4")
-        target = rng.randint(2, 7)
-        while p.ply < target and not p.is_game_over():
-            p.push(rng.choice(p.legal_moves()))
-        if p.is_game_over():
-            continue
-        checked += 1
+    for p in _openings([("5x5k4", 2, 7), ("6x5k4", 2, 7)], 8, seed=21):
         one = solve_value(p)
         two = solve_value(p, threads=2)
         assert two.proven and two.score == one.score, p.to_string()
