@@ -25,7 +25,8 @@ The search is fail-soft alpha-beta over these exact scores, with
 * a transposition table of lower and upper bounds: one ``int64`` row per bucket of two
   entries (one cache line), a depth-preferred entry and an always-replaced one, each stamped
   with a generation so that emptying the table is one increment;
-* move ordering: table move, cells of lines one mark short of a threat (own, then the
+* move ordering: the table move first, alone (when it cuts, as it mostly does, the other
+  moves are never weighed), then cells of lines one mark short of a threat (own, then the
   opponent's), then the open lines through each cell weighted by their marks (the mover's
   four times the opponent's: ``12 << 2 * marks`` against ``3 << 2 * marks``), history
   counts and the static order as tie-breaks, picked lazily (most nodes cut on their first
@@ -275,6 +276,48 @@ def pairing(side: np.uint64, other: np.uint64, empty: np.uint64, lines: np.ndarr
     return True
 
 
+@njit(cache=True)
+def order_moves(me: np.uint64, opp: np.uint64, empty: np.uint64, nempty: int,
+                my_two: np.uint64, opp_two: np.uint64, lines: np.ndarray,
+                line_cells: np.ndarray, buf: np.ndarray,
+                misc: np.ndarray) -> int:  # pragma: no cover - compiled
+    """List the moves of ``empty`` in ``buf[nempty]`` with their ordering keys (cells, then
+    keys from column 64) and return how many: cells of lines one mark short of a threat
+    (own, then the opponent's), then the open lines through each cell weighted by their
+    marks (no threats are left), with the history counts and the static order as
+    tie-breaks."""
+    n = misc[CELLS]
+    for j in range(n):
+        buf[nempty, 128 + j] = 0
+    k = line_cells.shape[1]
+    for q in range(buf[nempty, LIVE_COUNT]):
+        i = buf[nempty, LIVE + q]
+        line = lines[i]
+        if line & opp == ZERO:
+            weight = _OWN_WEIGHT << (2 * (k - popcount(line & ~me)))
+        elif line & me == ZERO:
+            weight = _OPP_WEIGHT << (2 * (k - popcount(line & ~opp)))
+        else:
+            continue
+        for t in range(k):
+            buf[nempty, 128 + line_cells[i, t]] += weight
+    count = 0
+    for j in range(n):
+        cell = misc[ORDER + j]
+        bit = ONE << np.uint64(cell)
+        if empty & bit == ZERO:
+            continue
+        key = misc[HISTORY + cell] + (buf[nempty, 128 + cell] << 31)
+        if bit & my_two != ZERO:
+            key += 1 << 59
+        if bit & opp_two != ZERO:
+            key += 1 << 58
+        buf[nempty, count] = cell
+        buf[nempty, 64 + count] = key
+        count += 1
+    return count
+
+
 _SEARCH = ("int64(uint64, uint64, int64, int64, int64, uint64[::1], int64[:, ::1], "
            "int64[:, ::1], int64[:, ::1], int64[::1], uint64, uint64[:, :, ::1], "
            "int64[:, ::1])")
@@ -466,52 +509,34 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if best > alpha:
             alpha = best
 
-    # Each cell's weight: the open lines through it, by their marks (no threats are left).
-    for j in range(n):
-        buf[nempty, 128 + j] = 0
-    k = line_cells.shape[1]
-    for q in range(buf[nempty, LIVE_COUNT]):
-        i = buf[nempty, LIVE + q]
-        line = lines[i]
-        if line & opp == ZERO:
-            weight = _OWN_WEIGHT << (2 * (k - popcount(line & ~me)))
-        elif line & me == ZERO:
-            weight = _OPP_WEIGHT << (2 * (k - popcount(line & ~opp)))
-        else:
-            continue
-        for t in range(k):
-            buf[nempty, 128 + line_cells[i, t]] += weight
-
-    # The moves with their ordering keys; picked best first, lazily.
+    # The table's move first, alone: when it cuts (as it mostly does), no other move is
+    # weighed or listed. The others are picked best first, lazily.
     empty = full & ~(me | opp | pruned)
-    count = 0
-    for j in range(n):
-        cell = misc[ORDER + j]
-        bit = ONE << np.uint64(cell)
-        if empty & bit == ZERO:
-            continue
-        key = misc[HISTORY + cell] + (buf[nempty, 128 + cell] << 31)
-        if bit & my_two != ZERO:
-            key += 1 << 59
-        if bit & opp_two != ZERO:
-            key += 1 << 58
-        if cell == hint:
-            key += 1 << 61
-        buf[nempty, count] = cell
-        buf[nempty, 64 + count] = key
-        count += 1
-
-    for j in range(count):
-        top = j
-        top_key = buf[nempty, 64 + j]
-        for t in range(j + 1, count):
-            if buf[nempty, 64 + t] > top_key:
-                top_key = buf[nempty, 64 + t]
-                top = t
-        cell = buf[nempty, top]
-        if top != j:
-            buf[nempty, top] = buf[nempty, j]
-            buf[nempty, 64 + top] = buf[nempty, 64 + j]
+    if hint >= 0 and empty & ONE << np.uint64(hint) != ZERO:
+        j = -1
+        empty &= ~(ONE << np.uint64(hint))
+    else:
+        j = 0
+    count = -1
+    while True:
+        if j < 0:
+            cell = hint
+        else:
+            if count < 0:
+                count = order_moves(me, opp, empty, nempty, my_two, opp_two, lines,
+                                    line_cells, buf, misc)
+            if j >= count:
+                break
+            top = j
+            top_key = buf[nempty, 64 + j]
+            for t in range(j + 1, count):
+                if buf[nempty, 64 + t] > top_key:
+                    top_key = buf[nempty, 64 + t]
+                    top = t
+            cell = buf[nempty, top]
+            if top != j:
+                buf[nempty, top] = buf[nempty, j]
+                buf[nempty, 64 + top] = buf[nempty, 64 + j]
         value = lift(search(opp, me | ONE << np.uint64(cell), lower(beta), lower(alpha),
                             nempty - 1, lines, line_cells, tt, buf, misc, full, sym, perm))
         if misc[ABORTED]:
@@ -527,6 +552,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                         for h in range(n):
                             misc[HISTORY + h] >>= 1
                     break
+        j += 1
 
     lo = -INF
     hi = INF
