@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from reference import minimax_for, reachable
 from typer.testing import CliRunner
 
 from tictactoe.cli import app
@@ -65,13 +65,6 @@ def test_solve_value_refuses_moves() -> None:
 
 @pytest.mark.slow
 def test_solve_every_open_3x3_position_from_stdin_matches_minimax() -> None:
-    # The independent plain minimax of test_solver.py, loaded by path (tests are no package).
-    spec = importlib.util.spec_from_file_location("solver_tests", Path(__file__).with_name(
-        "test_solver.py"))
-    assert spec is not None and spec.loader is not None
-    solver_tests = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(solver_tests)
-    minimax_for, reachable = solver_tests.minimax_for, solver_tests.reachable
     positions = reachable(Position("3x3"))
     moves_by_minimax = minimax_for(Variant.parse("3x3"))
     text = "\n".join(p.to_string() for p in positions) + "\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from reference import reachable
 
 from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Side, Variant
 from tictactoe.engines.heuristic import open_lines, win_only
@@ -24,18 +25,6 @@ from tictactoe.engines.players import (
 from tictactoe.engines.rules_player import rule_candidates
 from tictactoe.engines.score import Loss, Win
 from tictactoe.engines.solver import solve
-
-
-def reachable_open(start: Position) -> list[Position]:
-    seen: dict[tuple[int, int, Side], Position] = {}
-    stack = [start]
-    while stack:
-        position = stack.pop()
-        if position.key() in seen or position.is_game_over():
-            continue
-        seen[position.key()] = position
-        stack.extend(position.play(c).copy(stack=False) for c in position.legal_moves())
-    return list(seen.values())
 
 
 def losing_lines(choices: Callable[[Position], list[int]], me: Side) -> list[list[str]]:
@@ -97,7 +86,7 @@ def test_open_lines_counts_rows_columns_and_diagonals_once() -> None:
         assert len(v.lines) == 8
         return open_for[0] - open_for[1]
 
-    for position in reachable_open(Position("3x3"))[::7]:
+    for position in reachable(Position("3x3"))[::7]:
         for side in Side:
             assert open_lines(position, side) == by_hand(position, side)
     # A mark on an edge blocks one row and one column of the opponent's (seed 001 missed rows).
@@ -127,7 +116,7 @@ def positions_with(win_now: bool) -> list[Position]:
 
     out = []
     v = Variant.parse("3x3")
-    for p in reachable_open(Position("3x3")):
+    for p in reachable(Position("3x3")):
         me, opp = p.marks(p.turn), p.marks(p.turn.other)
         empty = v.full_mask & ~p.occupied
         wins = completing_cells(v, me, opp) & empty

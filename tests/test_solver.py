@@ -3,44 +3,14 @@
 from __future__ import annotations
 
 import random
-from functools import cache
+from collections.abc import Callable
 
 import pytest
+from reference import Result, minimax_for, preference, reachable
 
-from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Side, Variant
+from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Variant
 from tictactoe.engines.score import Draw, Loss, Score, Win
 from tictactoe.engines.solver import clear_tables, solution_json, solve, solve_python
-
-Result = tuple[int, int]
-"""(outcome for the side to move: +1 win, 0 draw, -1 loss; plies to the end)."""
-
-
-def _preference(result: Result) -> tuple[int, int]:
-    outcome, plies = result
-    return (outcome, -plies if outcome > 0 else plies)
-
-
-def minimax_for(variant: Variant) -> object:
-    """A memoised plain minimax over (x, o, turn) built only from the rules core."""
-
-    @cache
-    def value(x: int, o: int, turn: Side) -> Result:
-        position = Position(variant)
-        position.x, position.o, position.turn = x, o, turn
-        outcome = position.outcome()
-        if outcome is not None:
-            return (0, 0) if outcome.winner is None else (-1, 0)
-        return max((_child(position, cell) for cell in position.empty_cells()), key=_preference)
-
-    def _child(position: Position, cell: int) -> Result:
-        child = position.play(cell)
-        outcome, plies = value(child.x, child.o, child.turn)
-        return (-outcome, plies + 1)
-
-    def moves(position: Position) -> dict[int, Result]:
-        return {cell: _child(position, cell) for cell in position.legal_moves()}
-
-    return moves
 
 
 def as_result(score: Score) -> Result:
@@ -52,22 +22,10 @@ def as_result(score: Score) -> Result:
     return (0, score.plies if score.plies is not None else -1)
 
 
-def reachable(start: Position) -> list[Position]:
-    """Every position reachable from `start` with the game still going on."""
-    seen: dict[tuple[int, int, Side], Position] = {}
-    stack = [start.copy(stack=False)]
-    while stack:
-        position = stack.pop()
-        if position.key() in seen or position.is_game_over():
-            continue
-        seen[position.key()] = position
-        stack.extend(position.play(c).copy(stack=False) for c in position.legal_moves())
-    return list(seen.values())
-
-
-def check_against_minimax(position: Position, moves_by_minimax: object) -> None:
+def check_against_minimax(position: Position,
+                          moves_by_minimax: Callable[[Position], dict[int, Result]]) -> None:
     solution = solve(position)
-    expected = moves_by_minimax(position)  # type: ignore[operator]
+    expected = moves_by_minimax(position)
     assert solution.proven
     assert set(solution.moves) == set(expected)
     for cell, score in solution.moves.items():
@@ -76,7 +34,7 @@ def check_against_minimax(position: Position, moves_by_minimax: object) -> None:
             assert score == Draw(), (position, cell, score)
         else:
             assert as_result(score) == (outcome, plies), (position, cell, score)
-    best = max(expected.values(), key=_preference)
+    best = max(expected.values(), key=preference)
     assert set(solution.best) == {c for c, r in expected.items() if r == best}
     outcome, plies = best
     mover = position.turn
