@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from tictactoe.core import Position
-from tictactoe.engines.arena import Game, play_game, play_match, record_game
-from tictactoe.engines.players import make_player
-from tictactoe.engines.score import Score
+from tictactoe.players.arena import Game, play_game, play_match, record_game
+from tictactoe.players.levels import make_player
+from tictactoe.search.score import Score
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -46,7 +46,7 @@ def test_wrong_known_value_fails(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_move_disagreeing_with_the_value_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tictactoe.engines import compiled
+    from tictactoe.search import compiled
 
     real = compiled.solve_position
 

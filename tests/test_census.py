@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tictactoe import BoardTooLargeError, Position, Side, Status, Variant
-from tictactoe.engines.census import brute_force_census, census, reachable_keys
+from tictactoe.analysis.census import brute_force_census, census, reachable_keys
 
 
 def test_3x3_figures() -> None:
@@ -47,8 +47,8 @@ def test_4x4_figures() -> None:
 
 
 def _count_classes(name: str) -> int:
+    from tictactoe.analysis.census import _canonical, _symmetry_tables
     from tictactoe.core import symmetries
-    from tictactoe.engines.census import _canonical, _symmetry_tables
     v = Variant.parse(name)
     tables = _symmetry_tables(v, symmetries(v))
     return sum(len(np.unique(_canonical(keys, tables))) for _, keys in reachable_keys(v))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tictactoe.analysis.census import brute_force_census, census
+from tictactoe.analysis.compiled_census import census_counts
 from tictactoe.core import Variant
-from tictactoe.engines.census import brute_force_census, census
-from tictactoe.engines.compiled import census_counts
 
 
 def _figures(counts: dict[str, object]) -> dict[str, object]:

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from tictactoe.core import Position, Variant
-from tictactoe.engines import compiled
-from tictactoe.engines.compiled import solver_kernels as sk
+from tictactoe.search import compiled
+from tictactoe.search.compiled import kernels as sk
+from tictactoe.search.compiled import workspace as _workspace
 
 
 def _brute_pairing(side: int, other: int, variant: Variant) -> bool:
@@ -83,7 +84,7 @@ def test_the_cut_changes_no_value(name: str, marks: int, count: int,
         if not p.is_game_over():
             positions.append(p.copy(stack=False))
     with_cut = [compiled.solve_value(p) for p in positions]
-    monkeypatch.setattr(compiled, "PAIRING", False)
+    monkeypatch.setattr(_workspace, "PAIRING", False)
     without = [compiled.solve_value(p) for p in positions]
     for p, a, b in zip(positions, with_cut, without, strict=True):
         assert a.score == b.score, p.to_string()

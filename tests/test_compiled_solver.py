@@ -8,13 +8,7 @@ from functools import cache
 import pytest
 
 from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Variant
-from tictactoe.engines.compiled import (
-    BIG,
-    Workspace,
-    describe_score,
-    solve_position,
-    solve_value,
-)
+from tictactoe.search.compiled import BIG, Workspace, describe_score, solve_position, solve_value
 
 
 @cache
@@ -191,7 +185,8 @@ def test_refuses_finished_and_impossible_positions() -> None:
 
 # --------------------------------------------------------------------------- the readable solver
 def _same_as_readable(position: Position) -> None:
-    from tictactoe.engines.solver import solve, solve_python
+    from tictactoe.search.readable import solve_python
+    from tictactoe.search.solver import solve
 
     compiled = solve(position, engine="compiled")
     readable = solve_python(position)
@@ -215,7 +210,7 @@ def test_random_positions_match_readable_solver(name: str, count: int, min_marks
 
 
 def test_solve_dispatches_by_board_size() -> None:
-    from tictactoe.engines.solver import solve
+    from tictactoe.search.solver import solve
 
     assert solve("3x3").engine == "compiled"
     assert solve("3x3", engine="python").engine == "python"
@@ -226,7 +221,7 @@ def test_solve_dispatches_by_board_size() -> None:
 
 # --------------------------------------------------------------------------- one-call paths
 def test_strong_solution_matches_minimax() -> None:
-    from tictactoe.engines.compiled import strong_solution
+    from tictactoe.search.compiled import strong_solution
 
     solution = strong_solution("3x3")
     positions = {(p.x, p.o): p for p in _all_positions("3x3")}
@@ -240,7 +235,7 @@ def test_strong_solution_matches_minimax() -> None:
 
 
 def test_reused_table_across_variants_and_generations() -> None:
-    from tictactoe.engines import compiled
+    from tictactoe.search.compiled import workspace as compiled
 
     # pooled tables serve every variant in turn; stale entries never leak
     for name in ("4x4k3", "3x3", "4x4k3", "3x4k3"):
@@ -255,7 +250,7 @@ def test_tables_are_pooled_across_threads() -> None:
     """Each short-lived thread (as in the terminal app) reuses a pooled table."""
     import threading
 
-    from tictactoe.engines import compiled
+    from tictactoe.search.compiled import workspace as compiled
 
     solve_position(Position("5x5k4").play(12))
     before = sorted(id(ws) for ws in compiled._POOL)
@@ -271,7 +266,7 @@ def test_tables_are_pooled_across_threads() -> None:
                                              ("3x4k3", 3), ("5x5k4", 64)])
 def test_symmetric_table_entries_stay_exact(name: str, plies: int,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import tictactoe.engines.compiled as compiled
+    import tictactoe.search.compiled.workspace as compiled
 
     # every node (or the first few plies) keyed by its least symmetric image
     monkeypatch.setattr(compiled, "SYMMETRIC_PLIES", plies)
@@ -302,8 +297,8 @@ def test_racing_exact_agrees_with_the_plain_questions() -> None:
     deepening alone, and `exact_plain` give the same score, position by position."""
     import numpy as np
 
-    from tictactoe.engines import compiled
-    from tictactoe.engines.compiled import solver_kernels as sk
+    from tictactoe.search import compiled
+    from tictactoe.search.compiled import kernels as sk
 
     rng = random.Random(3)
     outcomes: set[int] = set()

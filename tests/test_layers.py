@@ -1,4 +1,10 @@
-"""Imports point downward: core <- engines <- web, tui <- cli; the core stays light."""
+"""The package's shape: imports point downward, no module imports itself in a circle, and
+the rules core stays light.
+
+Layers, from the bottom: core; proof (the proof format and its checker, on the core alone);
+search; analysis and players; web and tui; cli. A module may import its own package and any
+lower layer, never a sibling layer or a higher one.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +14,126 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "tictactoe"
-LAYERS = {"core": 0, "engines": 1, "web": 2, "tui": 2, "cli": 3}
+LAYERS = {"core": 0, "proof": 1, "search": 2, "analysis": 3, "players": 3, "web": 4, "tui": 4,
+          "cli": 5}
+
+
+def _module_name(path: Path) -> str:
+    parts = ["tictactoe", *path.relative_to(PACKAGE).with_suffix("").parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
 def _imports(path: Path) -> set[str]:
+    """Every module a file imports, at the top or inside functions; ``from a import b``
+    counts as an import of ``a.b`` when that is a module of the package."""
     tree = ast.parse(path.read_text())
+    package = _module_name(path) if path.name == "__init__.py" else \
+        _module_name(path).rpartition(".")[0]
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative import
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                child = f"{base}.{alias.name}"
+                names.add(child if child in MODULES else base)
     return names
 
 
-def test_imports_only_point_downward() -> None:
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE).parts
-        if len(parts) < 2 or parts[0] not in LAYERS:
+GRAPH = {name: {m for m in _imports(path) if m in MODULES} for name, path in MODULES.items()}
+
+
+def _layer(module: str) -> tuple[str, int] | None:
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1] not in LAYERS:
+        return None
+    return parts[1], LAYERS[parts[1]]
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a sibling layer or a higher one, as ``module -> target``."""
+    found = []
+    for name in sorted(graph):
+        own = _layer(name)
+        if own is None:
             continue
-        level = LAYERS[parts[0]]
-        for name in _imports(path):
-            if not name.startswith("tictactoe."):
-                continue
-            target = name.split(".")[1]
-            if target in LAYERS:
-                assert LAYERS[target] <= level and (
-                    LAYERS[target] < level or target == parts[0]), f"{path}: imports {name}"
+        for target in sorted(graph[name]):
+            other = _layer(target)
+            if other is not None and other[0] != own[0] and other[1] >= own[1]:
+                found.append(f"{name} -> {target}")
+    return found
+
+
+def test_imports_only_point_downward() -> None:
+    assert _upward(GRAPH) == []
+
+
+def test_the_layer_check_finds_upward_and_sideways_imports() -> None:
+    graph = {"tictactoe.core.x": {"tictactoe.search.y"}, "tictactoe.search.y": {"tictactoe.core.x"},
+             "tictactoe.players.z": {"tictactoe.analysis.w", "tictactoe.players.v"},
+             "tictactoe.analysis.w": set(), "tictactoe.players.v": set()}
+    assert _upward(graph) == ["tictactoe.core.x -> tictactoe.search.y",
+                              "tictactoe.players.z -> tictactoe.analysis.w"]
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module, or a module that imports
+    itself (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles() -> None:
+    assert _circles(GRAPH) == []
+
+
+def test_the_circle_finder_finds_circles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}, "f": set()}
+    assert sorted(_circles(graph)) == [["a", "b", "c"], ["e"]]
+
+
+def test_layer_check_sees_function_level_imports() -> None:
+    # `tictactoe.search.solver` loads the compiled kernels inside a function
+    assert "tictactoe.search.compiled" in GRAPH["tictactoe.search.solver"]
 
 
 def test_core_has_no_heavy_imports() -> None:

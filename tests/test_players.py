@@ -8,23 +8,20 @@ import pytest
 from reference import reachable
 
 from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Side, Variant
-from tictactoe.engines.heuristic import open_lines, win_only
-from tictactoe.engines.players import (
+from tictactoe.players.base import Limit, Player, RandomPlayer, UnknownPlayerError
+from tictactoe.players.heuristic import HeuristicPlayer
+from tictactoe.players.levels import (
     LEVELS,
     PLAYER_NAMES,
-    HeuristicPlayer,
     LevelPlayer,
-    Limit,
-    MctsPlayer,
-    Player,
-    RandomPlayer,
-    UnknownPlayerError,
     make_player,
     player_for_level,
 )
-from tictactoe.engines.rules_player import rule_candidates
-from tictactoe.engines.score import Loss, Win
-from tictactoe.engines.solver import solve
+from tictactoe.players.mcts import MctsPlayer
+from tictactoe.players.rules import rule_candidates
+from tictactoe.search.evaluation import open_lines, win_only
+from tictactoe.search.score import Loss, Win
+from tictactoe.search.solver import solve
 
 
 def losing_lines(choices: Callable[[Position], list[int]], me: Side) -> list[list[str]]:
@@ -112,7 +109,7 @@ def test_heuristic_player_works_on_other_variants() -> None:
 
 def positions_with(win_now: bool) -> list[Position]:
     """3x3 positions where the mover can win at once, or must block one threat."""
-    from tictactoe.engines.rules_player import completing_cells
+    from tictactoe.players.rules import completing_cells
 
     out = []
     v = Variant.parse("3x3")
@@ -145,7 +142,7 @@ def test_mcts_blocks_every_immediate_loss() -> None:
     assert len(positions) > 500
     player = MctsPlayer(seed=6)
     v = Variant.parse("3x3")
-    from tictactoe.engines.rules_player import completing_cells
+    from tictactoe.players.rules import completing_cells
 
     for p in positions:
         choice = player.choose(p, Limit(nodes=30))

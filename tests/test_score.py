@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tictactoe.core import Side, TicTacToeError
-from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
 
 scores = st.one_of(
     st.builds(Win, st.integers(0, 64)),

@@ -9,8 +9,10 @@ import pytest
 from reference import Result, minimax_for, preference, reachable
 
 from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Variant
-from tictactoe.engines.score import Draw, Loss, Score, Win
-from tictactoe.engines.solver import clear_tables, solution_json, solve, solve_python
+from tictactoe.search.readable import clear_tables, solve_python
+from tictactoe.search.score import Draw, Loss, Score, Win
+from tictactoe.search.solution import solution_json
+from tictactoe.search.solver import solve
 
 
 def as_result(score: Score) -> Result:

@@ -18,7 +18,7 @@ with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test cli
 
 from tictactoe.core import Position
 from tictactoe.core.record import GameRecord
-from tictactoe.engines.solver import solve
+from tictactoe.search.solver import solve
 from tictactoe.web import app as web_app
 from tictactoe.web.app import create_app
 from tictactoe.web.engine import WebSolver

@@ -13,7 +13,8 @@ import pytest
 from starlette.exceptions import StarletteDeprecationWarning
 
 from tictactoe.core import Position, symmetries
-from tictactoe.engines.solver import Solution, solve
+from tictactoe.search.solution import Solution
+from tictactoe.search.solver import solve
 from tictactoe.web.app import create_app, early_positions
 from tictactoe.web.engine import WebSolver
 from tictactoe.web.models import AnalysisResponse, MoveResponse, OptionsResponse, PositionInfo

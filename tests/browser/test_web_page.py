@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tictactoe.core import Position
-from tictactoe.engines.solver import solve
+from tictactoe.search.solver import solve
 
 pytestmark = [
     pytest.mark.browser,

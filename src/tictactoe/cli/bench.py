@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 import typer
 from rich.table import Table
 
-from tictactoe.cli import app
+from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, reports_errors
 from tictactoe.core import Position, Variant
 from tictactoe.core.errors import TicTacToeError
@@ -94,7 +94,7 @@ def _median(run: Callable[[], tuple[int, str, bool]], repeat: int,
 
 def _solve_case(name: str, limit: float) -> Callable[[], tuple[int, str, bool]]:
     """Prove the game value and one best move (`solve_value`)."""
-    from tictactoe.engines.compiled import describe_score, solve_value
+    from tictactoe.search.compiled import describe_score, solve_value
 
     def run() -> tuple[int, str, bool]:
         r = solve_value(Position(name), seconds=limit)
@@ -105,7 +105,7 @@ def _solve_case(name: str, limit: float) -> Callable[[], tuple[int, str, bool]]:
 
 def _every_move(case: Case, name: str, repeat: int, limit: float) -> None:
     """Also time scoring every move (`solve_position`), checking it finds the same value."""
-    from tictactoe.engines.compiled import describe_score, solve_position
+    from tictactoe.search.compiled import describe_score, solve_position
 
     def run() -> tuple[int, str, bool]:
         r = solve_position(Position(name), seconds=limit)
@@ -133,7 +133,7 @@ EVERY_MOVE_ALWAYS = ("3x3", "4x4", "5x5k4", "4x6k4")
 
 def _run_cases(quick: bool, repeat: int, limit: float, only: list[str] | None = None,
                every_move: bool = False) -> tuple[list[Case], float]:
-    from tictactoe.engines.compiled import warm_up
+    from tictactoe.search.compiled import warm_up
 
     jit = warm_up()
     cases: list[Case] = []
@@ -172,7 +172,7 @@ def _run_cases(quick: bool, repeat: int, limit: float, only: list[str] | None = 
 
 
 def _solved_from_empty(cases: list[Case], repeat: int, limit: float) -> None:
-    from tictactoe.engines.solver import solve_python
+    from tictactoe.search.readable import solve_python
 
     case = Case("3x3", "3x3 solved from empty", 0.0003, EXPECTED["3x3"])
     case.seconds, case.nodes, case.result, case.proven = _median(
@@ -184,8 +184,8 @@ def _solved_from_empty(cases: list[Case], repeat: int, limit: float) -> None:
 
 
 def _strong(cases: list[Case], repeat: int, limit: float) -> None:
-    from tictactoe.engines.compiled import describe_score, reachable_positions, strong_solution
-    from tictactoe.engines.solver import solve_python
+    from tictactoe.search.compiled import describe_score, reachable_positions, strong_solution
+    from tictactoe.search.readable import solve_python
 
     positions = reachable_positions(Variant.parse("3x3"))
     case = Case("3x3-strong", f"3x3 strong solution ({len(positions):,} positions)", 0.003,
@@ -206,7 +206,7 @@ def _strong(cases: list[Case], repeat: int, limit: float) -> None:
 
 
 def _four_by_four(cases: list[Case], repeat: int, limit: float) -> None:
-    from tictactoe.engines.solver import solve_python
+    from tictactoe.search.readable import solve_python
 
     case = Case("4x4", "4x4 k=4 solved", 0.1, EXPECTED["4x4"])
     case.seconds, case.nodes, case.result, case.proven = _median(
@@ -219,8 +219,8 @@ def _four_by_four(cases: list[Case], repeat: int, limit: float) -> None:
 
 
 def _census(cases: list[Case], repeat: int, limit: float) -> None:
-    from tictactoe.engines.census import census
-    from tictactoe.engines.compiled import census_counts
+    from tictactoe.analysis.census import census
+    from tictactoe.analysis.compiled_census import census_counts
 
     case = Case("4x4-census", "4x4 census (9,722,011 positions)", 3.0, EXPECTED["4x4-census"])
 

@@ -14,11 +14,11 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tictactoe.cli import app
+from tictactoe.analysis.census import Census, census, check_census_size
+from tictactoe.analysis.enumerate import KINDS, Kind, legal_positions
+from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
 from tictactoe.core import Variant
-from tictactoe.engines.census import Census, census, check_census_size
-from tictactoe.engines.enumerate import KINDS, Kind, legal_positions
 
 
 class CensusEngine(StrEnum):

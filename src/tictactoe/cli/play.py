@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from tictactoe.cli import app
+from tictactoe.cli.app import app
 from tictactoe.cli.common import console, fail, reports_errors
 from tictactoe.core import Position, Side, Variant
 from tictactoe.core.record import GameRecord

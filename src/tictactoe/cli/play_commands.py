@@ -12,20 +12,15 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tictactoe.cli import app
+from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, positions_from, reports_errors
 from tictactoe.core import Position, Side, TicTacToeError
-from tictactoe.engines.arena import Game, Match, play_match
-from tictactoe.engines.players import (
-    LEVELS,
-    PLAYER_NAMES,
-    Limit,
-    make_player,
-    play_move,
-    player_for_level,
-)
-from tictactoe.engines.score import Score
-from tictactoe.engines.solver import Solution, check_solvable, solution_json, solve, solve_value
+from tictactoe.players.arena import Game, Match, play_match
+from tictactoe.players.base import Limit, play_move
+from tictactoe.players.levels import LEVELS, PLAYER_NAMES, make_player, player_for_level
+from tictactoe.search.score import Score
+from tictactoe.search.solution import Solution, check_solvable, solution_json
+from tictactoe.search.solver import solve, solve_value
 
 DEFAULT_SECONDS = 60.0
 """Time limit of ``ttt solve`` unless told otherwise (0 means none)."""

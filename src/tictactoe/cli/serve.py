@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from tictactoe.cli import app
+from tictactoe.cli.app import app
 from tictactoe.cli.common import console, fail, reports_errors
 
 

@@ -20,8 +20,8 @@ from textual.widgets import Button, Footer, Header, Input, Static
 
 from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.core.record import GameRecord
-from tictactoe.engines.players import Player
-from tictactoe.engines.score import Score
+from tictactoe.players.base import Player
+from tictactoe.search.score import Score
 from tictactoe.tui import engine
 from tictactoe.tui.board import BoardView, Hint, big_cells
 from tictactoe.tui.game import HUMAN, Game

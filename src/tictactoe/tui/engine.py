@@ -3,7 +3,7 @@
 Every call here may search, so the Textual app runs them in a worker thread; the bounds keep
 even a 4x4x4 search short. Nothing here knows about Textual.
 
->>> from tictactoe.engines.score import Draw, Loss, Win
+>>> from tictactoe.search.score import Draw, Loss, Win
 >>> hint_label(Win(3)), hint_label(Loss(2)), hint_label(Draw()), hint_label(Win(3), short=True)
 ('win 3', 'loss 2', 'draw', 'W3')
 """
@@ -11,9 +11,10 @@ even a 4x4x4 search short. Nothing here knows about Textual.
 from __future__ import annotations
 
 from tictactoe.core import Position, Side
-from tictactoe.engines.players import Limit, Player, make_player
-from tictactoe.engines.score import Draw, Loss, Score, Win
-from tictactoe.engines.solver import solve
+from tictactoe.players.base import Limit, Player
+from tictactoe.players.levels import make_player
+from tictactoe.search.score import Draw, Loss, Score, Win
+from tictactoe.search.solver import solve
 from tictactoe.tui.game import HUMAN
 
 COMPUTER_SECONDS = 3.0

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from tictactoe.core import Side, TicTacToeError
 from tictactoe.core.record import GameRecord
-from tictactoe.engines.players import Player
+from tictactoe.players.base import Player
 from tictactoe.tui import engine
 from tictactoe.tui.game import HUMAN, Game
 

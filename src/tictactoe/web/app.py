@@ -39,9 +39,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tictactoe.core import Position, Side, Termination, TicTacToeError
 from tictactoe.core.record import GameRecord
-from tictactoe.engines.players import LEVELS, PLAYER_NAMES, Limit, make_player
-from tictactoe.engines.score import Score
-from tictactoe.engines.solver import Solution
+from tictactoe.players.base import Limit
+from tictactoe.players.levels import LEVELS, PLAYER_NAMES, make_player
+from tictactoe.search.score import Score
+from tictactoe.search.solution import Solution
 from tictactoe.web.engine import LruCache, WebSolver, code_score, score_code
 from tictactoe.web.models import (
     AnalysisRequest,

@@ -1,6 +1,6 @@
 """The web app's solver: bounded solves, proven answers remembered by symmetry class.
 
-`WebSolver.solve` gives the same answer as `tictactoe.engines.solver.solve` with the same
+`WebSolver.solve` gives the same answer as `tictactoe.search.solver.solve` with the same
 bounds, only faster when the server has seen the position, or an equivalent one, before:
 
 - a proven solution is stored once per symmetry class (the position's least image under the
@@ -27,9 +27,10 @@ from typing import Generic, TypeVar
 
 from tictactoe.core import BoardTooLargeError, Position, Variant, symmetries
 from tictactoe.core.symmetry import byte_tables
-from tictactoe.engines import compiled
-from tictactoe.engines.score import Draw, Loss, Score, Win
-from tictactoe.engines.solver import Solution, check_solvable, solve
+from tictactoe.search import compiled
+from tictactoe.search.score import Draw, Loss, Score, Win
+from tictactoe.search.solution import Solution, check_solvable
+from tictactoe.search.solver import solve
 
 T = TypeVar("T")
 

@@ -1,6 +1,7 @@
-"""The perfect solver: the value and distance of a position and of every legal move.
+"""The readable solver: the value and distance of a position and of every legal move.
 
-Negamax with α-β pruning over bit masks, written to be read:
+The reference implementation that the compiled kernels are checked against. Negamax with
+α-β pruning over bit masks, written to be read:
 
 - a transposition table keyed on the canonical form of the position (so the eight images of a
   3x3 position share one entry), holding exact lower and upper bounds;
@@ -15,15 +16,15 @@ A node or time limit stops the search early: the moves not yet proven get a heur
 and the solution says ``proven=False``.
 
 >>> from tictactoe.core import Position
->>> s = solve(Position("3x3"))
+>>> s = solve_python(Position("3x3"))
 >>> str(s.score), s.winner, len(s.best)
 ('draw', None, 9)
->>> s = solve(Position("x2/1o1/2x o"))
+>>> s = solve_python(Position("x2/1o1/2x o"))
 >>> str(s.score), [Position("3x3").move_name(c) for c in s.best]
 ('draw', ['b1', 'a2', 'c2', 'b3'])
->>> str(solve(Position("x2/1o1/1x1 o")).score)
+>>> str(solve_python(Position("x2/1o1/1x1 o")).score)
 'draw'
->>> s = solve(Position("x2/3/3 o"))  # after a corner opening only the centre holds
+>>> s = solve_python(Position("x2/3/3 o"))  # after a corner opening only the centre holds
 >>> sorted({str(score) for score in s.moves.values()}), s.best
 (['draw', 'loss in 6'], [4])
 """
@@ -31,20 +32,17 @@ and the solution says ``proven=False``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 from tictactoe.core import (
     BoardTooLargeError,
-    IllegalMoveError,
-    ImpossiblePositionError,
     Position,
-    Side,
     Variant,
     canonical_masks,
     symmetries,
 )
-from tictactoe.engines.heuristic import open_line_counts
-from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.search.evaluation import open_line_counts
+from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.search.solution import Solution, check_solvable
 
 MATE = 1000
 """A win that ends the game at ply p from the root scores ``MATE - p``; a loss ``p - MATE``."""
@@ -59,37 +57,6 @@ CANONICAL_SYMMETRY_LIMIT = 64
 form would cost more than it saves)."""
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class Solution:
-    """What the solver found for the side to move (`mover`).
-
-    `moves` maps every legal move to its score for the player who plays it, counting that
-    move as ply 1; `best` lists every move with the best score; `score` is that best score.
-    """
-
-    score: Score
-    moves: dict[int, Score]
-    best: list[int]
-    proven: bool
-    nodes: int
-    seconds: float
-    mover: Side = field(default=Side.X)
-    engine: str = "python"
-    """Which search found it: ``compiled`` (the numba kernels) or ``python`` (the reference)."""
-    every_move: bool = True
-    """Whether `moves` scores every legal move; `solve_value` scores only one best move."""
-
-    @property
-    def winner(self) -> Side | None:
-        """The winner with best play; None for a draw (or an unproven guess)."""
-        return self.score.winner(self.mover)
-
-    @property
-    def plies(self) -> int | None:
-        """Plies to the end of the game with best play; None if unproven."""
-        return self.score.plies
 
 
 class SearchStopped(Exception):
@@ -256,19 +223,6 @@ def _as_score(value: int) -> Score:
     return Draw()
 
 
-def check_solvable(position: Position) -> None:
-    """Raise a clear error unless the position can arise in play and the game goes on."""
-    problems = position.problems()
-    if problems:
-        raise ImpossiblePositionError(
-            f"{position.to_string()} cannot arise in play: {'; '.join(problems)}")
-    outcome = position.outcome()
-    if outcome is not None:
-        result = "a draw" if outcome.winner is None else f"won by {outcome.winner.name}"
-        raise IllegalMoveError(
-            f"the game is over ({result}) in {position.to_string()}: there is nothing to solve")
-
-
 def solve_python(position: Position | str, *, nodes: int | None = None,
                  seconds: float | None = None) -> Solution:
     """Solve with the readable Python search (the reference implementation).
@@ -308,111 +262,3 @@ def solve_python(position: Position | str, *, nodes: int | None = None,
                     seconds=time.perf_counter() - started, mover=mover)
 
 
-def solve(position: Position | str, *, nodes: int | None = None,
-          seconds: float | None = None, engine: str = "auto", threads: int = 1) -> Solution:
-    """Solve a position: its score for the side to move, every move's score, the best moves.
-
-    `nodes` and `seconds` limit the search; if either stops it before a proof, the solution
-    is a best guess with ``proven=False``. Raises `ImpossiblePositionError` for a position
-    that cannot arise in play and `IllegalMoveError` once the game is over.
-
-    `engine` is ``auto`` (the compiled kernels when the board has at most 64 cells, else the
-    readable search), ``compiled`` or ``python``; `Solution.engine` says which one ran.
-    `threads` above 1 lets the compiled search score the moves of a big board in parallel.
-
-    >>> s = solve("xx1/oo1/3 x")
-    >>> str(s.score), s.best, s.proven
-    ('win in 1', [2], True)
-    >>> solve("xxx/oo1/3 o")
-    Traceback (most recent call last):
-    ...
-    tictactoe.core.errors.IllegalMoveError: the game is over (won by X) in xxx/oo1/3 o: there \
-is nothing to solve
-    """
-    if engine not in ("auto", "compiled", "python"):
-        raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
-    if engine != "python":
-        from tictactoe.engines.compiled import solve as solve_compiled
-
-        if isinstance(position, str):
-            position = Position(position)
-        compiled = solve_compiled(position, nodes=nodes, seconds=seconds, threads=threads)
-        if compiled is not None or engine == "compiled":
-            if compiled is None:
-                raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled "
-                                         "core (at most 64 cells)")
-            return compiled
-    return solve_python(position, nodes=nodes, seconds=seconds)
-
-
-def solve_value(position: Position | str, *, nodes: int | None = None,
-                seconds: float | None = None, engine: str = "auto",
-                threads: int = 1) -> Solution:
-    """The game value and one best move, without scoring the other moves (`every_move` is
-    False, and `moves` holds that move only, or nothing if a limit stopped the search).
-
-    On the compiled path this is much faster on big boards, and `threads` above 1 races two
-    ways to the value on two threads. The readable engine solves every move and keeps the
-    first best one.
-
-    >>> s = solve_value("x2/3/3 o")
-    >>> str(s.score), s.best, s.every_move
-    ('draw', [4], False)
-    """
-    if isinstance(position, str):
-        position = Position(position)
-    if engine not in ("auto", "compiled", "python"):
-        raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
-    check_solvable(position)
-    from tictactoe.engines import compiled
-
-    if engine != "python" and compiled.fits(position.variant):
-        result = compiled.solve_value(position, nodes=nodes, seconds=seconds,
-                                         threads=threads)
-        moves = {c: compiled.score_of(s) for c, s in result.moves.items()}
-        score: Score = compiled.score_of(result.score) if result.proven else Heuristic(0.0)
-        return Solution(score=score, moves=moves, best=list(moves), proven=result.proven,
-                        nodes=result.nodes, seconds=result.seconds, mover=position.turn,
-                        engine="compiled", every_move=False)
-    if engine == "compiled":
-        raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled core "
-                                 "(at most 64 cells)")
-    full = solve_python(position, nodes=nodes, seconds=seconds)
-    first = full.best[:1] if full.proven else []
-    return Solution(score=full.score, moves={c: full.moves[c] for c in first}, best=first,
-                    proven=full.proven, nodes=full.nodes, seconds=full.seconds,
-                    mover=full.mover, engine="python", every_move=False)
-
-
-def solution_json(position: Position, solution: Solution) -> dict[str, object]:
-    """The JSON form used by ``ttt solve --json`` and the web API.
-
-    Keys: position, winner (``x``, ``o``, ``draw``, or None if unproven), plies (for a draw,
-    the cells left: a drawn game ends on a full board), best (moves in ``b2`` form), moves
-    (move -> {winner, plies}), nodes, seconds, proven, engine and every_move (False when
-    only one best move was scored).
-    """
-    def result(score: Score, mover: Side) -> str | None:
-        if not score.is_proven:
-            return None
-        side = score.winner(mover)
-        return side.symbol if side else "draw"
-
-    def plies(score: Score) -> int | None:
-        return remaining if isinstance(score, Draw) else score.plies
-
-    mover = position.turn
-    remaining = position.variant.cells - position.ply
-    return {
-        "position": position.to_string(),
-        "winner": result(solution.score, mover),
-        "plies": plies(solution.score),
-        "best": [position.move_name(c) for c in solution.best],
-        "moves": {position.move_name(c): {"winner": result(s, mover), "plies": plies(s)}
-                  for c, s in solution.moves.items()},
-        "nodes": solution.nodes,
-        "seconds": round(solution.seconds, 6),
-        "proven": solution.proven,
-        "engine": solution.engine,
-        "every_move": solution.every_move,
-    }

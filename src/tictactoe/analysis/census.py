@@ -90,7 +90,7 @@ def census(variant: Variant | str, *, progress: Progress | None = None,
            engine: str = "auto") -> Census:
     """Count the reachable positions, terminal positions and games of a variant.
 
-    `engine` is ``auto`` or ``compiled`` (the numba kernels of `tictactoe.engines.compiled`,
+    `engine` is ``auto`` or ``compiled`` (the numba kernels of `tictactoe.analysis.compiled_census`,
     which walk canonical positions only) or ``numpy`` (the sorted-frontier reference below).
     """
     v = Variant.parse(variant) if isinstance(variant, str) else variant
@@ -98,7 +98,7 @@ def census(variant: Variant | str, *, progress: Progress | None = None,
     if engine not in ("auto", "compiled", "numpy"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or numpy")
     if engine != "numpy":
-        from tictactoe.engines.compiled import census_counts
+        from tictactoe.analysis.compiled_census import census_counts
 
         return Census(**census_counts(v, progress))
     started = time.perf_counter()

@@ -17,7 +17,10 @@ weighted by the marks already on them.
 
 from __future__ import annotations
 
+import random
+
 from tictactoe.core import Position, Variant
+from tictactoe.players.base import Choice, Limit, check_playable
 
 
 def completing_cells(variant: Variant, mine: int, theirs: int) -> int:
@@ -134,3 +137,18 @@ def _most_open_lines(variant: Variant, me: int, opp: int, empty: int) -> list[in
         weights[cell] = weight
     top = max(weights.values())
     return [c for c, w in weights.items() if w == top]
+
+
+class RulesPlayer:
+    """The rule-based player; ties within a rule are broken at random."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.name = "rules"
+        self.rng = random.Random(seed)
+        self.last_rule = ""
+        """The rule behind the last choice (for display)."""
+
+    def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        check_playable(position)
+        self.last_rule, cells = rule_candidates(position)
+        return Choice(self.rng.choice(cells), None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.engines.compiled.solver_kernels import transform
+from tictactoe.search.compiled.kernels import transform
 
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 ZERO = np.uint64(0)

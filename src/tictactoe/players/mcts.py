@@ -22,8 +22,12 @@ import random
 import time
 from dataclasses import dataclass
 
-from tictactoe.core import Position, Side, Variant
-from tictactoe.engines.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.core import Position, Side, TicTacToeError, Variant
+from tictactoe.players.base import Choice, Limit, check_playable
+from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
+
+DEFAULT_ITERATIONS = 2000
+"""MCTS iterations per move unless told otherwise."""
 
 EXPLORATION = math.sqrt(2)
 """The UCT exploration constant."""
@@ -215,3 +219,20 @@ def mcts_search(position: Position, rng: random.Random, *, iterations: int = 200
     else:
         score = Heuristic(round(2 * best.wins / max(best.visits, 1) - 1, 3))
     return MctsResult(best.move, score, visits, done)
+
+
+class MctsPlayer:
+    """Monte Carlo tree search (UCT + MCTS-Solver) with a fixed number of iterations."""
+
+    def __init__(self, iterations: int = DEFAULT_ITERATIONS, seed: int | None = None) -> None:
+        if iterations < 1:
+            raise TicTacToeError(f"iterations must be at least 1, not {iterations}")
+        self.name = "mcts"
+        self.iterations = iterations
+        self.rng = random.Random(seed)
+
+    def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        check_playable(position)
+        iterations = limit.nodes if limit.nodes is not None else self.iterations
+        result = mcts_search(position, self.rng, iterations=iterations, seconds=limit.seconds)
+        return Choice(result.move, result.score)

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tictactoe.core import Position, Side, Variant
-from tictactoe.engines.players import Limit, Player, make_player, play_move
-from tictactoe.engines.score import Score
+from tictactoe.players.base import Limit, Player, play_move
+from tictactoe.players.levels import make_player
+from tictactoe.search.score import Score
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ def play_match(first: str, second: str, *, variant: Variant | str = "3x3", games
 def transcript(game: Game, x_seed: int | None, o_seed: int | None) -> str:
     """A game as text: a header, one line per ply (move and the mover's score), the result.
 
-    >>> from tictactoe.engines.players import make_player
+    >>> from tictactoe.players.levels import make_player
     >>> game = play_game(make_player("rules", seed=1), make_player("random", seed=2))
     >>> print(transcript(game, 1, 2))  # doctest: +ELLIPSIS
     variant 3x3

@@ -1,1 +1,0 @@
-"""Engines: search, players, analysis and compiled kernels, built on the rules core."""

@@ -1,0 +1,107 @@
+"""The evaluation-function player (the player of seeds 001 and 003): α-β to a fixed depth,
+the horizon scored by a static evaluation of `tictactoe.search.evaluation` (open lines for
+me minus open lines for the opponent, or ±10 for a won board).
+
+>>> from tictactoe.core import Position
+>>> choice = HeuristicPlayer(depth=2, seed=1).choose(Position("xx1/oo1/3 x"))
+>>> choice.move, str(choice.score)
+(2, 'win in 1')
+"""
+
+from __future__ import annotations
+
+import random
+
+from tictactoe.core import Position, TicTacToeError
+from tictactoe.players.base import Choice, Limit, check_playable
+from tictactoe.search.evaluation import EVALUATIONS, Evaluation
+from tictactoe.search.score import Heuristic, Loss, Score, Win
+
+DEFAULT_DEPTH = 3
+"""Plies the heuristic player looks ahead unless told otherwise."""
+
+_MATE = 1_000_000
+
+
+def depth_limited_scores(position: Position, depth: int, evaluation: Evaluation
+                         ) -> tuple[dict[int, Score], int]:
+    """Every legal move with its score for the mover, searched `depth` plies deep with
+    negamax and α-β; also the number of nodes visited.
+
+    Wins and losses seen inside the horizon are exact `Win`/`Loss` scores, the rest are
+    `Heuristic` values of `evaluation` at the horizon.
+
+    >>> from tictactoe.search.evaluation import open_lines
+    >>> scores, _ = depth_limited_scores(Position("xx1/oo1/3 o"), 2, open_lines)
+    >>> str(scores[2]), str(scores[5]), str(scores[6])
+    ('heuristic 1', 'win in 1', 'loss in 2')
+    """
+    if depth < 1:
+        raise TicTacToeError(f"depth must be at least 1, not {depth}")
+    board = position.copy(stack=False)
+    counter = [0]
+    out: dict[int, Score] = {}
+    for cell in board.legal_moves():
+        board.push(cell)
+        value = -_negamax(board, evaluation, depth - 1, 1, -_MATE - 1, _MATE + 1, counter)
+        board.pop()
+        out[cell] = _to_score(value)
+    return out, counter[0]
+
+
+def _negamax(board: Position, evaluation: Evaluation, depth: int, ply: int, alpha: int,
+             beta: int, counter: list[int]) -> int:
+    """The value for the side to move; a win ending at ply p from the root is ``_MATE - p``."""
+    counter[0] += 1
+    outcome = board.outcome()
+    if outcome is not None:
+        if outcome.winner is None:
+            return 0
+        return _MATE - ply if outcome.winner is board.turn else -(_MATE - ply)
+    if depth <= 0:
+        return evaluation(board, board.turn)
+    best = -_MATE - 1
+    for cell in board.empty_cells():
+        board.push(cell)
+        value = -_negamax(board, evaluation, depth - 1, ply + 1, -beta, -alpha, counter)
+        board.pop()
+        if value > best:
+            best = value
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    break
+    return best
+
+
+def _to_score(value: int) -> Score:
+    """A search value (for the mover at the root) as a `Score`."""
+    if value > _MATE - 1000:
+        return Win(_MATE - value)
+    if value < -_MATE + 1000:
+        return Loss(_MATE + value)
+    return Heuristic(float(value))
+
+
+class HeuristicPlayer:
+    """Depth-limited α-β with a static evaluation (``lines`` or ``win``)."""
+
+    def __init__(self, depth: int = DEFAULT_DEPTH, evaluation: str = "lines",
+                 seed: int | None = None) -> None:
+        if depth < 1:
+            raise TicTacToeError(f"depth must be at least 1, not {depth}")
+        if evaluation not in EVALUATIONS:
+            raise TicTacToeError(
+                f"unknown evaluation {evaluation!r}: choose one of {', '.join(EVALUATIONS)}")
+        self.name = "heuristic"
+        self.depth = depth
+        self.evaluation = EVALUATIONS[evaluation]
+        self.rng = random.Random(seed)
+
+    def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        check_playable(position)
+        depth = limit.depth if limit.depth is not None else self.depth
+        scores, _ = depth_limited_scores(position, depth, self.evaluation)
+        top = max(scores.values())
+        move = self.rng.choice([c for c, s in scores.items() if s == top])
+        return Choice(move, top)

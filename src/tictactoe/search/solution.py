@@ -1,0 +1,97 @@
+"""What a solver answers: `Solution`, its JSON form, and the check that a position can be solved.
+
+Both solvers (the readable one in `tictactoe.search.readable` and the compiled kernels in
+`tictactoe.search.compiled`) build on this module, so neither imports the other.
+
+>>> from tictactoe.core import Position
+>>> check_solvable(Position("xxx/oo1/3 o"))
+Traceback (most recent call last):
+...
+tictactoe.core.errors.IllegalMoveError: the game is over (won by X) in xxx/oo1/3 o: there \
+is nothing to solve
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Side
+from tictactoe.search.score import Draw, Score
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What the solver found for the side to move (`mover`).
+
+    `moves` maps every legal move to its score for the player who plays it, counting that
+    move as ply 1; `best` lists every move with the best score; `score` is that best score.
+    """
+
+    score: Score
+    moves: dict[int, Score]
+    best: list[int]
+    proven: bool
+    nodes: int
+    seconds: float
+    mover: Side = field(default=Side.X)
+    engine: str = "python"
+    """Which search found it: ``compiled`` (the numba kernels) or ``python`` (the reference)."""
+    every_move: bool = True
+    """Whether `moves` scores every legal move; `solve_value` scores only one best move."""
+
+    @property
+    def winner(self) -> Side | None:
+        """The winner with best play; None for a draw (or an unproven guess)."""
+        return self.score.winner(self.mover)
+
+    @property
+    def plies(self) -> int | None:
+        """Plies to the end of the game with best play; None if unproven."""
+        return self.score.plies
+
+
+def check_solvable(position: Position) -> None:
+    """Raise a clear error unless the position can arise in play and the game goes on."""
+    problems = position.problems()
+    if problems:
+        raise ImpossiblePositionError(
+            f"{position.to_string()} cannot arise in play: {'; '.join(problems)}")
+    outcome = position.outcome()
+    if outcome is not None:
+        result = "a draw" if outcome.winner is None else f"won by {outcome.winner.name}"
+        raise IllegalMoveError(
+            f"the game is over ({result}) in {position.to_string()}: there is nothing to solve")
+
+
+def solution_json(position: Position, solution: Solution) -> dict[str, object]:
+    """The JSON form used by ``ttt solve --json`` and the web API.
+
+    Keys: position, winner (``x``, ``o``, ``draw``, or None if unproven), plies (for a draw,
+    the cells left: a drawn game ends on a full board), best (moves in ``b2`` form), moves
+    (move -> {winner, plies}), nodes, seconds, proven, engine and every_move (False when
+    only one best move was scored).
+    """
+    def result(score: Score, mover: Side) -> str | None:
+        if not score.is_proven:
+            return None
+        side = score.winner(mover)
+        return side.symbol if side else "draw"
+
+    def plies(score: Score) -> int | None:
+        return remaining if isinstance(score, Draw) else score.plies
+
+    mover = position.turn
+    remaining = position.variant.cells - position.ply
+    return {
+        "position": position.to_string(),
+        "winner": result(solution.score, mover),
+        "plies": plies(solution.score),
+        "best": [position.move_name(c) for c in solution.best],
+        "moves": {position.move_name(c): {"winner": result(s, mover), "plies": plies(s)}
+                  for c, s in solution.moves.items()},
+        "nodes": solution.nodes,
+        "seconds": round(solution.seconds, 6),
+        "proven": solution.proven,
+        "engine": solution.engine,
+        "every_move": solution.every_move,
+    }

@@ -1,0 +1,93 @@
+"""Solve a position: the dispatch between the compiled kernels and the readable search.
+
+`solve` scores every legal move; `solve_value` proves the game value and one best move.
+Both pick an engine (``auto``, ``compiled`` or ``python``) and answer with a `Solution`.
+
+>>> from tictactoe.core import Position
+>>> s = solve(Position("x2/3/3 o"))  # after a corner opening only the centre holds
+>>> sorted({str(score) for score in s.moves.values()}), s.best
+(['draw', 'loss in 6'], [4])
+"""
+
+from __future__ import annotations
+
+from tictactoe.core import BoardTooLargeError, Position
+from tictactoe.search.readable import solve_python
+from tictactoe.search.score import Heuristic, Score
+from tictactoe.search.solution import Solution, check_solvable
+
+
+def solve(position: Position | str, *, nodes: int | None = None,
+          seconds: float | None = None, engine: str = "auto", threads: int = 1) -> Solution:
+    """Solve a position: its score for the side to move, every move's score, the best moves.
+
+    `nodes` and `seconds` limit the search; if either stops it before a proof, the solution
+    is a best guess with ``proven=False``. Raises `ImpossiblePositionError` for a position
+    that cannot arise in play and `IllegalMoveError` once the game is over.
+
+    `engine` is ``auto`` (the compiled kernels when the board has at most 64 cells, else the
+    readable search), ``compiled`` or ``python``; `Solution.engine` says which one ran.
+    `threads` above 1 lets the compiled search score the moves of a big board in parallel.
+
+    >>> s = solve("xx1/oo1/3 x")
+    >>> str(s.score), s.best, s.proven
+    ('win in 1', [2], True)
+    >>> solve("xxx/oo1/3 o")
+    Traceback (most recent call last):
+    ...
+    tictactoe.core.errors.IllegalMoveError: the game is over (won by X) in xxx/oo1/3 o: there \
+is nothing to solve
+    """
+    if engine not in ("auto", "compiled", "python"):
+        raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
+    if engine != "python":
+        from tictactoe.search.compiled import solve as solve_compiled
+
+        if isinstance(position, str):
+            position = Position(position)
+        compiled = solve_compiled(position, nodes=nodes, seconds=seconds, threads=threads)
+        if compiled is not None or engine == "compiled":
+            if compiled is None:
+                raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled "
+                                         "core (at most 64 cells)")
+            return compiled
+    return solve_python(position, nodes=nodes, seconds=seconds)
+
+
+def solve_value(position: Position | str, *, nodes: int | None = None,
+                seconds: float | None = None, engine: str = "auto",
+                threads: int = 1) -> Solution:
+    """The game value and one best move, without scoring the other moves (`every_move` is
+    False, and `moves` holds that move only, or nothing if a limit stopped the search).
+
+    On the compiled path this is much faster on big boards, and `threads` above 1 races two
+    ways to the value on two threads. The readable engine solves every move and keeps the
+    first best one.
+
+    >>> s = solve_value("x2/3/3 o")
+    >>> str(s.score), s.best, s.every_move
+    ('draw', [4], False)
+    """
+    if isinstance(position, str):
+        position = Position(position)
+    if engine not in ("auto", "compiled", "python"):
+        raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
+    check_solvable(position)
+    from tictactoe.search import compiled
+
+    if engine != "python" and compiled.fits(position.variant):
+        result = compiled.solve_value(position, nodes=nodes, seconds=seconds,
+                                         threads=threads)
+        moves = {c: compiled.score_of(s) for c, s in result.moves.items()}
+        score: Score = compiled.score_of(result.score) if result.proven else Heuristic(0.0)
+        return Solution(score=score, moves=moves, best=list(moves), proven=result.proven,
+                        nodes=result.nodes, seconds=result.seconds, mover=position.turn,
+                        engine="compiled", every_move=False)
+    if engine == "compiled":
+        raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled core "
+                                 "(at most 64 cells)")
+    full = solve_python(position, nodes=nodes, seconds=seconds)
+    first = full.best[:1] if full.proven else []
+    return Solution(score=full.score, moves={c: full.moves[c] for c in first}, best=first,
+                    proven=full.proven, nodes=full.nodes, seconds=full.seconds,
+                    mover=full.mover, engine="python", every_move=False)
