@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 from tictactoe.core import Position, Side
 from tictactoe.core.record import GameRecord
 from tictactoe.tui.app import KEYS, FileScreen, HelpScreen, TicTacToeApp
-from tictactoe.tui.board import BoardView
+from tictactoe.tui.board import BoardView, CellView
 from tictactoe.tui.game import HUMAN, Game
 
 SIZE = (110, 34)
@@ -310,3 +310,43 @@ async def test_help_lists_every_key() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
+
+
+def hidden_cells(app: TicTacToeApp) -> list[str]:
+    """Cells whose middle is not that cell on screen (cut off, or covered by another widget)."""
+    hidden = []
+    for view in app.query(CellView):
+        region = view.region
+        middle = (region.x + region.width // 2, region.y + region.height // 2)
+        try:
+            shown, _ = app.screen.get_widget_at(*middle)
+        except Exception:  # outside the screen
+            shown = None
+        if region.width == 0 or shown is not view:
+            hidden.append(app.game.variant.cell_name(view.cell))
+    return hidden
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("variant", "size", "side_panel"), [
+    ("4x4x4", (80, 24), True), ("4x4x4", (60, 20), False), ("4x4x4", SIZE, True),
+    ("3x3", (60, 20), True), ("8x8k5", (80, 24), True), ("3x3x3", (80, 24), False)])
+async def test_every_cell_is_on_screen(variant: str, size: tuple[int, int],
+                                       side_panel: bool) -> None:
+    app = TicTacToeApp(Game(variant, players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("tab", *app.game.example_move(), "enter")
+        await pilot.pause()
+        assert hidden_cells(app) == []
+        assert app.query_one("#side").display is side_panel
+        assert app.game.moves == [app.game.example_move()]
+
+
+@pytest.mark.asyncio
+async def test_the_side_panel_comes_back_when_the_terminal_grows() -> None:
+    app = TicTacToeApp(Game("4x4x4", players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=(60, 20)) as pilot:
+        assert not app.query_one("#side").display
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert app.query_one("#side").display and hidden_cells(app) == []

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
@@ -46,6 +46,12 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("q", "quit"),
 )
 """Every key of the app, as shown by ``?`` and in the README."""
+
+SIDE_WIDTH = 36
+"""Columns of the side panel (players, moves, position) when the terminal has room."""
+
+SIDE_MIN = 22
+"""Below this many free columns beside the board the side panel is hidden."""
 
 HINT_LEGEND = ("win N: this move wins in N plies (counting it) · loss N: loses in N · "
                "draw · ?: not proven within the time limit")
@@ -132,6 +138,9 @@ class TicTacToeApp(App[None]):
     #main { width: 1fr; height: 100%; align: center middle; }
     #move { width: 44; margin-top: 1; }
     #side { width: 36; height: 100%; padding: 0 1; border-left: solid $panel-lighten-2; }
+    Screen.-narrow #side { display: none; }
+    Screen.-short #move { margin-top: 0; }
+    Screen.-short BoardView .layer { margin: 0 2 0 0; }
     #side .heading { text-style: bold; color: $accent; margin-top: 1; }
     #moves { height: auto; }
     #position { color: $text-muted; }
@@ -196,7 +205,23 @@ class TicTacToeApp(App[None]):
     def on_mount(self) -> None:
         self.sub_title = self._subtitle()
         self.query_one(BoardView).focus()
+        self._fit(self.size.width, self.size.height)
         self._changed()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Keep the whole board on screen: the side panel narrows to the room the board
+        leaves (and hides below `SIDE_MIN` columns), and margins close up on short
+        terminals."""
+        board_width, board_height = self.board.natural_size()
+        room = width - board_width
+        side = self.query_one("#side")
+        self.screen.set_class(room < SIDE_MIN, "-narrow")
+        side.styles.width = max(SIDE_MIN, min(SIDE_WIDTH, room))
+        # header, move box (3 lines and a margin), status line and footer
+        self.screen.set_class(height < board_height + 8, "-short")
 
     def _subtitle(self) -> str:
         opponent = self.game.opponent

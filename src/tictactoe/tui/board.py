@@ -147,6 +147,17 @@ class BoardView(Widget, can_focus=True):
         middle = tuple(size // 2 for size in v.shape)
         return v.index(middle)
 
+    def natural_size(self) -> tuple[int, int]:
+        """The columns and lines the whole board needs, labels and margins included."""
+        v = self.variant
+        per_row = layer_columns(v)
+        big = big_cells(v)
+        cell_width, cell_height = (9, 3) if big else (5, 1)
+        layer_width = 3 + v.columns * cell_width + 2
+        layer_height = (1 if v.is_3d else 0) + 1 + v.rows * cell_height + 1
+        groups = -(-v.layers // per_row)
+        return per_row * layer_width + 2, groups * layer_height
+
     # ----------------------------------------------------------------- state
     def show(self, position: Position, hints: dict[int, Hint] | None = None) -> None:
         """Draw this position, with these hints on empty cells."""
