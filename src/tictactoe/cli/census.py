@@ -8,17 +8,19 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tictactoe.analysis.census import Census, census, check_census_size
 from tictactoe.analysis.enumerate import KINDS, Kind, legal_positions
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
 from tictactoe.core import Variant
+
+if TYPE_CHECKING:
+    from tictactoe.analysis.census import Census
 
 
 class CensusEngine(StrEnum):
@@ -35,17 +37,21 @@ def count(
     plot: Annotated[Path | None, typer.Option(help="Also save a chart of counts by ply (PNG).")]
     = None,
     engine: Annotated[CensusEngine, typer.Option(
-        help="auto: the compiled kernels; numpy: the sorted-frontier reference.")]
+        help="auto: the quickest here (the compiled kernels, or numpy on small boards when "
+             "they are not loaded); compiled; numpy: the sorted-frontier reference.")]
     = CensusEngine.auto,
 ) -> None:
     """Count the reachable positions, terminal positions and games of a board."""
+    from tictactoe.analysis.census import census, check_census_size, quickest_engine
+
     v = Variant.parse(variant)
     check_census_size(v)
     with Progress(TextColumn("counting {task.description}"), BarColumn(),
                   TextColumn("ply {task.completed}/{task.total}"), TimeElapsedColumn(),
                   console=errors, transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task(v.name, total=v.cells + 1)
-        result = census(v, engine=engine.value,
+        chosen = quickest_engine(v) if engine is CensusEngine.auto else engine.value
+        result = census(v, engine=chosen,
                         progress=lambda done, total: bar.update(task, completed=done))
     if plot is not None:
         _plot_census(result, plot)
@@ -141,8 +147,10 @@ def enumerate_positions(
     kind: Kind = chosen[0]
     v = Variant.parse(variant)
     if count_only:
+        from tictactoe.analysis.census import census, check_census_size, quickest_engine
+
         check_census_size(v)
-        c = census(v)
+        c = census(v, engine=quickest_engine(v))
         won_count = c.terminal["x"] + c.terminal["o"]
         print({"all": c.positions, "won": won_count,
                "terminal": won_count + c.terminal["draw"]}[kind])

@@ -20,7 +20,7 @@ from tictactoe.players.base import Limit, play_move
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES, make_player, player_for_level
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution, check_solvable, solution_json
-from tictactoe.search.solver import solve, solve_value
+from tictactoe.search.solver import quickest_engine, solve, solve_value
 
 DEFAULT_SECONDS = 60.0
 """Time limit of ``ttt solve`` unless told otherwise (0 means none)."""
@@ -75,7 +75,9 @@ def solve_command(
         min=0, help="Stop after S seconds (0: no limit); the answer is then marked unproven.")]
     = DEFAULT_SECONDS,
     engine: Annotated[SolverEngine, typer.Option(
-        help="auto: the compiled kernels where the board fits; python: the readable search.")]
+        help="auto: the quickest here (the readable search on small boards until the "
+             "compiled kernels are loaded, else the kernels); compiled; python: the readable "
+             "search.")]
     = SolverEngine.auto,
     threads: Annotated[int, typer.Option(
         min=1, help="Threads for a big board: scoring its moves, or racing two searches "
@@ -98,7 +100,8 @@ def solve_command(
         check_solvable(pos)
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
                 errors.is_terminal and position != "-" else _nothing():
-            solution = solver(pos, nodes=nodes, seconds=seconds or None, engine=engine.value)
+            chosen = quickest_engine(pos) if engine is SolverEngine.auto else engine.value
+            solution = solver(pos, nodes=nodes, seconds=seconds or None, engine=chosen)
         if as_json:
             print(json.dumps(solution_json(pos, solution)))
         else:

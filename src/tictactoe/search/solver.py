@@ -11,6 +11,8 @@ Both pick an engine (``auto``, ``compiled`` or ``python``) and answer with a `So
 
 from __future__ import annotations
 
+import sys
+
 from tictactoe.core import BoardTooLargeError, Position
 from tictactoe.search.readable import solve_python
 from tictactoe.search.score import Heuristic, Score
@@ -73,9 +75,9 @@ def solve_value(position: Position | str, *, nodes: int | None = None,
     if engine not in ("auto", "compiled", "python"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
     check_solvable(position)
-    from tictactoe.search import compiled
+    if engine != "python" and _fits_kernels(position):
+        from tictactoe.search import compiled
 
-    if engine != "python" and compiled.fits(position.variant):
         result = compiled.solve_value(position, nodes=nodes, seconds=seconds,
                                          threads=threads)
         moves = {c: compiled.score_of(s) for c, s in result.moves.items()}
@@ -91,3 +93,42 @@ def solve_value(position: Position | str, *, nodes: int | None = None,
     return Solution(score=full.score, moves={c: full.moves[c] for c in first}, best=first,
                     proven=full.proven, nodes=full.nodes, seconds=full.seconds,
                     mover=full.mover, engine="python", every_move=False)
+
+
+def _fits_kernels(position: Position) -> bool:
+    from tictactoe.search.compiled import fits
+
+    return fits(position.variant)
+
+
+QUICK_EMPTY = 9
+"""Positions with at most this many empty cells are quick for the readable search."""
+
+QUICK_CELLS_K3 = 16
+"""Boards of k=3 with at most this many cells are quick for the readable search too (4x4 k=3
+takes about 10 ms; 4x4 k=4 takes over a second and wants the kernels)."""
+
+
+def kernels_loaded() -> bool:
+    """Whether this process has already loaded the compiled kernels."""
+    return "tictactoe.search.compiled.kernels" in sys.modules
+
+
+def quickest_engine(position: Position) -> str:
+    """The engine that answers a single question soonest, loading included: ``python``
+    where the readable search is quick and the kernels are not loaded yet (loading them
+    costs about half a second), else ``auto``.
+
+    One-shot commands (``ttt solve``, ``ttt move``) use it; a long-running process (the
+    web server, the terminal app) keeps the kernels loaded and uses ``auto``.
+
+    >>> quickest_engine(Position("3x3")) in ("python", "auto")
+    True
+    """
+    if kernels_loaded():
+        return "auto"
+    variant = position.variant
+    empty = variant.cells - position.ply
+    quick = (empty <= QUICK_EMPTY or (variant.k <= 3 and variant.cells <= QUICK_CELLS_K3))
+    # k=2 boards are degenerate: their symmetry groups are huge and slow to list
+    return "python" if quick and variant.k >= 3 else "auto"
