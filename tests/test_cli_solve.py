@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,20 @@ def test_move() -> None:
     a = runner.invoke(app, ["move", "4x4k3", "--level", "easy", "--seed", "5", "--json"])
     b = runner.invoke(app, ["move", "4x4k3", "--level", "easy", "--seed", "5", "--json"])
     assert a.stdout == b.stdout and json.loads(a.stdout)["move"]
+
+
+def test_move_is_bounded_on_every_board_and_says_when_unproven() -> None:
+    started = time.perf_counter()
+    result = runner.invoke(app, ["move", "4x4x4", "--seconds", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert time.perf_counter() - started < 30
+    move, _, note = result.stdout.partition(" ")
+    assert Position("4x4x4").parse_move(move) in Position("4x4x4").legal_moves()
+    assert note.startswith("(unproven: heuristic")
+    result = runner.invoke(app, ["move", "5x5k4", "--nodes", "2000", "--json"])
+    assert json.loads(result.stdout)["score"]["kind"] == "heuristic"
+    result = runner.invoke(app, ["move", "xx1/oo1/3 x", "--seconds", "0.5"])
+    assert result.stdout == "c1 (win in 1)\n"
 
 
 def test_arena_table_and_plot(tmp_path: Path) -> None:

@@ -25,6 +25,9 @@ from tictactoe.search.solver import quickest_engine, solve, solve_value
 DEFAULT_SECONDS = 60.0
 """Time limit of ``ttt solve`` unless told otherwise (0 means none)."""
 
+MOVE_SECONDS = 10.0
+"""Time limit of ``ttt move`` for a searching player unless told otherwise (0 means none)."""
+
 POSITION_HELP = "A position string ('o2/1x1/3 x'), a variant name (its empty board), or '-' " \
     "for one position per line on standard input."
 
@@ -130,8 +133,17 @@ def move_command(
     seed: Annotated[int | None, typer.Option(help="Seed for reproducible choices.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per position.")]
     = False,
+    nodes: Annotated[int | None, typer.Option(
+        min=1, help="Stop a searching player after N nodes (MCTS: iterations).")] = None,
+    seconds: Annotated[float, typer.Option(
+        min=0, help="Stop a searching player after S seconds (0: no limit); an unproven "
+                    "move is marked so.")] = MOVE_SECONDS,
 ) -> None:
-    """The move a player chooses, with its score for the mover when the player scores moves."""
+    """The move a player chooses, with its score for the mover when the player scores moves.
+
+    A searching player (perfect, mcts) answers within the time limit: where the perfect
+    player cannot prove a move in time, it plays its best estimate and says it is unproven.
+    """
     if player.strip().lower() not in PLAYER_NAMES:
         raise TicTacToeError(f"unknown player {player!r}: choose one of "
                              f"{', '.join(PLAYER_NAMES)}")
@@ -139,13 +151,17 @@ def move_command(
                else make_player(player, seed=seed, depth=depth))
     for pos in positions_from(position):
         check_solvable(pos)
-        choice = play_move(pos, chooser, Limit(depth=depth))
+        choice = play_move(pos, chooser, Limit(depth=depth, nodes=nodes,
+                                               seconds=seconds or None))
         name = pos.move_name(choice.move)
         if as_json:
             print(json.dumps({"position": pos.to_string(), "move": name,
                               "score": choice.score.to_json() if choice.score else None}))
         else:
             score = f" ({choice.score})" if choice.score is not None else ""
+            if chooser.name == "perfect" and choice.score is not None \
+                    and not choice.score.is_proven:
+                score = f" (unproven: {choice.score})"  # a guess, not a perfect move
             prefix = f"{pos.to_string()}: " if position == "-" else ""
             console.print(f"{prefix}{name}{score}", soft_wrap=True)
 
