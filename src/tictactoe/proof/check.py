@@ -35,9 +35,9 @@ from tictactoe.proof.threats import (
     ThreatSearch,
     board_of,
     cells_of,
+    scan,
     stabiliser,
     symmetry_between,
-    threat_cells,
 )
 
 
@@ -345,7 +345,7 @@ class Checker:
             raise self._fail(record, f"the board is full: a draw, not a win for "
                                      f"{self.prover.name}", prover_to_move=False)
         listed = 0
-        their_threats = threat_cells(board, theirs, mine)
+        my_threats, their_threats, _ = scan(board, mine, theirs)
         for c in record.cells:
             bit = 1 << c
             if taken & bit:
@@ -363,7 +363,6 @@ class Checker:
         rest = empty & ~listed
         if not rest:
             return
-        my_threats = threat_cells(board, mine, theirs)
         if my_threats & (my_threats - 1):
             by_win = rest
         elif my_threats:

@@ -19,9 +19,12 @@ Positions are two bit masks, the prover's marks and the opponent's.
 >>> search = ThreatSearch(Variant.parse("3x3"))
 >>> search.run(0b000_000_011, 0b000_011_000)   # X a1 b1, O a2 b2: X has a threat
 []
->>> # X a1 c3, O b2: X b1 threatens c1; O's forced c1 threatens a3, which X takes with a
->>> # double threat (a2 and b3).
+>>> # X a1 c3, O b2: X c1 makes a double threat (b1 and c2) at once.
 >>> search.run(1 << 0 | 1 << 8, 1 << 4)
+[2]
+>>> # Following a hint: X b1 threatens c1; O's forced c1 threatens a3, which X takes with
+>>> # a double threat (a2 and b3).
+>>> search.run(1 << 0 | 1 << 8, 1 << 4, hint=[1, 6])
 [1, 6]
 >>> search.run(1 << 4, 1 << 0) is None   # one X mark on 3x3: no threat to make
 True
@@ -47,7 +50,8 @@ reaches the bound gives up, and the forced leaf fails."""
 @dataclass(frozen=True)
 class Board:
     """Tables of one variant, computed once: line masks, the lines through each cell, the
-    symmetries. `through[c]` holds the masks of the lines through cell c."""
+    symmetries. `through[c]` holds the masks of the lines through cell c, and
+    `through_index[c]` their indices in `masks`."""
 
     variant: Variant
     cells: int
@@ -55,6 +59,7 @@ class Board:
     full: int
     masks: tuple[int, ...]
     through: tuple[tuple[int, ...], ...]
+    through_index: tuple[tuple[int, ...], ...]
     perms: tuple[tuple[int, ...], ...]
 
     def name(self, cell: int) -> str:
@@ -73,7 +78,7 @@ def board_of(variant: Variant) -> Board:
     through = tuple(tuple(masks[i] for i in variant.lines_through[c])
                     for c in range(variant.cells))
     return Board(variant, variant.cells, variant.k, variant.full_mask, masks, through,
-                 symmetries(variant))
+                 variant.lines_through, symmetries(variant))
 
 
 def cells_of(mask: int) -> list[int]:
@@ -104,6 +109,33 @@ def threat_cells(board: Board, mine: int, theirs: int) -> int:
             if rest and not rest & (rest - 1):
                 out |= rest
     return out
+
+
+def scan(board: Board, mine: int, theirs: int) -> tuple[int, int, list[int]]:
+    """One pass over the lines: (the threat cells of `mine`, those of `theirs`, the lines
+    with k-2 marks of `mine` and none of `theirs`).
+
+    >>> b = board_of(Variant.parse("3x3"))
+    >>> mine, theirs, twos = scan(b, 0b000_000_011, 0b000_011_000)
+    >>> cells_of(mine), cells_of(theirs), len(twos)
+    ([2], [5], 0)
+    """
+    k1 = board.k - 1
+    k2 = board.k - 2
+    mine_threats = their_threats = 0
+    twos = []
+    for m in board.masks:
+        if not m & theirs:
+            count = (m & mine).bit_count()
+            if count == k1:
+                mine_threats |= m & ~mine
+            elif count == k2:
+                twos.append(m)
+        elif not m & mine:
+            rest = m & ~theirs
+            if rest and not rest & (rest - 1):
+                their_threats |= rest
+    return mine_threats, their_threats, twos
 
 
 def has_line(board: Board, mine: int) -> bool:
@@ -147,18 +179,19 @@ class ThreatSearch:
         self.exhausted = False
         self._failed = set()
         self._hint = list(dict.fromkeys(hint))
-        if threat_cells(board, prover, opponent):
+        threats, blocks, twos = scan(board, prover, opponent)
+        if threats:
             return []
-        blocks = threat_cells(board, opponent, prover)
         try:
-            return self._search(prover, opponent, blocks, 0)
+            return self._search(prover, opponent, blocks, twos, 0)
         except _Bound:
             self.exhausted = True
             return None
 
-    def _search(self, prover: int, opponent: int, blocks: int, depth: int) -> list[int] | None:
-        """The prover has no threat here, and the opponent's threats are on the cells of
-        `blocks`."""
+    def _search(self, prover: int, opponent: int, blocks: int, twos: list[int],
+                depth: int) -> list[int] | None:
+        """The prover, to move, has no threat; the opponent's threats are on the cells of
+        `blocks`; `twos` holds the lines with k-2 prover marks and no opponent mark."""
         self.positions += 1
         if self.positions > self.max_positions:
             raise _Bound
@@ -166,51 +199,87 @@ class ThreatSearch:
             return None  # two cells to block: no threat sequence
         if depth >= self.max_moves:
             return None
-        board = self.board
-        through = board.through
+        if blocks:
+            return self._try(prover, opponent, blocks.bit_length() - 1, twos, depth)
         taken = prover | opponent
-        moves = [blocks.bit_length() - 1] if blocks else self._candidates(prover, opponent, taken)
-        for c in moves:
-            mine = prover | 1 << c
+        tried = 0
+        for c in self._hint:  # the hint first; a hint cell that makes no threat is skipped
+            if not (taken | tried) >> c & 1:
+                tried |= 1 << c
+                found = self._try(prover, opponent, c, twos, depth)
+                if found is not None:
+                    return found
+        candidates = 0
+        for m in twos:
+            candidates |= m
+        candidates &= ~(taken | tried)
+        through = self.board.through
+        singles = []
+        while candidates:  # then the other moves that make threats: two at once first,
+            low = candidates & -candidates  # then one, each in cell order
+            candidates ^= low
+            c = low.bit_length() - 1
+            mine = prover | low
             made = 0
             for m in through[c]:
                 if not m & opponent:
                     rest = m & ~mine
                     if rest and not rest & (rest - 1):
                         made |= rest
-            if not made:
-                continue
             if made & (made - 1):
-                return [c]  # two threats: the opponent blocks one, the prover takes the other
-            theirs = opponent | made
-            if (mine, theirs) in self._failed:
-                continue
-            t = made.bit_length() - 1
-            answers = 0
-            for m in through[t]:
-                if not m & mine:
-                    rest = m & ~theirs
-                    if rest and not rest & (rest - 1):
-                        answers |= rest
-            rest_of = self._search(mine, theirs, answers, depth + 1)
-            if rest_of is not None:
-                return [c, *rest_of]
-            self._failed.add((mine, theirs))
+                return [c]
+            if made:
+                singles.append((c, made))
+        for c, made in singles:
+            found = self._follow(prover | 1 << c, opponent, c, made, twos, depth)
+            if found is not None:
+                return found
         return None
 
-    def _candidates(self, prover: int, opponent: int, taken: int) -> list[int]:
-        """The prover's moves that can make a threat, hint cells first (in hint order),
-        then the rest in increasing order: the empty cells of lines with k-2 prover marks
-        and no opponent mark."""
+    def _try(self, prover: int, opponent: int, c: int, twos: list[int], depth: int
+             ) -> list[int] | None:
+        """The prover plays c: a win if it makes threats on two cells; if on one, the
+        opponent's forced reply and the search from there."""
+        through = self.board.through
+        mine = prover | 1 << c
+        made = 0
+        for m in through[c]:
+            if not m & opponent:
+                rest = m & ~mine
+                if rest and not rest & (rest - 1):
+                    made |= rest
+        if not made:
+            return None
+        if made & (made - 1):
+            return [c]  # two threats: the opponent blocks one, the prover takes the other
+        return self._follow(mine, opponent, c, made, twos, depth)
+
+    def _follow(self, mine: int, opponent: int, c: int, made: int, twos: list[int],
+                depth: int) -> list[int] | None:
+        """The prover has played c, making one threat (on the cell of `made`): the
+        opponent's forced reply, and the search from there."""
+        through = self.board.through
+        theirs = opponent | made
+        if (mine, theirs) in self._failed:
+            return None
+        t = made.bit_length() - 1
+        answers = 0  # the opponent's threats after its forced reply t
+        for m in through[t]:
+            if not m & mine:
+                rest = m & ~theirs
+                if rest and not rest & (rest - 1):
+                    answers |= rest
+        gone = 1 << c | made
+        next_twos = [m for m in twos if not m & gone]
         want = self.board.k - 2
-        found = 0
-        for m in self.board.masks:
-            if not m & opponent and (m & prover).bit_count() == want:
-                found |= m & ~prover
-        first = [c for c in self._hint if found >> c & 1 and not taken >> c & 1]
-        for c in first:
-            found &= ~(1 << c)
-        return first + cells_of(found)
+        for m in through[c]:
+            if not m & theirs and (m & mine).bit_count() == want:
+                next_twos.append(m)
+        found = self._search(mine, theirs, answers, next_twos, depth + 1)
+        if found is not None:
+            return [c, *found]
+        self._failed.add((mine, theirs))
+        return None
 
 
 class _Bound(Exception):
