@@ -28,8 +28,15 @@ import time
 from dataclasses import dataclass, field
 
 from tictactoe.core import Position, Side
-from tictactoe.proof.errors import ProofCheckError
-from tictactoe.proof.format import ProofReader, Record, Source, open_binary
+from tictactoe.proof.errors import ProofCheckError, ProofFormatError
+from tictactoe.proof.format import (
+    ProofReader,
+    Record,
+    Source,
+    open_binary,
+    trailing,
+    truncated,
+)
 from tictactoe.proof.threats import (
     Board,
     ThreatSearch,
@@ -82,16 +89,27 @@ class CheckStats:
             f"  {self.seconds:.2f} s ({rate:,.0f} positions/s)")
 
 
-def referenced_lines(source: Source) -> set[int]:
-    """The targets of every ``= n`` line: a quick pass, so that the checker keeps only the
-    positions it will need."""
+def prescan(source: Source, total: int) -> set[int]:
+    """A quick pass before the check: the targets of every ``= n`` line (so that the
+    checker keeps only the positions it will need), and the line count (so that a
+    truncated file is reported as such before the check meets its end)."""
     found: set[int] = set()
-    with open_binary(source) as stream:
-        for raw in stream:
-            if raw.startswith(b"= "):
-                text = raw[2:].strip()
-                if text.isdigit():
-                    found.add(int(text))
+    line = 0
+    try:
+        with open_binary(source) as stream:
+            for raw in stream:
+                line += 1
+                if raw.startswith(b"= "):
+                    text = raw[2:].strip()
+                    if text.isdigit():
+                        found.add(int(text))
+    except (EOFError, OSError):
+        raise ProofFormatError(f"cannot read the file after line {line} (truncated or corrupt "
+                               "gzip?)", line=line + 1) from None
+    if line > total + 1:
+        raise trailing(total, total + 2)
+    if line < total + 1:
+        raise truncated(total, line)
     return found
 
 
@@ -161,7 +179,7 @@ class Checker:
         if root.winner() is not None or root.has_line(Side.X) or root.has_line(Side.O):
             raise ProofCheckError("the game is already over at the root: nothing to prove",
                                   line=1, position=header.position)
-        refs = referenced_lines(self.source) if header.lines else set()
+        refs = prescan(self.source, header.lines)
         saved: dict[int, tuple[int, int, int]] = {}
         sections: list[tuple[str, str]] = []
         stack: list[_Frame] = []

@@ -185,21 +185,20 @@ class _Shape:
 
 # --------------------------------------------------------------------------- reading
 def open_binary(source: Source) -> BinaryIO:
-    """Open a source for binary reading, decompressing gzip."""
+    """Open a source for binary reading, decompressing gzip (by the name's ``.gz`` or by the
+    magic bytes)."""
     if isinstance(source, bytes):
-        raw: BinaryIO = io.BytesIO(source)
-        named_gz = False
-    else:
-        try:
-            raw = open(source, "rb")  # noqa: SIM115 - closed by the reader
-        except OSError as err:
-            raise ProofFormatError(f"cannot open {os.fspath(source)!r}: {err.strerror}") from None
-        named_gz = os.fspath(source).endswith(".gz")
-    magic = raw.read(2)
-    raw.seek(0)
-    if magic == GZIP_MAGIC or named_gz:
-        return cast(BinaryIO, gzip.GzipFile(fileobj=raw, mode="rb"))
-    return raw
+        if source[:2] == GZIP_MAGIC:
+            return cast(BinaryIO, gzip.GzipFile(fileobj=io.BytesIO(source), mode="rb"))
+        return io.BytesIO(source)
+    try:
+        with open(source, "rb") as raw:
+            magic = raw.read(2)
+        if magic == GZIP_MAGIC or os.fspath(source).endswith(".gz"):
+            return cast(BinaryIO, gzip.open(source, "rb"))
+        return open(source, "rb")
+    except OSError as err:
+        raise ProofFormatError(f"cannot open {os.fspath(source)!r}: {err.strerror}") from None
 
 
 def _parse_header(text: bytes | None) -> Header:
@@ -288,18 +287,14 @@ class ProofReader:
             for raw in stream:
                 line += 1
                 if line > total + 1:
-                    raise ProofFormatError(
-                        f"trailing garbage: the header says {total} lines follow it, so the "
-                        f"file should end at line {total + 1}", line=line)
+                    raise trailing(total, line)
                 yield self._record(raw, line, shape)
         except (EOFError, OSError, gzip.BadGzipFile) as err:
             raise ProofFormatError(
                 f"cannot read the file after line {line}: {err} (truncated or corrupt gzip?)",
                 line=line + 1) from None
         if line < total + 1:
-            raise ProofFormatError(
-                f"truncated file: the header says {total} lines follow it, but the file ends "
-                f"after line {line}", line=line + 1)
+            raise truncated(total, line)
         if shape.open:
             raise ProofFormatError(
                 f"truncated tree: the file ends while the section on line {shape.start} still "
@@ -375,6 +370,21 @@ class ProofReader:
     def _bad(self, text: str, expected: str) -> str:
         return (f"bad node line {text!r}: expected {expected} (cells 0-"
                 f"{self._variant.cells - 1}, separated by single spaces)")
+
+
+def truncated(total: int, last: int) -> ProofFormatError:
+    """The error for a file that ends at line `last` although its header announces `total`
+    lines after it."""
+    return ProofFormatError(
+        f"truncated file: the header says {total} lines follow it, but the file ends after "
+        f"line {last}", line=last + 1)
+
+
+def trailing(total: int, line: int) -> ProofFormatError:
+    """The error for a line past the header's count."""
+    return ProofFormatError(
+        f"trailing garbage: the header says {total} lines follow it, so the file should end "
+        f"at line {total + 1}", line=line)
 
 
 def read_header(source: Source) -> Header:
