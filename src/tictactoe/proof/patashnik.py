@@ -6,7 +6,7 @@ O. Patashnik, "Qubic: 4×4×4 Tic-Tac-Toe", *Mathematics Magazine* 53(4), 202-21
 Patashnik built it in 1976-77, and Ken Thompson gave it its final form in 1978. The data
 comes from the public repository Quuxplusone/RecreationalMath (file
 HararyTicTacToe/qubic.dictionary); it may be used provided its moves are unchanged and its
-source is credited. The copy shipped here (``data/qubic-patashnik.dictionary``) holds its
+source is credited. The copy here (``reference/qubic-patashnik.dictionary``) holds its
 data lines unchanged.
 
 **Format.** One entry per line: a position, a space, X's move as a cell from 0 to 63. The
@@ -58,7 +58,7 @@ from tictactoe.proof.threats import (
 QUBIC = Variant.parse("4x4x4")
 
 DICTIONARY_FILE = "qubic-patashnik.dictionary"
-"""The dictionary's file name, in this package's ``data`` folder."""
+"""The dictionary's file name, in the ``reference`` folder next to this module."""
 
 CREDIT = ('O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 202-216, '
           "1980; data from Quuxplusone/RecreationalMath (HararyTicTacToe/qubic.dictionary)")
@@ -254,7 +254,7 @@ def load_dictionary(path: str | os.PathLike[str]) -> Dictionary:
 
 def find_dictionary() -> Path | None:
     """The dictionary file shipped with this package, or None if it is absent."""
-    path = Path(__file__).resolve().parent / "data" / DICTIONARY_FILE
+    path = Path(__file__).resolve().parent / "reference" / DICTIONARY_FILE
     return path if path.is_file() else None
 
 
