@@ -69,9 +69,10 @@ def main() -> int:
     walk_started = time.perf_counter()
     if args.proof is not None:
         header, stats = write_strategy_proof(dictionary, args.proof, start=start,
-                                             progress=progress)
+                                             progress=progress, progress_every=args.every)
     else:
-        stats = verify_strategy(dictionary, start=start, progress=progress)
+        stats = verify_strategy(dictionary, start=start, progress=progress,
+                                progress_every=args.every)
     print(f"\nwalk from {start.to_string()!r}:")
     print(stats.table())
     for position, reason in stats.failures[:20]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -101,3 +102,15 @@ def test_find_pairing() -> None:
         if not m & (1 << 0 | 1 << 15):
             assert any(m >> a & 1 and m >> b & 1 for a, b in pairs), cells_of(m)
     assert find_pairing(board_of(Variant.parse("3x3")), 0, 0) is None
+
+
+def test_the_examples_in_the_format_document_are_generated() -> None:
+    """Each example in docs/proof-format.md is the reference prover's output, unchanged."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "proof-format.md").read_text()
+    examples = re.findall(r"<!-- example: (.+?) -->\n```\n(.*?)```\n", doc, flags=re.DOTALL)
+    assert len(examples) == 2
+    for position, text in examples:
+        buffer = io.BytesIO()
+        write_small_proof(position, buffer)
+        assert buffer.getvalue().decode() == text
+        assert check_proof(text.encode()).value in ("x", "draw")

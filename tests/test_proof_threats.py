@@ -94,8 +94,9 @@ def positions(draw: st.DrawFn) -> tuple[str, int, int]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(positions())
-def test_threat_search_matches_the_definition(case: tuple[str, int, int]) -> None:
+@given(positions(), st.lists(st.integers(-1, 30), max_size=6))
+def test_threat_search_matches_the_definition(case: tuple[str, int, int],
+                                              hint: list[int]) -> None:
     name, mine, theirs = case
     variant = Variant.parse(name)
     board = board_of(variant)
@@ -105,6 +106,10 @@ def test_threat_search_matches_the_definition(case: tuple[str, int, int]) -> Non
     found = search.run(mine, theirs)
     assert not search.exhausted
     assert (found is not None) == wins_brute(variant, mine, theirs)
+    hinted = search.run(mine, theirs, hint)  # any hint, even a wrong one: the same answer
+    assert (hinted is not None) == (found is not None)
+    if hinted is not None:
+        assert replay(variant, mine, theirs, hinted)
     if found is not None:
         assert replay(variant, mine, theirs, found)
         # the found sequence, given as a hint, is followed directly

@@ -467,6 +467,7 @@ class Walk:
 def verify_strategy(dictionary: Dictionary, *, start: Position | None = None,
                     writer: ProofWriter | None = None,
                     progress: Callable[[WalkStats], None] | None = None,
+                    progress_every: int = 10_000,
                     max_positions: int = MAX_POSITIONS) -> WalkStats:
     """Walk the strategy from `start` (default: the empty cube; X must be to move) against
     every O reply, and return the figures. ``stats.ok`` is True if every line of play ends
@@ -475,7 +476,7 @@ def verify_strategy(dictionary: Dictionary, *, start: Position | None = None,
     if position.variant != QUBIC or position.turn.symbol != "x":
         raise ValueError("the walk starts from a 4x4x4 position with X to move")
     walk = Walk(Strategy(dictionary, max_positions=max_positions), writer=writer,
-                progress=progress)
+                progress=progress, progress_every=progress_every)
     if writer is not None:
         writer.section("x", "win")
     return walk.run(position.x, position.o)
@@ -485,6 +486,7 @@ def write_strategy_proof(dictionary: Dictionary,
                          target: str | os.PathLike[str] | IO[bytes], *,
                          start: Position | None = None,
                          progress: Callable[[WalkStats], None] | None = None,
+                         progress_every: int = 10_000,
                          **extra: Any) -> tuple[Header, WalkStats]:
     """Walk the strategy and write it as a proof file (value ``x``). If the walk meets a
     position where no rule applies, the file claims a forced win there, which the checker
@@ -493,7 +495,8 @@ def write_strategy_proof(dictionary: Dictionary,
     extra.setdefault("generator", "tictactoe.proof.patashnik")
     extra.setdefault("source", CREDIT)
     with ProofWriter(target, position=position, value="x", **extra) as writer:
-        stats = verify_strategy(dictionary, start=position, writer=writer, progress=progress)
+        stats = verify_strategy(dictionary, start=position, writer=writer, progress=progress,
+                                progress_every=progress_every)
         writer.extra.setdefault("seconds", round(stats.seconds, 1))
         writer.extra.setdefault("x_positions", stats.x_positions)
         writer.extra.setdefault("dictionary_moves", stats.dictionary_hits)

@@ -113,7 +113,7 @@ def threat_cells(board: Board, mine: int, theirs: int) -> int:
 
 def scan(board: Board, mine: int, theirs: int) -> tuple[int, int, list[int]]:
     """One pass over the lines: (the threat cells of `mine`, those of `theirs`, the lines
-    with k-2 marks of `mine` and none of `theirs`).
+    with k-2 marks of `mine` and none of `theirs`, the "twos").
 
     >>> b = board_of(Variant.parse("3x3"))
     >>> mine, theirs, twos = scan(b, 0b000_000_011, 0b000_011_000)
@@ -178,20 +178,22 @@ class ThreatSearch:
         self.positions = 0
         self.exhausted = False
         self._failed = set()
-        self._hint = list(dict.fromkeys(hint))
+        self._hint = [c for c in dict.fromkeys(hint) if 0 <= c < board.cells]
         threats, blocks, twos = scan(board, prover, opponent)
         if threats:
             return []
         try:
-            return self._search(prover, opponent, blocks, twos, 0)
+            # with a hint, the twos are found only where the hint fails
+            return self._search(prover, opponent, blocks, None if hint else twos, 0)
         except _Bound:
             self.exhausted = True
             return None
 
-    def _search(self, prover: int, opponent: int, blocks: int, twos: list[int],
+    def _search(self, prover: int, opponent: int, blocks: int, twos: list[int] | None,
                 depth: int) -> list[int] | None:
         """The prover, to move, has no threat; the opponent's threats are on the cells of
-        `blocks`; `twos` holds the lines with k-2 prover marks and no opponent mark."""
+        `blocks`; `twos` holds the lines with k-2 prover marks and no opponent mark (None:
+        not known yet)."""
         self.positions += 1
         if self.positions > self.max_positions:
             raise _Bound
@@ -209,6 +211,8 @@ class ThreatSearch:
                 found = self._try(prover, opponent, c, twos, depth)
                 if found is not None:
                     return found
+        if twos is None:
+            twos = scan(self.board, prover, opponent)[2]
         candidates = 0
         for m in twos:
             candidates |= m
@@ -236,7 +240,7 @@ class ThreatSearch:
                 return found
         return None
 
-    def _try(self, prover: int, opponent: int, c: int, twos: list[int], depth: int
+    def _try(self, prover: int, opponent: int, c: int, twos: list[int] | None, depth: int
              ) -> list[int] | None:
         """The prover plays c: a win if it makes threats on two cells; if on one, the
         opponent's forced reply and the search from there."""
@@ -254,7 +258,7 @@ class ThreatSearch:
             return [c]  # two threats: the opponent blocks one, the prover takes the other
         return self._follow(mine, opponent, c, made, twos, depth)
 
-    def _follow(self, mine: int, opponent: int, c: int, made: int, twos: list[int],
+    def _follow(self, mine: int, opponent: int, c: int, made: int, twos: list[int] | None,
                 depth: int) -> list[int] | None:
         """The prover has played c, making one threat (on the cell of `made`): the
         opponent's forced reply, and the search from there."""
@@ -269,12 +273,14 @@ class ThreatSearch:
                 rest = m & ~theirs
                 if rest and not rest & (rest - 1):
                     answers |= rest
-        gone = 1 << c | made
-        next_twos = [m for m in twos if not m & gone]
-        want = self.board.k - 2
-        for m in through[c]:
-            if not m & theirs and (m & mine).bit_count() == want:
-                next_twos.append(m)
+        next_twos = None
+        if twos is not None:
+            gone = 1 << c | made
+            next_twos = [m for m in twos if not m & gone]
+            want = self.board.k - 2
+            for m in through[c]:
+                if not m & theirs and (m & mine).bit_count() == want:
+                    next_twos.append(m)
         found = self._search(mine, theirs, answers, next_twos, depth + 1)
         if found is not None:
             return [c, *found]
