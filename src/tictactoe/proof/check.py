@@ -151,12 +151,11 @@ class Checker:
         position.turn = self.prover if prover_to_move else self.prover.other
         return position.to_string()
 
-    def _fail(self, record: Record | int, detail: str, *, prover_to_move: bool = True,
-              masks: tuple[int, int] | None = None) -> ProofCheckError:
-        line = record if isinstance(record, int) else record.line
-        mine, theirs = masks if masks is not None else (self.mine, self.theirs)
-        return ProofCheckError(detail, line=line,
-                               position=self._position(mine, theirs, prover_to_move))
+    def _fail(self, record: Record, detail: str, *, prover_to_move: bool = True
+              ) -> ProofCheckError:
+        """The error for this record at the current position."""
+        return ProofCheckError(detail, line=record.line, position=self._position(
+            self.mine, self.theirs, prover_to_move))
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> CheckStats:

@@ -217,14 +217,25 @@ class Dictionary:
             counts[entry.ply] = counts.get(entry.ply, 0) + 1
         return dict(sorted(counts.items()))
 
-    def lookup(self, x: int, o: int) -> int | None:
-        """X's dictionary move in this position (mapped through the symmetry that relates
-        it to the entry), or None if no entry matches."""
+    def find(self, x: int, o: int) -> tuple[Entry, int] | None:
+        """The entry for this position (up to symmetry) and X's move here (the entry's move
+        mapped through the symmetry that relates the two), or None."""
         found = self._index.find(x, o)
         if found is None:
             return None
         perm, number = found
-        return perm[self.entries[number].move]
+        entry = self.entries[number]
+        return entry, perm[entry.move]
+
+    def lookup(self, x: int, o: int) -> int | None:
+        """X's dictionary move in this position, or None if no entry matches.
+
+        >>> d = Dictionary([Entry(1 << 0, 1 << 21, 3, 1)])
+        >>> d.lookup(1 << 3, 1 << 22)   # the mirror image: the move is mirrored too
+        0
+        """
+        found = self.find(x, o)
+        return None if found is None else found[1]
 
 
 def load_dictionary(path: str | os.PathLike[str]) -> Dictionary:
@@ -270,6 +281,8 @@ class Decision:
     reason: str = ""
     searched: int = 0
     """Positions the threat search visited."""
+    entry: int = 0
+    """The dictionary line used, for a dictionary move."""
 
 
 class Strategy:
@@ -292,11 +305,12 @@ class Strategy:
                                            "block both")
         if blocks:
             return Decision("block", (blocks.bit_length() - 1,))
-        move = self.dictionary.lookup(x, o)
-        if move is not None:
+        found = self.dictionary.find(x, o)
+        if found is not None:
+            entry, move = found
             if (x | o) >> move & 1:
                 return Decision("none", reason=f"the dictionary move {move} is taken")
-            return Decision("dictionary", (move,))
+            return Decision("dictionary", (move,), entry=entry.line)
         sequence = self.threats.run(x, o)
         searched = self.threats.positions
         if sequence is None:
@@ -426,9 +440,7 @@ class Walk:
             stats.blocks += 1
         else:
             stats.dictionary_hits += 1
-            entry = self.strategy.dictionary._index.find(x, o)
-            if entry is not None:
-                stats.dictionary_used.add(self.strategy.dictionary.entries[entry[1]].line)
+            stats.dictionary_used.add(decision.entry)
         move = decision.moves[0]
         self._emit("M", decision.moves)
         self._o_node(x | 1 << move, o)
