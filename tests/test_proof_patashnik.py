@@ -126,7 +126,8 @@ def test_the_strategy_opens_with_the_dictionary(dictionary: Dictionary) -> None:
 
 def test_walk_a_sample_of_subtrees(dictionary: Dictionary) -> None:
     strategy = Strategy(dictionary)
-    total = {"x": 0, "dictionary": 0, "forced": 0, "blocks": 0, "replies": 0}
+    total = {"x": 0, "dictionary": 0, "forced": 0, "blocks": 0, "replies": 0,
+             "forced_with_blocks": 0}
     for first, third in SAMPLE:
         start = sample_start(strategy, first, third)
         stats = verify_strategy(dictionary, start=start)
@@ -138,6 +139,7 @@ def test_walk_a_sample_of_subtrees(dictionary: Dictionary) -> None:
         total["forced"] += stats.forced
         total["blocks"] += stats.blocks
         total["replies"] += stats.o_replies
+        total["forced_with_blocks"] += stats.forced_with_blocks
     assert total["x"] > 5000
     assert min(total.values()) > 0
 

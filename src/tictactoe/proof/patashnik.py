@@ -334,6 +334,11 @@ class WalkStats:
     blocks: int = 0
     dictionary_hits: int = 0
     forced: int = 0
+    forced_with_blocks: int = 0
+    """Forced sequences in which O's forced reply makes a threat that X blocks with a
+    threat of its own (the definition allows it)."""
+    longest_forced: int = 0
+    """X's moves in the longest forced sequence."""
     threat_positions: int = 0
     o_nodes: int = 0
     o_replies: int = 0
@@ -360,6 +365,8 @@ class WalkStats:
             ("  blocks", self.blocks),
             ("  dictionary moves", self.dictionary_hits),
             ("  forced sequences", self.forced),
+            ("    with a block by a threat", self.forced_with_blocks),
+            ("    longest (X moves)", self.longest_forced),
             ("  no rule applies", len(self.failures)),
             ("transpositions (repeats)", self.transpositions),
             ("dictionary entries used", len(self.dictionary_used)),
@@ -428,6 +435,9 @@ class Walk:
             return
         if rule == "forced":
             stats.forced += 1
+            stats.longest_forced = max(stats.longest_forced, len(decision.moves))
+            if forced_blocks(self.board, x, o, decision.moves):
+                stats.forced_with_blocks += 1
             self._emit("F", decision.moves)
             return
         if rule == "none":
@@ -474,6 +484,38 @@ class Walk:
         self._emit("R", replies)
         for c in replies:
             self._x_node(x, o | 1 << c)
+
+
+def forced_blocks(board: Board, x: int, o: int, moves: Iterable[int]) -> int:
+    """How many moves of X's forced sequence block a threat made by O's forced reply.
+
+    >>> b = board_of(Variant.parse("3x3"))
+    >>> forced_blocks(b, 1 << 0 | 1 << 8, 1 << 4, [1, 6])  # O's c1 threatens a3: X takes it
+    1
+    """
+    count = 0
+    blocks = 0
+    for c in moves:
+        if blocks >> c & 1:
+            count += 1
+        x |= 1 << c
+        made = 0
+        for m in board.through[c]:
+            if not m & o:
+                rest = m & ~x
+                if rest and not rest & (rest - 1):
+                    made |= rest
+        if made & (made - 1) or not made:
+            break
+        o |= made
+        t = made.bit_length() - 1
+        blocks = 0
+        for m in board.through[t]:
+            if not m & x:
+                rest = m & ~o
+                if rest and not rest & (rest - 1):
+                    blocks |= rest
+    return count
 
 
 def verify_strategy(dictionary: Dictionary, *, start: Position | None = None,
