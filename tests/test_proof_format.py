@@ -205,3 +205,23 @@ def test_writer_refuses_bad_trees() -> None:
 def test_missing_file() -> None:
     with pytest.raises(ProofFormatError, match="cannot open"):
         read_header("no/such/file.proof")
+
+
+def test_the_proof_package_imports_only_the_rules_core_and_the_standard_library() -> None:
+    """The independent route: no numpy, no numba, no search code."""
+    import ast
+    import sys
+
+    package = Path(__file__).resolve().parent.parent / "src" / "tictactoe" / "proof"
+    modules = sorted(package.glob("*.py"))
+    assert len(modules) >= 7
+    for module in modules:
+        tree = ast.parse(module.read_text())
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                top = name.split(".")[0]
+                allowed = top in sys.stdlib_module_names or top == "__future__" or \
+                    name.startswith(("tictactoe.core", "tictactoe.proof"))
+                assert allowed, f"{module.name} imports {name}"

@@ -24,7 +24,10 @@ one reply, ending in a double threat), found here by the proof checker's own thr
 `verify_strategy` walks this strategy from the empty board against every O reply (up to the
 symmetries of each position, and leaving out replies after which X completes a line at
 once), and confirms that every line of play ends in an X win. It can write the walk as a
-proof file that `tictactoe.proof.check` verifies.
+proof file that `tictactoe.proof.check` verifies. From the empty cube the walk decides
+317,789 X positions (up to symmetry) and finds no position where no rule applies; the
+figures are in ``docs/qubic-patashnik.md``, and ``scripts/bench_patashnik.py`` reproduces
+them.
 
 >>> parse_position("x14o") == (1 << 0, 1 << 15)
 True
