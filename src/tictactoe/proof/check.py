@@ -1,0 +1,418 @@
+"""The proof checker: verifies a proof file with the rules core alone.
+
+It walks every section's tree in preorder, keeping the position as two bit masks (the
+prover's marks and the opponent's), and checks each rule of ``docs/proof-format.md``. It
+stops at the first failure with a `ProofCheckError` naming the line, the position and what
+is wrong; a malformed file gives a `ProofFormatError`. On success it returns `CheckStats`.
+
+>>> import io
+>>> from tictactoe.proof.format import ProofWriter
+>>> buffer = io.BytesIO()
+>>> with ProofWriter(buffer, position="x1x/1o1/o2 x", value="x") as w:
+...     _ = w.section("x", "win"); _ = w.win(1)
+>>> check_proof(buffer.getvalue()).positions
+1
+>>> buffer = io.BytesIO()
+>>> with ProofWriter(buffer, position="x1x/1o1/o2 x", value="x") as w:
+...     _ = w.section("x", "win"); _ = w.win(5)
+>>> check_proof(buffer.getvalue())
+Traceback (most recent call last):
+...
+tictactoe.proof.errors.ProofCheckError: line 3: W 5 (c2): X's move does not complete a \
+line (position 'x1x/1o1/o2 x')
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from tictactoe.core import Position, Side
+from tictactoe.proof.errors import ProofCheckError, ProofFormatError
+from tictactoe.proof.format import (
+    ProofReader,
+    Record,
+    Source,
+    open_binary,
+    trailing,
+    truncated,
+)
+from tictactoe.proof.threats import (
+    Board,
+    ThreatSearch,
+    board_of,
+    cells_of,
+    scan,
+    stabiliser,
+    symmetry_between,
+)
+
+
+@dataclass
+class CheckStats:
+    """What a successful check covered."""
+
+    variant: str
+    value: str
+    lines: int
+    positions: int = 0
+    """Nodes checked: every position of every section's tree."""
+    prover_nodes: int = 0
+    opponent_nodes: int = 0
+    leaves: dict[str, int] = field(default_factory=lambda: dict.fromkeys("WFPE=", 0))
+    replies_listed: int = 0
+    replies_by_symmetry: int = 0
+    """Unlisted replies covered as images of listed ones."""
+    replies_by_win: int = 0
+    """Unlisted replies covered because the prover then completes a line at once."""
+    forced_derived: int = 0
+    """``F`` leaves whose threat sequence the checker found."""
+    threat_positions: int = 0
+    """Positions the threat search visited, over all ``F`` leaves."""
+    max_depth: int = 0
+    """Plies from the root to the deepest node."""
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """A few lines for people."""
+        leaves = ", ".join(f"{kind} {n:,}" for kind, n in self.leaves.items() if n)
+        rate = self.positions / self.seconds if self.seconds else 0.0
+        return (
+            f"proof of {self.value!r} on {self.variant}: valid\n"
+            f"  {self.lines:,} lines, {self.positions:,} positions ({self.prover_nodes:,} "
+            f"prover, {self.opponent_nodes:,} opponent), max depth {self.max_depth}\n"
+            f"  leaves: {leaves or 'none'}\n"
+            f"  replies: {self.replies_listed:,} listed, {self.replies_by_symmetry:,} by "
+            f"symmetry, {self.replies_by_win:,} by immediate win\n"
+            f"  forced leaves derived: {self.forced_derived:,} ({self.threat_positions:,} "
+            f"threat-search positions)\n"
+            f"  {self.seconds:.2f} s ({rate:,.0f} positions/s)")
+
+
+def prescan(source: Source, total: int) -> set[int]:
+    """A quick pass before the check: the targets of every ``= n`` line (so that the
+    checker keeps only the positions it will need), and the line count (so that a
+    truncated file is reported as such before the check meets its end)."""
+    found: set[int] = set()
+    line = 0
+    try:
+        with open_binary(source) as stream:
+            for raw in stream:
+                line += 1
+                if raw.startswith(b"= "):
+                    text = raw[2:].strip()
+                    if text.isdigit():
+                        found.add(int(text))
+    except (EOFError, OSError):
+        raise ProofFormatError(f"cannot read the file after line {line} (truncated or corrupt "
+                               "gzip?)", line=line + 1) from None
+    if line > total + 1:
+        raise trailing(total, total + 2)
+    if line < total + 1:
+        raise truncated(total, line)
+    return found
+
+
+class _Frame:
+    """An opponent node whose children are being checked."""
+
+    __slots__ = ("done", "line", "mine", "parent", "replies", "theirs")
+
+    def __init__(self, mine: int, theirs: int, replies: tuple[int, ...], line: int,
+                 parent: int) -> None:
+        self.mine, self.theirs, self.replies, self.line, self.parent = (
+            mine, theirs, replies, line, parent)
+        self.done = 0
+
+
+class Checker:
+    """Check one proof. `check_proof` is the usual entry point."""
+
+    def __init__(self, source: Source, *, max_threat_positions: int | None = None) -> None:
+        self.source = source
+        self.reader = ProofReader(source)
+        self.header = self.reader.header
+        self.board: Board = board_of(self.header.variant)
+        self.search = ThreatSearch(self.header.variant) if max_threat_positions is None else \
+            ThreatSearch(self.header.variant, max_positions=max_threat_positions)
+        self.stats = CheckStats(self.header.variant.name, self.header.value, self.header.lines)
+        # section state
+        self.prover = Side.X
+        self.claim = "win"
+        self.section_line = 0
+        self.mine = 0
+        self.theirs = 0
+
+    # ------------------------------------------------------------------ errors
+    def _position(self, mine: int, theirs: int, prover_to_move: bool) -> str:
+        position = Position(self.header.variant)
+        x, o = (mine, theirs) if self.prover is Side.X else (theirs, mine)
+        position.x, position.o = x, o
+        position.turn = self.prover if prover_to_move else self.prover.other
+        return position.to_string()
+
+    def _fail(self, record: Record, detail: str, *, prover_to_move: bool = True
+              ) -> ProofCheckError:
+        """The error for this record at the current position."""
+        return ProofCheckError(detail, line=record.line, position=self._position(
+            self.mine, self.theirs, prover_to_move))
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> CheckStats:
+        """Check the whole file; raise at the first failure."""
+        started = time.perf_counter()
+        try:
+            self._run()
+        finally:
+            self.reader.close()
+        self.stats.seconds = time.perf_counter() - started
+        return self.stats
+
+    def _run(self) -> None:
+        header = self.header
+        root = header.root()
+        problems = root.problems()
+        if problems:
+            raise ProofCheckError(f"the root position cannot arise in play: {problems[0]}",
+                                  line=1, position=header.position)
+        if root.winner() is not None or root.has_line(Side.X) or root.has_line(Side.O):
+            raise ProofCheckError("the game is already over at the root: nothing to prove",
+                                  line=1, position=header.position)
+        refs = prescan(self.source, header.lines)
+        saved: dict[int, tuple[int, int, int]] = {}
+        sections: list[tuple[str, str]] = []
+        stack: list[_Frame] = []
+        stats = self.stats
+        leaves = stats.leaves
+        parent = 0  # line of the M node whose R node comes next
+        last = 1
+        for record in self.reader:
+            last = record.line
+            kind = record.kind
+            if kind == "S":
+                self._start_section(record, sections, root)
+                stack.clear()
+                parent = 0
+                continue
+            stats.positions += 1
+            if record.depth > stats.max_depth:
+                stats.max_depth = record.depth
+            if kind == "R":
+                stats.opponent_nodes += 1
+                self._check_replies(record)
+                if record.cells:
+                    frame = _Frame(self.mine, self.theirs, record.cells, record.line, parent)
+                    frame.done = 1
+                    stack.append(frame)
+                    self.theirs |= 1 << record.cells[0]
+                    continue
+            else:
+                stats.prover_nodes += 1
+                if record.line in refs:
+                    saved[record.line] = (self.mine, self.theirs, self.section_line)
+                if kind == "M":
+                    self._check_move(record)
+                    parent = record.line
+                    self.mine |= 1 << record.cells[0]
+                    continue
+                leaves[kind] += 1
+                if kind == "W":
+                    self._check_win(record)
+                elif kind == "F":
+                    self._check_forced(record)
+                elif kind == "P":
+                    self._check_pairing(record)
+                elif kind == "E":
+                    self._check_end(record)
+                else:
+                    self._check_same(record, saved, stack)
+            # a leaf, or R 0: go on with the next sibling of the nearest open node
+            while stack:
+                frame = stack[-1]
+                if frame.done < len(frame.replies):
+                    self.mine = frame.mine
+                    self.theirs = frame.theirs | 1 << frame.replies[frame.done]
+                    frame.done += 1
+                    break
+                stack.pop()
+        self._finish(sections, last)
+
+    # ------------------------------------------------------------------ sections
+    def _start_section(self, record: Record, sections: list[tuple[str, str]],
+                       root: Position) -> None:
+        value = self.header.value
+        side, claim = record.side, record.claim
+        if value == "draw":
+            if claim != "hold":
+                raise ProofCheckError(
+                    f"the value is draw, so the sections are 'S x hold' and 'S o hold', not "
+                    f"'S {side} {claim}'", line=record.line)
+            if (side, claim) in sections:
+                raise ProofCheckError(f"a second 'S {side} hold' section", line=record.line)
+        else:
+            if sections:
+                raise ProofCheckError(
+                    "a win proof has one section; a second one starts here", line=record.line)
+            if (side, claim) != (value, "win"):
+                raise ProofCheckError(
+                    f"the value is {value!r}, so the section is 'S {value} win', not "
+                    f"'S {side} {claim}'", line=record.line)
+        sections.append((side, claim))
+        self.prover = Side.parse(side)
+        self.claim = claim
+        self.section_line = record.line
+        self.mine, self.theirs = (root.x, root.o) if self.prover is Side.X else (root.o, root.x)
+
+    def _finish(self, sections: list[tuple[str, str]], last: int) -> None:
+        value = self.header.value
+        if value == "draw":
+            missing = [s for s in ("x", "o") if (s, "hold") not in sections]
+            if missing:
+                raise ProofCheckError(
+                    f"the value is draw, but there is no 'S {missing[0]} hold' section: a "
+                    "draw needs both sides' hold proofs", line=last)
+        elif not sections:
+            raise ProofCheckError(f"no 'S {value} win' section", line=last)
+
+    # ------------------------------------------------------------------ prover nodes
+    def _empty_cell(self, record: Record, cell: int) -> None:
+        if (self.mine | self.theirs) >> cell & 1:
+            raise self._fail(record, f"{record.kind} {self.board.name(cell)}: the cell is "
+                                     "taken")
+
+    def _completes(self, cell: int) -> bool:
+        mine = self.mine | 1 << cell
+        return any(mine & m == m for m in self.board.through[cell])
+
+    def _check_move(self, record: Record) -> None:
+        cell = record.cells[0]
+        self._empty_cell(record, cell)
+        if self._completes(cell):
+            raise self._fail(record, f"M {self.board.name(cell)} completes a line for "
+                                     f"{self.prover.name}: write W for a winning move")
+
+    def _check_win(self, record: Record) -> None:
+        cell = record.cells[0]
+        self._empty_cell(record, cell)
+        if not self._completes(cell):
+            raise self._fail(record, f"W {self.board.name(cell)}: {self.prover.name}'s move "
+                                     "does not complete a line")
+
+    def _check_forced(self, record: Record) -> None:
+        search = self.search
+        found = search.run(self.mine, self.theirs, record.cells)
+        self.stats.threat_positions += search.positions
+        if found is None:
+            why = (f"stopped at the bound of {search.max_positions:,} positions"
+                   if search.exhausted else f"searched {search.positions:,} positions")
+            raise self._fail(record, f"F: the threat search finds no forced win for "
+                                     f"{self.prover.name} here ({why})")
+        self.stats.forced_derived += 1
+
+    def _check_pairing(self, record: Record) -> None:
+        if self.claim != "hold":
+            raise self._fail(record, "P: a pairing shows a hold, not a win (hold sections only)")
+        cells = record.cells
+        taken = self.mine | self.theirs
+        seen = 0
+        for c in cells:
+            if taken >> c & 1:
+                raise self._fail(record, f"P: cell {self.board.name(c)} is taken")
+            if seen >> c & 1:
+                raise self._fail(record, f"P: cell {self.board.name(c)} is in two pairs")
+            seen |= 1 << c
+        pairs = [1 << cells[i] | 1 << cells[i + 1] for i in range(0, len(cells), 2)]
+        for m in self.board.masks:
+            if not m & self.mine and not any(p & m == p for p in pairs):
+                line = " ".join(self.board.variant.cell_name(c) for c in cells_of(m))
+                raise self._fail(record, f"P: the line {line} has no mark of "
+                                         f"{self.prover.name} and holds no pair")
+
+    def _check_end(self, record: Record) -> None:
+        if self.claim != "hold":
+            raise self._fail(record, "E: the game is a draw here, not a win")
+        if (self.mine | self.theirs) != self.board.full:
+            raise self._fail(record, "E: the board is not full")
+
+    def _check_same(self, record: Record, saved: dict[int, tuple[int, int, int]],
+                    stack: list[_Frame]) -> None:
+        target = record.target
+        if target >= record.line:
+            raise self._fail(record, f"= {target}: the line referred to must come earlier")
+        if target not in saved:
+            raise self._fail(record, f"= {target}: line {target} is not a node of the prover")
+        mine, theirs, section = saved[target]
+        if section != self.section_line:
+            raise self._fail(record, f"= {target}: line {target} is in another section")
+        if any(frame.parent == target for frame in stack):
+            raise self._fail(record, f"= {target}: line {target} is an ancestor of this node")
+        if symmetry_between(self.board, mine, theirs, self.mine, self.theirs) is None:
+            other = self._position(mine, theirs, True)
+            raise self._fail(record, f"= {target}: no symmetry maps the position of line "
+                                     f"{target} ({other!r}) onto this one")
+
+    # ------------------------------------------------------------------ opponent nodes
+    def _check_replies(self, record: Record) -> None:
+        board = self.board
+        mine, theirs = self.mine, self.theirs
+        taken = mine | theirs
+        empty = board.full & ~taken
+        name = self.prover.other.name
+        if not empty and self.claim == "win":
+            raise self._fail(record, f"the board is full: a draw, not a win for "
+                                     f"{self.prover.name}", prover_to_move=False)
+        listed = 0
+        my_threats, their_threats, _ = scan(board, mine, theirs)
+        for c in record.cells:
+            bit = 1 << c
+            if taken & bit:
+                raise self._fail(record, f"R: reply {board.name(c)} is on a taken cell",
+                                 prover_to_move=False)
+            if listed & bit:
+                raise self._fail(record, f"R: reply {board.name(c)} is listed twice",
+                                 prover_to_move=False)
+            if their_threats & bit:
+                raise self._fail(record, f"R: {name}'s reply {board.name(c)} completes a line "
+                                         f"for {name}", prover_to_move=False)
+            listed |= bit
+        stats = self.stats
+        stats.replies_listed += len(record.cells)
+        rest = empty & ~listed
+        if not rest:
+            return
+        if my_threats & (my_threats - 1):
+            by_win = rest
+        elif my_threats:
+            by_win = rest & ~my_threats
+        else:
+            by_win = 0
+        by_win &= ~their_threats  # a reply that wins for the opponent ends the game
+        stats.replies_by_win += by_win.bit_count()
+        rest &= ~by_win
+        if not rest:
+            return
+        images = 0
+        replies = record.cells
+        for perm in stabiliser(board, mine, theirs):
+            for c in replies:
+                images |= 1 << perm[c]
+        uncovered = rest & ~images
+        if uncovered:
+            c = cells_of(uncovered)[0]
+            if their_threats >> c & 1:
+                why = f"it completes a line for {name}"
+            else:
+                why = (f"it is not listed, no symmetry of this position maps a listed reply "
+                       f"to it, and {self.prover.name} cannot then complete a line at once")
+            raise self._fail(record, f"R: {name}'s reply {board.name(c)} is not covered: {why}",
+                             prover_to_move=False)
+        stats.replies_by_symmetry += rest.bit_count()
+
+
+def check_proof(source: Source, *, max_threat_positions: int | None = None) -> CheckStats:
+    """Check a proof file (a path or the file's bytes) and return its statistics.
+
+    Raises `ProofFormatError` if the file is malformed and `ProofCheckError` if it does
+    not prove its claim, at the first problem found.
+    """
+    return Checker(source, max_threat_positions=max_threat_positions).run()
