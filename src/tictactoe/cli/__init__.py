@@ -8,6 +8,7 @@ from tictactoe.cli import (
     census,  # noqa: F401
     play,  # noqa: F401
     play_commands,  # noqa: F401
+    proofs,  # noqa: F401
     serve,  # noqa: F401
 )
 from tictactoe.cli.app import app

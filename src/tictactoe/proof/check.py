@@ -25,6 +25,7 @@ line (position 'x1x/1o1/o2 x')
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tictactoe.core import Position, Side
@@ -128,8 +129,11 @@ class _Frame:
 class Checker:
     """Check one proof. `check_proof` is the usual entry point."""
 
-    def __init__(self, source: Source, *, max_threat_positions: int | None = None) -> None:
+    def __init__(self, source: Source, *, max_threat_positions: int | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
         self.source = source
+        self.progress = progress
+        """Called as ``progress(lines_done, lines_total)`` every few thousand lines."""
         self.reader = ProofReader(source)
         self.header = self.reader.header
         self.board: Board = board_of(self.header.variant)
@@ -186,8 +190,11 @@ class Checker:
         leaves = stats.leaves
         parent = 0  # line of the M node whose R node comes next
         last = 1
+        progress = self.progress
         for record in self.reader:
             last = record.line
+            if progress is not None and not last & 4095:
+                progress(last, header.lines + 1)
             kind = record.kind
             if kind == "S":
                 self._start_section(record, sections, root)
@@ -409,10 +416,12 @@ class Checker:
         stats.replies_by_symmetry += rest.bit_count()
 
 
-def check_proof(source: Source, *, max_threat_positions: int | None = None) -> CheckStats:
+def check_proof(source: Source, *, max_threat_positions: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> CheckStats:
     """Check a proof file (a path or the file's bytes) and return its statistics.
 
     Raises `ProofFormatError` if the file is malformed and `ProofCheckError` if it does
-    not prove its claim, at the first problem found.
+    not prove its claim, at the first problem found. `progress`, if given, is called as
+    ``progress(lines_done, lines_total)`` every 4,096 lines.
     """
-    return Checker(source, max_threat_positions=max_threat_positions).run()
+    return Checker(source, max_threat_positions=max_threat_positions, progress=progress).run()

@@ -1,0 +1,48 @@
+"""``ttt check-proof`` from the command line: a valid proof, a corrupted one, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tictactoe.cli import app
+from tictactoe.proof.small import write_small_proof
+
+runner = CliRunner()
+
+
+def test_check_proof_accepts_a_valid_proof_and_reports_figures(tmp_path: Path) -> None:
+    path = tmp_path / "4x3.proof.gz"
+    write_small_proof("4x3", path)
+    result = runner.invoke(app, ["check-proof", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["value"] == "x" and figures["variant"] == "4x3"
+    assert figures["positions"] > 1 and figures["forced_derived"] == figures["leaves"]["F"]
+    result = runner.invoke(app, ["check-proof", str(path)])
+    assert "valid" in result.stdout
+
+
+def test_check_proof_names_the_first_failure(tmp_path: Path) -> None:
+    path = tmp_path / "3x3.proof"
+    write_small_proof("3x3", path)
+    lines = path.read_text().splitlines()
+    first_move = next(i for i, line in enumerate(lines) if line.startswith("M "))
+    cell = int(lines[first_move].split()[1])
+    lines[first_move] = f"M {(cell + 1) % 9}"  # another opening: the tree no longer fits it
+    path.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, ["check-proof", str(path)])
+    assert result.exit_code == 1
+    assert "invalid proof: line" in result.output and "Traceback" not in result.output
+
+
+def test_check_proof_bad_input(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["check-proof", str(tmp_path / "missing.proof")])
+    assert result.exit_code == 2 and "no proof file" in result.output
+    junk = tmp_path / "junk.proof"
+    junk.write_text("not a proof\n")
+    result = runner.invoke(app, ["check-proof", str(junk)])
+    assert result.exit_code == 1 and "invalid proof" in result.output
+    assert "Traceback" not in result.output
