@@ -14,22 +14,32 @@ import importlib
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tictactoe.analysis.sharded import Job, Task, TaskResult, run_task
-from tictactoe.core.errors import CensusBackendError
+from tictactoe.analysis.sharded import Job, PlyProgress, Task, TaskResult, run_task, sharded_census
+from tictactoe.core import BoardTooLargeError, Variant
+from tictactoe.core.errors import CensusBackendError, SpillError
+
+if TYPE_CHECKING:
+    from tictactoe.analysis.census import Census
 
 BACKENDS = ("memory", "local", "dask")
 """Where a census can run: in this process's memory, on a local process pool, on Dask."""
 
 DASK_MISSING = ("the dask backend needs Dask, which is not installed: "
                 "pip install 'tictactoe[dask]'")
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for a Dask scheduler given by address."""
 
 POOL_RESTARTS = 3
 """How many times in a row the pool is started again after a worker died."""
@@ -142,7 +152,7 @@ class DaskCluster:
     name = "dask"
 
     def __init__(self, workers: int | None = None, address: str | None = None, *,
-                 retries: int = 2, connect_timeout: float = 10.0) -> None:
+                 retries: int = 2, connect_timeout: float | None = None) -> None:
         try:
             import distributed  # noqa: F401
         except ImportError:
@@ -153,7 +163,7 @@ class DaskCluster:
         self.address = address
         self._requested = workers or default_workers()
         self.retries = retries
-        self.connect_timeout = connect_timeout
+        self.connect_timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
         self.client: Any = None
         self.cluster: Any = None
 
@@ -224,3 +234,85 @@ def open_executor(backend: str, workers: int | None = None,
     if backend == "local":
         return LocalPool(workers)
     return DaskCluster(workers, address)
+
+
+# --------------------------------------------------------------------------- census
+def check_memory(variant: Variant) -> None:
+    """Refuse at once an in-memory census that would not fit in this machine's memory."""
+    if variant.cells <= 16:
+        return
+    from tictactoe.analysis.estimate import available_memory, estimate, human_bytes
+
+    guess = estimate(variant)
+    have = available_memory()
+    if guess.memory_bytes > 0.9 * have:
+        raise BoardTooLargeError(
+            f"{variant.name}: the in-memory census would need about "
+            f"{human_bytes(guess.memory_bytes)} of memory, and {human_bytes(have)} is "
+            f"available; count it with --backend local (about {human_bytes(guess.disk_bytes)} "
+            "of disk) or on a cluster with --backend dask")
+
+
+def check_disk(variant: Variant, spill: Path, workers: int, backend: str) -> None:
+    """Refuse at once a sharded census whose shards would not fit in the spill folder."""
+    if variant.cells <= 16:
+        return
+    from tictactoe.analysis.estimate import estimate, free_disk, human_bytes, human_seconds
+
+    guess = estimate(variant)
+    free = free_disk(spill)
+    if guess.disk_bytes > free:
+        hint = ("it needs a cluster: several machines sharing a larger folder (see the README, "
+                "--backend dask --address)") if backend == "local" else \
+            "choose a larger shared folder with --spill"
+        raise SpillError(
+            f"{variant.name} needs about {human_bytes(guess.disk_bytes)} of disk for its "
+            f"shards at the widest ply, and {spill} has {human_bytes(free)} free "
+            f"(about {guess.positions:.2g} positions; "
+            f"{human_seconds(guess.seconds(workers, sharded=True))} on {workers} workers): "
+            f"{hint}")
+
+
+def count_sharded(variant: Variant, backend: str, *, workers: int | None = None,
+                  address: str | None = None, spill: Path | None = None,
+                  shards: int | None = None,
+                  progress: Callable[[PlyProgress], None] | None = None,
+                  root_paths: int = 1, fault: Path | None = None) -> Census:
+    """The census of a variant on the ``local`` or ``dask`` backend.
+
+    Without `spill`, shards go to a new temporary folder, deleted when the census is done
+    (and kept, named in the error, if it stops before). With `spill`, the finished figures
+    stay there (``result.json``), so the same call answers at once; an unfinished census
+    goes on from where it stopped.
+    """
+    from tictactoe.analysis.census import Census
+    from tictactoe.analysis.estimate import estimate
+
+    check_backend(backend)
+    if backend == "dask" and address is not None and spill is None:
+        raise CensusBackendError("--address needs --spill: a folder that every worker of the "
+                                 "cluster can reach (a shared file system)")
+    temporary = spill is None
+    folder = Path(tempfile.mkdtemp(prefix="ttt-census-")) if spill is None else spill
+    executor = open_executor(backend, workers, address)
+    try:
+        check_disk(variant, folder, executor.workers if address is None else 1, backend)
+        if shards is None:
+            shards = estimate(variant).shards(workers=executor.workers) \
+                if variant.cells > 12 else 2 * executor.workers
+        with executor:
+            fields_, run = sharded_census(variant, executor, folder, shards, progress=progress,
+                                          root_paths=root_paths, fault=fault)
+    except BaseException:
+        if temporary and not any(folder.glob("ply-*/complete.json")):
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    if temporary:
+        shutil.rmtree(folder, ignore_errors=True)
+    result = Census(**fields_)
+    result.extra.update(backend=backend, workers=executor.workers, shards=shards,
+                        spill=None if temporary else str(folder),
+                        peak_disk_bytes=run.peak_disk_bytes,
+                        resumed_from_ply=run.resumed_from_ply, tasks_run=run.tasks_run,
+                        workers_seen=len(run.workers_seen))
+    return result

@@ -107,8 +107,15 @@ class TaskResult:
 class Executor(Protocol):
     """Runs tasks somewhere and hands back their results as they finish."""
 
-    name: str
-    workers: int
+    @property
+    def name(self) -> str:
+        """The backend's name."""
+        ...  # pragma: no cover
+
+    @property
+    def workers(self) -> int:
+        """How many tasks can run at once."""
+        ...  # pragma: no cover
 
     def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
         """Run every task (retrying lost ones) and yield each result once."""
