@@ -112,7 +112,7 @@ def census(variant: Variant | str, *, progress: Progress | None = None,
     from tictactoe.analysis.backends import check_backend, check_memory, count_sharded
 
     chosen = check_backend(backend) if backend != "auto" else (
-        "memory" if v.cells <= CENSUS_MAX_CELLS else "local")
+        "memory" if v.cells <= CENSUS_MAX_CELLS or engine == "numpy" else "local")
     if engine not in ("auto", "compiled", "numpy"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or numpy")
     if chosen != "memory":

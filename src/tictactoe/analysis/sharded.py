@@ -142,12 +142,20 @@ def _spill_errors(spill: Path, what: str) -> Callable[[OSError], SpillError]:
     return convert
 
 
+class _Writer:
+    """A file's ``write`` alone: numpy then writes arrays through it in blocks, so a full
+    disk surfaces as the system's own error (ENOSPC), not as a short count."""
+
+    def __init__(self, handle: Any) -> None:
+        self.write = handle.write
+
+
 def _write_atomic(path: Path, write: Callable[[Any], None]) -> int:
     """Write a file beside its name, then rename it into place; returns its size."""
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         with open(temporary, "wb") as handle:
-            write(handle)
+            write(_Writer(handle))
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
