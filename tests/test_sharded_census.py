@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tictactoe.analysis import sharded
 from tictactoe.analysis.backends import LocalPool, check_backend, count_sharded
 from tictactoe.analysis.census import census
 from tictactoe.analysis.compiled_census import census_counts
@@ -149,7 +148,7 @@ def test_a_full_disk_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monkey
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real_save(handle, array)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sharded.np, "save", save)
+    monkeypatch.setattr(np, "save", save)
     with pytest.raises(SpillError, match=r"is full .no space left on device.*run the same"):
         sharded_census(Variant.parse("3x3"), InlineExecutor(), tmp_path / "s", 2)
 
