@@ -345,6 +345,8 @@ class ShardedRun:
     seconds_by_ply: list[float] = field(default_factory=list)
     disk_by_ply: list[int] = field(default_factory=list)
     """Bytes of edge rows written into each ply (the ply's input)."""
+    rows_by_ply: list[int] = field(default_factory=list)
+    """Edge rows the tasks of each ply wrote (into the next ply)."""
     workers_seen: set[int] = field(default_factory=set)
     complete: bool = False
 
@@ -385,6 +387,7 @@ def sharded_census(variant: Variant, executor: Executor, spill: Path, shards: in
                 run.tallies.append(PlyTally(**record["tally"]))
                 run.seconds_by_ply.append(record["seconds"])
                 run.disk_by_ply.append(record["input_bytes"])
+                run.rows_by_ply.append(record["next_rows"])
                 if record["next_rows"] == 0:
                     run.complete = True
                     break
@@ -414,6 +417,7 @@ def sharded_census(variant: Variant, executor: Executor, spill: Path, shards: in
             run.tallies.append(total)
             run.seconds_by_ply.append(seconds)
             run.disk_by_ply.append(input_bytes)
+            run.rows_by_ply.append(next_rows)
             if next_rows == 0:
                 run.complete = True
                 break
