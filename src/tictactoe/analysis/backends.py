@@ -23,14 +23,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tictactoe.analysis.sharded import Job, PlyProgress, Task, TaskResult, run_task, sharded_census
 from tictactoe.core import BoardTooLargeError, Variant
 from tictactoe.core.errors import CensusBackendError, SpillError
-
-if TYPE_CHECKING:
-    from tictactoe.analysis.census import Census
 
 BACKENDS = ("memory", "local", "dask")
 """Where a census can run: in this process's memory, on a local process pool, on Dask."""
@@ -277,15 +274,16 @@ def count_sharded(variant: Variant, backend: str, *, workers: int | None = None,
                   address: str | None = None, spill: Path | None = None,
                   shards: int | None = None,
                   progress: Callable[[PlyProgress], None] | None = None,
-                  root_paths: int = 1, fault: Path | None = None) -> Census:
-    """The census of a variant on the ``local`` or ``dask`` backend.
+                  root_paths: int = 1, fault: Path | None = None,
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The census of a variant on the ``local`` or ``dask`` backend: the fields of a
+    ``Census`` and what the run did (backend, workers, shards, disk...).
 
     Without `spill`, shards go to a new temporary folder, deleted when the census is done
     (and kept, named in the error, if it stops before). With `spill`, the finished figures
     stay there (``result.json``), so the same call answers at once; an unfinished census
     goes on from where it stopped.
     """
-    from tictactoe.analysis.census import Census
     from tictactoe.analysis.estimate import estimate
 
     check_backend(backend)
@@ -301,6 +299,7 @@ def count_sharded(variant: Variant, backend: str, *, workers: int | None = None,
             shards = estimate(variant).shards(workers=executor.workers) \
                 if variant.cells > 12 else 2 * executor.workers
         with executor:
+            used = executor.workers
             fields_, run = sharded_census(variant, executor, folder, shards, progress=progress,
                                           root_paths=root_paths, fault=fault)
     except BaseException:
@@ -309,10 +308,8 @@ def count_sharded(variant: Variant, backend: str, *, workers: int | None = None,
         raise
     if temporary:
         shutil.rmtree(folder, ignore_errors=True)
-    result = Census(**fields_)
-    result.extra.update(backend=backend, workers=executor.workers, shards=shards,
+    return fields_, dict(backend=backend, workers=used, shards=shards,
                         spill=None if temporary else str(folder),
                         peak_disk_bytes=run.peak_disk_bytes,
                         resumed_from_ply=run.resumed_from_ply, tasks_run=run.tasks_run,
                         workers_seen=len(run.workers_seen))
-    return result

@@ -116,9 +116,11 @@ def census(variant: Variant | str, *, progress: Progress | None = None,
     if engine not in ("auto", "compiled", "numpy"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or numpy")
     if chosen != "memory":
-        return count_sharded(v, chosen, workers=workers, address=address,
-                             spill=Path(spill) if spill is not None else None, shards=shards,
-                             progress=ply_progress, root_paths=root_paths)
+        fields_, extra = count_sharded(v, chosen, workers=workers, address=address,
+                                       spill=Path(spill) if spill is not None else None,
+                                       shards=shards, progress=ply_progress,
+                                       root_paths=root_paths)
+        return Census(**fields_, extra=extra)
     if engine != "numpy":
         check_memory(v)
         from tictactoe.analysis.compiled_census import census_counts
