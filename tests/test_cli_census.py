@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tictactoe import Position, Status
+from tictactoe.analysis.enumerate import legal_positions
 from tictactoe.cli import app
 
 runner = CliRunner()
@@ -33,11 +35,50 @@ def test_count_text_and_plot(tmp_path: Path) -> None:
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_count_refuses_a_board_too_big_at_once() -> None:
+@pytest.fixture
+def small_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every folder has 20 GB free, whatever this machine has."""
+    from tictactoe.analysis import estimate
+
+    monkeypatch.setattr(estimate, "free_disk", lambda folder: 20 * 10**9)
+
+
+@pytest.mark.usefixtures("small_disk")
+def test_count_refuses_a_board_that_needs_a_cluster_at_once() -> None:
     result = runner.invoke(app, ["count", "5x5k4"])
-    assert result.exit_code == 2
-    assert "feasible up to 16 cells" in result.output
+    assert result.exit_code == 2, result.output
+    assert "5x5k4 needs about" in result.output and "it needs a cluster" in result.output
     assert "Traceback" not in result.output
+
+
+def test_count_on_the_local_backend_prints_the_same_json() -> None:
+    local = runner.invoke(app, ["count", "3x4", "--json", "--backend", "local", "--workers",
+                                "2", "--shards", "3"])
+    memory = runner.invoke(app, ["count", "3x4", "--json"])
+    assert local.exit_code == memory.exit_code == 0, local.output
+    a, b = json.loads(local.stdout), json.loads(memory.stdout)
+    assert a["engine"] == "local" and b["engine"] == "compiled"
+    assert set(a) == set(b)
+    assert {k: v for k, v in a.items() if k not in ("seconds", "engine")} == \
+        {k: v for k, v in b.items() if k not in ("seconds", "engine")}
+
+
+@pytest.mark.usefixtures("small_disk")
+def test_estimate_says_where_a_board_fits() -> None:
+    result = runner.invoke(app, ["count", "4x5", "--estimate"])
+    assert result.exit_code == 0, result.output
+    assert "4x5: about 6." in result.output and "local backend" in result.output
+    assert "fits" in result.output
+    big = runner.invoke(app, ["count", "5x5k4", "--estimate"])
+    assert "it needs a cluster" in big.output
+
+
+def test_sharded_options_do_not_go_with_the_memory_backend() -> None:
+    result = runner.invoke(app, ["count", "3x3", "--backend", "memory", "--shards", "4"])
+    assert result.exit_code == 2 and "--shards is for the sharded backends" in result.output
+    bad = runner.invoke(app, ["count", "3x3", "--backend", "spark"])
+    assert bad.exit_code == 2 and bad.output.count("\n") == 1
+    assert "unknown backend 'spark'" in bad.output
 
 
 def test_unknown_variant_is_one_line_error() -> None:
@@ -73,5 +114,14 @@ def test_enumerate_count_and_formats() -> None:
 def test_enumerate_needs_exactly_one_kind() -> None:
     result = runner.invoke(app, ["enumerate", "3x3"])
     assert result.exit_code == 2 and "exactly one" in result.output
+
+
+
+@pytest.mark.usefixtures("small_disk")
+def test_enumerate_count_takes_the_sharded_route() -> None:
+    local = runner.invoke(app, ["enumerate", "3x4", "--won", "--count", "--backend", "local"])
+    memory = runner.invoke(app, ["enumerate", "3x4", "--won", "--count"])
+    assert local.exit_code == 0 and local.stdout == memory.stdout
+    assert int(local.stdout) == sum(1 for _ in legal_positions("3x4", "won"))
     too_big = runner.invoke(app, ["enumerate", "5x5k4", "--won", "--count"])
-    assert too_big.exit_code == 2 and "cells" in too_big.output
+    assert too_big.exit_code == 2 and "it needs a cluster" in too_big.output

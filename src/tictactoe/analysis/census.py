@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,8 @@ from tictactoe.core import BoardTooLargeError, Position, Side, Variant, symmetri
 from tictactoe.core.symmetry import byte_tables, canonical_masks, geometric_symmetries
 
 CENSUS_MAX_CELLS = 16
-"""Largest board the census walks: 4x4 has 9.7 million positions; 4x5 has far more."""
+"""Largest board the numpy census walks, and where the default backend becomes ``local``:
+4x4 has 9.7 million positions; 4x5 has 675 million."""
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(plies_done, plies_total)``."""
@@ -96,29 +98,61 @@ def quickest_engine(variant: Variant) -> str:
 
 
 def check_census_size(variant: Variant) -> None:
-    """Refuse at once a board whose census is out of reach."""
+    """Refuse at once a board that the numpy census cannot walk (it keeps every position)."""
     if variant.cells > CENSUS_MAX_CELLS:
         raise BoardTooLargeError(
-            f"{variant.name} has {variant.cells} cells: a census walks every reachable position, "
-            f"which is feasible up to {CENSUS_MAX_CELLS} cells (4x4 has 9,722,011 positions; "
-            "each extra cell multiplies that by up to 3)")
+            f"{variant.name} has {variant.cells} cells: the numpy census keeps every position "
+            f"in memory, which is feasible up to {CENSUS_MAX_CELLS} cells (4x4 has 9,722,011 "
+            "positions; each extra cell multiplies that by up to 3); the compiled census "
+            "goes further")
 
 
 def census(variant: Variant | str, *, progress: Progress | None = None,
-           engine: str = "auto") -> Census:
+           engine: str = "auto", backend: str = "auto", workers: int | None = None,
+           address: str | None = None, spill: str | Path | None = None,
+           shards: int | None = None, ply_progress: Callable[[Any], None] | None = None,
+           root_paths: int = 1) -> Census:
     """Count the reachable positions, terminal positions and games of a variant.
 
-    `engine` is ``auto`` or ``compiled`` (the numba kernels of `tictactoe.analysis.compiled_census`,
-    which walk canonical positions only) or ``numpy`` (the sorted-frontier reference below).
+    `backend` says where: ``memory`` (in this process, the default up to 16 cells), ``local``
+    (the sharded census of `tictactoe.analysis.sharded` on a process pool of `workers`, the
+    default past 16 cells), ``dask`` (the same on Dask: a cluster at `address`, or one
+    started here), or ``auto``. The sharded backends keep their shards in `spill` (a new
+    temporary folder if None) split into `shards` parts (sized to the board if None), and
+    report to `ply_progress`. See `tictactoe.analysis.backends.count_sharded`.
+
+    In memory, `engine` is ``auto`` or ``compiled`` (the numba kernels of
+    `tictactoe.analysis.compiled_census`, which walk canonical positions only) or ``numpy``
+    (the sorted-frontier reference below, up to 16 cells). A board that would not fit in
+    memory is refused at once, with the estimate.
     """
     v = Variant.parse(variant) if isinstance(variant, str) else variant
-    check_census_size(v)
+    if backend == "auto":  # the backends module loads the kernels: imported when needed
+        chosen = "memory" if v.cells <= CENSUS_MAX_CELLS or engine == "numpy" else "local"
+    elif backend == "memory":
+        chosen = backend
+    else:
+        from tictactoe.analysis.backends import check_backend
+
+        chosen = check_backend(backend)
     if engine not in ("auto", "compiled", "numpy"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or numpy")
+    if chosen != "memory":
+        from tictactoe.analysis.backends import count_sharded
+
+        fields_, extra = count_sharded(v, chosen, workers=workers, address=address,
+                                       spill=Path(spill) if spill is not None else None,
+                                       shards=shards, progress=ply_progress,
+                                       root_paths=root_paths)
+        return Census(**fields_, extra=extra)
     if engine != "numpy":
+        from tictactoe.analysis.backends import check_memory
+
+        check_memory(v)
         from tictactoe.analysis.compiled_census import census_counts
 
-        return Census(**census_counts(v, progress))
+        return Census(**census_counts(v, progress, root_paths=root_paths))
+    check_census_size(v)
     started = time.perf_counter()
     masks = np.array(v.line_masks, dtype=np.uint64)
     full = np.uint64(v.full_mask)

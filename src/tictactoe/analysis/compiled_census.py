@@ -1,5 +1,9 @@
-"""The compiled census: canonical positions walked ply by ply in open-addressing hash tables
-(numba kernels in `census_kernels`), each carrying its number of move orders.
+"""The compiled census in memory: canonical positions walked ply by ply in open-addressing hash
+tables (numba kernels in `census_kernels`), each carrying its number of move orders as an
+exact 128-bit count.
+
+The pieces here (the symmetry group's tables, growing tables, settling a table into arrays,
+tallying a ply) are shared with the sharded census of `tictactoe.analysis.sharded`.
 
 >>> c = census_counts(Variant.parse("3x3"))
 >>> c["positions"], c["canonical_positions"], c["games"], c["canonical_games"]
@@ -10,14 +14,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from tictactoe.analysis import census_kernels as _ck
 from tictactoe.core import BoardTooLargeError, Variant, symmetries
 from tictactoe.core.symmetry import byte_tables, geometric_symmetries
 
+MAX_CELLS = 32
+"""Keys hold each side's marks in 32 bits."""
+
+WORD = 1 << 64
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
 _WARM = [False]
 
 
@@ -28,7 +40,45 @@ def warm_up() -> None:
         census_counts(Variant.parse("2x2"))
 
 
-def _census_group(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+def split_wide(value: int) -> tuple[int, int]:
+    """A count as its (high, low) 64-bit words.
+
+    >>> split_wide(2**64 + 5)
+    (1, 5)
+    """
+    if not 0 <= value < WORD * WORD:
+        raise ValueError(f"{value} does not fit in 128 bits")
+    return value >> 64, value & (WORD - 1)
+
+
+def join_wide(hi: int | np.uint64, lo: int | np.uint64) -> int:
+    """The count whose (high, low) words are given.
+
+    >>> join_wide(1, 5)
+    18446744073709551621
+    """
+    return int(hi) << 64 | int(lo)
+
+
+@dataclass(frozen=True)
+class Group:
+    """The symmetry group as the kernels use it."""
+
+    tables: U64
+    """Byte tables of every symmetry: ``tables[g, byte, value]``."""
+    conj: I64
+    """``conj[h, g]`` is the index of g^-1 h g."""
+    geometric: I64
+    """Indices of the rotations and reflections."""
+    listed: bool
+    """False on degenerate boards whose group is too large to list (then only the identity)."""
+
+    @property
+    def size(self) -> int:
+        return int(self.tables.shape[0])
+
+
+def census_group(variant: Variant) -> Group:
     """Byte tables of the symmetries, the conjugation table and the geometric subgroup."""
     n = variant.cells
     try:
@@ -55,92 +105,236 @@ def _census_group(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         for g, pg in enumerate(perms):
             conj[h, g] = index[compose(inverse(pg), compose(ph, pg))]
     geometric_index = np.array([index[p] for p in geometric], dtype=np.int64)
-    return tables_of_bytes, conj, geometric_index, listed
+    return Group(tables_of_bytes, conj, geometric_index, listed)
 
 
-def census_counts(variant: Variant,
-                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """The census figures of a variant (at most 32 cells), as the fields of a ``Census``.
+def check_cells(variant: Variant) -> None:
+    """Refuse a board whose positions do not fit the census keys."""
+    if variant.cells > MAX_CELLS:
+        raise BoardTooLargeError(
+            f"{variant.name} has {variant.cells} cells; the census handles at most {MAX_CELLS} "
+            "(each side's marks are kept in 32 bits)")
 
-    >>> c = census_counts(Variant.parse("3x3"))
-    >>> c["positions"], c["canonical_positions"], c["games"], c["canonical_games"]
-    (5478, 765, {'x': 131184, 'o': 77904, 'draw': 46080}, 26830)
-    """
-    n = variant.cells
-    if n > 32:
-        raise BoardTooLargeError(f"{variant.name} has {n} cells; the compiled census handles "
-                                 "at most 32")
-    warm_up()
-    started = time.perf_counter()
-    byte_tables, conj, geometric, listed = _census_group(variant)
-    group = byte_tables.shape[0]
-    lines = np.array(variant.line_masks, dtype=np.uint64)
-    bits = np.array([1 << c for c in range(n)], dtype=np.uint64)
-    full = np.uint64(variant.full_mask)
-    keys = np.zeros(1, dtype=np.uint64)
-    paths = np.ones(1, dtype=np.uint64)
-    merged = np.ones(1, dtype=np.uint64)
-    orbit = np.ones(1, dtype=np.int64)
-    status = np.zeros(1, dtype=np.int64)
-    geo = np.array([len(geometric)], dtype=np.int64)  # the empty board: one orbit
-    by_ply: list[int] = []
-    canonical_by_ply: list[int] = []
+
+@dataclass
+class Table:
+    """An open-addressing table of canonical keys with two 128-bit sums per key."""
+
+    keys: U64
+    counts: U64
+    """``counts[slot]`` is ``in_hi, in_lo, m_hi, m_lo``."""
+    count: int = 0
+
+    MAX_LOAD = 0.7
+
+    @classmethod
+    def empty(cls, entries: int) -> Table:
+        """A table with room for `entries` keys below the maximum load."""
+        capacity = 1 << max(10, int(entries / cls.MAX_LOAD).bit_length())
+        return cls(np.full(capacity, _ck.EMPTY, dtype=np.uint64),
+                   np.zeros((capacity, 4), dtype=np.uint64))
+
+    @property
+    def limit(self) -> int:
+        """Entries allowed before the table must grow."""
+        return int(len(self.keys) * self.MAX_LOAD)
+
+    def grown(self) -> Table:
+        """The same entries in a table twice the size."""
+        bigger = Table.empty(2 * self.limit)
+        bigger.count = _ck.rehash(self.keys, self.counts, bigger.keys, bigger.counts)
+        return bigger
+
+    @property
+    def nbytes(self) -> int:
+        return self.keys.nbytes + self.counts.nbytes
+
+
+@dataclass
+class Settled:
+    """The distinct canonical positions of one ply (or one shard of it), ready to expand."""
+
+    keys: U64
+    p_hi: U64
+    p_lo: U64
+    """Move orders reaching one member of the position's orbit."""
+    m_hi: U64
+    m_lo: U64
+    """Paths of the quotient game (symmetric moves merged at each step)."""
+    orbit: I64
+    status: npt.NDArray[np.int8]
+    geometric: I64
+
+    @classmethod
+    def root(cls, group: Group, root_paths: int = 1) -> Settled:
+        """The empty board, reached by `root_paths` move orders (1 in a real census)."""
+        hi, lo = split_wide(root_paths)
+        return cls(np.zeros(1, dtype=np.uint64), np.array([hi], dtype=np.uint64),
+                   np.array([lo], dtype=np.uint64), np.array([hi], dtype=np.uint64),
+                   np.array([lo], dtype=np.uint64), np.ones(1, dtype=np.int64),
+                   np.zeros(1, dtype=np.int8),
+                   np.array([len(group.geometric)], dtype=np.int64))  # one orbit
+
+    @classmethod
+    def empty(cls, n: int) -> Settled:
+        """Room for `n` positions."""
+        def words() -> U64:
+            return np.empty(n, dtype=np.uint64)
+        return cls(words(), words(), words(), words(), words(), np.empty(n, dtype=np.int64),
+                   np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int64))
+
+    def going(self) -> Settled:
+        """Only the positions whose game goes on."""
+        keep = self.status == _ck.GOING
+        return Settled(*(getattr(self, f.name)[keep] for f in fields(self)))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def settle(table: Table, ply: int, variant: Variant, group: Group, lines: U64) -> Settled:
+    """Compact a table of ply `ply` into arrays: orbit sizes, per-member paths, status."""
+    n = table.count
+    out = Settled.empty(n)
+    last_shift = np.uint64(32 if ply % 2 == 0 else 0)  # the side that just moved
+    uneven = _ck.settle(table.keys, table.counts, last_shift, np.uint64(variant.full_mask),
+                        lines, group.tables, group.conj, group.geometric, out.keys,
+                        out.p_hi, out.p_lo, out.m_hi, out.m_lo, out.orbit, out.status,
+                        out.geometric)
+    if uneven:
+        raise AssertionError(f"{uneven} orbits at ply {ply} got move orders that do not "
+                             "divide among their members")  # pragma: no cover
+    return out
+
+
+@dataclass
+class PlyTally:
+    """The census figures of the positions of one ply (or one shard of one ply)."""
+
+    canonical: int = 0
+    positions: int = 0
+    canonical_won: int = 0
+    canonical_drawn: int = 0
+    won: int = 0
+    drawn: int = 0
+    geometric: int = 0
+    """``len(geometric subgroup)`` times the orbits under rotations and reflections."""
+    games_won: int = 0
+    games_drawn: int = 0
+    canonical_games: int = 0
+
+    def __add__(self, other: PlyTally) -> PlyTally:
+        return PlyTally(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    def to_json(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def tally(settled: Settled) -> PlyTally:
+    """Count positions, terminal positions and games among settled positions."""
+    counts = np.zeros(len(_ck.TALLY_COUNTS), dtype=np.int64)
+    wide = np.zeros(2 * len(_ck.TALLY_WIDE), dtype=np.uint64)
+    _ck.tally(settled.p_hi, settled.p_lo, settled.m_hi, settled.m_lo, settled.orbit,
+              settled.status, settled.geometric, counts, wide)
+    values = {name: int(counts[i]) for i, name in enumerate(_ck.TALLY_COUNTS)}
+    for i, name in enumerate(_ck.TALLY_WIDE):
+        values[name] = join_wide(wide[2 * i], wide[2 * i + 1])
+    return PlyTally(**values)
+
+
+def census_fields(variant: Variant, group: Group, tallies: list[PlyTally], seconds: float,
+                  engine: str) -> dict[str, Any]:
+    """The fields of a `Census` from the tallies of every ply."""
+    by_ply = [t.positions for t in tallies]
+    canonical_by_ply = [t.canonical for t in tallies]
+    while by_ply and by_ply[-1] == 0:
+        by_ply.pop()
+        canonical_by_ply.pop()
     terminal = {"x": 0, "o": 0, "draw": 0}
     canonical_terminal = {"x": 0, "o": 0, "draw": 0}
     games = {"x": 0, "o": 0, "draw": 0}
-    canonical_games = 0
-    geometric_total = 0
-    seen = np.zeros(n, dtype=np.uint64)
-    for ply in range(n + 1):
-        by_ply.append(int(orbit.sum()))
-        canonical_by_ply.append(len(keys))
-        geometric_total += int(geo.sum())
+    for ply, t in enumerate(tallies):
         last = "o" if ply % 2 == 0 else "x"
-        won = status == 1
-        drawn = status == 2
-        weights = paths * orbit.astype(np.uint64)
-        terminal[last] += int(orbit[won].sum())
-        terminal["draw"] += int(orbit[drawn].sum())
-        canonical_terminal[last] += int(won.sum())
-        canonical_terminal["draw"] += int(drawn.sum())
-        games[last] += int(weights[won].sum(dtype=np.uint64))
-        games["draw"] += int(weights[drawn].sum(dtype=np.uint64))
-        canonical_games += int(merged[status != 0].sum(dtype=np.uint64))
-        if progress is not None:
-            progress(ply + 1, n + 1)
-        going = status == 0
-        if not going.any():
-            break
-        keys, paths, merged, orbit = keys[going], paths[going], merged[going], orbit[going]
-        capacity = 1 << max(10, (2 * len(keys) * (n - ply)).bit_length())
-        out_keys = np.full(capacity, _ck.EMPTY, dtype=np.uint64)
-        out_in = np.zeros(capacity, dtype=np.uint64)
-        out_merged = np.zeros(capacity, dtype=np.uint64)
-        mover_shift = np.uint64(0 if ply % 2 == 0 else 32)
-        count = _ck.expand(keys, paths, merged, orbit, mover_shift, full, bits, byte_tables,
-                           out_keys, out_in, out_merged, seen)
-        keys = np.empty(count, dtype=np.uint64)
-        paths = np.empty(count, dtype=np.uint64)
-        merged = np.empty(count, dtype=np.uint64)
-        orbit = np.empty(count, dtype=np.int64)
-        status = np.empty(count, dtype=np.int64)
-        geo = np.empty(count, dtype=np.int64)
-        _ck.settle(out_keys, out_in, out_merged, count, mover_shift, full, lines, byte_tables,
-                   conj, geometric, keys, paths, merged, orbit, status, geo)
-    while by_ply and by_ply[-1] == 0:
-        by_ply.pop()
-    if geometric_total % len(geometric):
+        terminal[last] += t.won
+        terminal["draw"] += t.drawn
+        canonical_terminal[last] += t.canonical_won
+        canonical_terminal["draw"] += t.canonical_drawn
+        games[last] += t.games_won
+        games["draw"] += t.games_drawn
+    geometric_total = sum(t.geometric for t in tallies)
+    geometric_size = len(group.geometric)
+    if geometric_total % geometric_size:
         raise AssertionError("geometric orbit count is not whole")  # pragma: no cover
+    listed = group.listed
     return {
         "variant": variant.name, "positions": sum(by_ply), "by_ply": by_ply,
         "terminal": terminal,
         "canonical_positions": sum(canonical_by_ply) if listed else None,
         "canonical_by_ply": canonical_by_ply if listed else None,
         "canonical_terminal": canonical_terminal if listed else None,
-        "games": games, "canonical_games": canonical_games if listed else None,
-        "symmetries": group if listed else None,
-        "geometric_symmetries": len(geometric) if listed else None,
-        "geometric_canonical_positions":
-            geometric_total // len(geometric) if listed else None,
-        "seconds": time.perf_counter() - started, "engine": "compiled",
+        "games": games,
+        "canonical_games": sum(t.canonical_games for t in tallies) if listed else None,
+        "symmetries": group.size if listed else None,
+        "geometric_symmetries": geometric_size if listed else None,
+        "geometric_canonical_positions": geometric_total // geometric_size if listed else None,
+        "seconds": seconds, "engine": engine,
     }
+
+
+def check_root_paths(variant: Variant, root_paths: int) -> None:
+    """Every count stays below 2**128: move orders number at most cells! times the root's."""
+    bound = root_paths
+    for k in range(2, variant.cells + 1):
+        bound *= k
+    if root_paths < 1 or bound * 64 >= WORD * WORD:
+        raise ValueError(f"root_paths={root_paths} could overflow 128-bit counts on "
+                         f"{variant.name}")
+
+
+def census_counts(variant: Variant, progress: Callable[[int, int], None] | None = None,
+                  *, root_paths: int = 1) -> dict[str, Any]:
+    """The census figures of a variant (at most 32 cells), as the fields of a ``Census``.
+
+    `root_paths` is the number of move orders into the empty board: 1 for a census; a larger
+    value multiplies every game count by it, which the tests use to drive the counts past
+    64 bits.
+
+    >>> c = census_counts(Variant.parse("3x3"))
+    >>> c["positions"], c["canonical_positions"], c["games"], c["canonical_games"]
+    (5478, 765, {'x': 131184, 'o': 77904, 'draw': 46080}, 26830)
+    """
+    check_cells(variant)
+    check_root_paths(variant, root_paths)
+    warm_up()
+    started = time.perf_counter()
+    n = variant.cells
+    group = census_group(variant)
+    lines = np.array(variant.line_masks, dtype=np.uint64)
+    bits = np.array([1 << c for c in range(n)], dtype=np.uint64)
+    full = np.uint64(variant.full_mask)
+    scratch_keys = np.zeros(n, dtype=np.uint64)
+    scratch_moves = np.zeros(n, dtype=np.uint64)
+    current: Settled | None = Settled.root(group, root_paths)
+    tallies: list[PlyTally] = []
+    for ply in range(n + 1):
+        assert current is not None
+        tallies.append(tally(current))
+        if progress is not None:
+            progress(ply + 1, n + 1)
+        parents, current = current.going(), None  # keep one ply's arrays at a time
+        if len(parents) == 0:
+            break
+        table = Table.empty(len(parents) * min(n - ply, 3))
+        mover_shift = np.uint64(0 if ply % 2 == 0 else 32)
+        start = 0
+        while start < len(parents):
+            if table.count >= table.limit - n:
+                table = table.grown()
+            start, table.count = _ck.expand(
+                parents.keys, parents.p_hi, parents.p_lo, parents.m_hi, parents.m_lo,
+                parents.orbit, start, mover_shift, full, bits, group.tables, table.keys,
+                table.counts, table.count, table.limit - n, scratch_keys, scratch_moves)
+        del parents
+        current = settle(table, ply + 1, variant, group, lines)
+        del table
+    return census_fields(variant, group, tallies, time.perf_counter() - started, "compiled")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import shutil
 import sys
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -17,16 +19,43 @@ from rich.table import Table
 from tictactoe.analysis.enumerate import KINDS, Kind, legal_positions
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
-from tictactoe.core import Variant
+from tictactoe.core import TicTacToeError, Variant
+from tictactoe.core.errors import CensusBackendError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the census modules load numpy (and the kernels): imported on use
     from tictactoe.analysis.census import Census
+    from tictactoe.analysis.sharded import PlyProgress
+
+CENSUS_MAX_CELLS = 16
+"""Largest board that the memory backend is the default for (`analysis.census`)."""
+
+
+def human_bytes(n: float) -> str:
+    """
+    >>> human_bytes(4.6e9)
+    '4.6 GB'
+    """
+    from tictactoe.analysis.estimate import human_bytes as human
+
+    return human(n)
 
 
 class CensusEngine(StrEnum):
     auto = "auto"
     compiled = "compiled"
     numpy = "numpy"
+
+
+class Backend(StrEnum):
+    auto = "auto"
+    memory = "memory"
+    local = "local"
+    dask = "dask"
+
+
+BACKEND_HELP = ("Where to count: memory (this process; the default up to 16 cells), local "
+                "(sharded on a process pool; the default past 16 cells) or dask (sharded on "
+                "a Dask cluster).")
 
 
 @app.command()
@@ -37,22 +66,37 @@ def count(
     plot: Annotated[Path | None, typer.Option(help="Also save a chart of counts by ply (PNG).")]
     = None,
     engine: Annotated[CensusEngine, typer.Option(
-        help="auto: the quickest here (the compiled kernels, or numpy on small boards when "
-             "they are not loaded); compiled; numpy: the sorted-frontier reference.")]
+        help="In memory: auto, the quickest here (the compiled kernels, or numpy on small "
+             "boards when they are not loaded); compiled; numpy, the sorted-frontier "
+             "reference.")]
     = CensusEngine.auto,
+    backend: Annotated[str, typer.Option(help=BACKEND_HELP)] = "auto",
+    workers: Annotated[int | None, typer.Option(
+        help="Worker processes of the local pool or of a Dask cluster started here "
+             "(default: one per core).")] = None,
+    address: Annotated[str | None, typer.Option(
+        help="Join the Dask scheduler at this address (tcp://host:8786) instead of starting "
+             "a cluster here.")] = None,
+    spill: Annotated[Path | None, typer.Option(
+        help="Folder for the shards (shared by every worker on a cluster). The same command "
+             "with the same folder goes on from where an interrupted count stopped.")] = None,
+    shards: Annotated[int | None, typer.Option(
+        help="Split every ply into this many shards (default: sized to the board).")] = None,
+    estimate_only: Annotated[bool, typer.Option(
+        "--estimate", help="Only print what the count would cost, and where it fits.")]
+    = False,
 ) -> None:
     """Count the reachable positions, terminal positions and games of a board."""
-    from tictactoe.analysis.census import census, check_census_size, quickest_engine
-
     v = Variant.parse(variant)
-    check_census_size(v)
-    with Progress(TextColumn("counting {task.description}"), BarColumn(),
-                  TextColumn("ply {task.completed}/{task.total}"), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=not errors.is_terminal) as bar:
-        task = bar.add_task(v.name, total=v.cells + 1)
-        chosen = quickest_engine(v) if engine is CensusEngine.auto else engine.value
-        result = census(v, engine=chosen,
-                        progress=lambda done, total: bar.update(task, completed=done))
+    chosen = _backend(backend, v)
+    if estimate_only:
+        _print_estimate(v, workers, spill)
+        return
+    if chosen == "memory" and engine is CensusEngine.numpy:
+        from tictactoe.analysis.census import check_census_size
+
+        check_census_size(v)
+    result = _run_census(v, chosen, engine.value, workers, address, spill, shards)
     if plot is not None:
         _plot_census(result, plot)
     if as_json:
@@ -63,9 +107,115 @@ def count(
         console.print(f"chart saved to {plot}")
 
 
+def _backend(name: str, v: Variant) -> str:
+    if name == "auto":
+        return "memory" if v.cells <= CENSUS_MAX_CELLS else "local"
+    from tictactoe.analysis.backends import check_backend
+
+    return check_backend(name)
+
+
+def _run_census(v: Variant, backend: str, engine: str, workers: int | None,
+                address: str | None, spill: Path | None, shards: int | None) -> Census:
+    """The census on a backend, with a progress display on a terminal."""
+    from tictactoe.analysis.census import census, quickest_engine
+
+    if backend == "memory":
+        if engine == "auto":
+            engine = quickest_engine(v)
+        for flag, value in (("--workers", workers), ("--address", address),
+                            ("--spill", spill), ("--shards", shards)):
+            if value is not None:
+                raise CensusBackendError(f"{flag} is for the sharded backends (local, dask), "
+                                         "not for memory")
+        with Progress(TextColumn("counting {task.description}"), BarColumn(),
+                      TextColumn("ply {task.completed}/{task.total}"), TimeElapsedColumn(),
+                      console=errors, transient=True, disable=not errors.is_terminal) as bar:
+            task = bar.add_task(v.name, total=v.cells + 1)
+            return census(v, engine=engine, backend="memory",
+                          progress=lambda done, total: bar.update(task, completed=done))
+    folder = spill if spill is not None else Path(tempfile.mkdtemp(prefix="ttt-census-"))
+    columns = (TextColumn("{task.description}"), BarColumn(),
+               TextColumn("shards {task.completed}/{task.total}"),
+               TextColumn("{task.fields[positions]} positions, disk {task.fields[disk]}, "
+                          "{task.fields[rate]}/s"), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=errors, transient=True,
+                      disable=not errors.is_terminal) as bar:
+            task = bar.add_task(f"{v.name} ply 0/{v.cells}", total=1, positions="0",
+                                disk="0 B", rate="0")
+
+            def show(p: PlyProgress) -> None:
+                bar.update(task, description=f"{v.name} ply {p.ply}/{p.plies}",
+                           completed=p.shards_done, total=p.shards,
+                           positions=f"{p.positions:,}", disk=human_bytes(p.disk_bytes),
+                           rate=f"{p.rate:,.0f}")
+
+            result = census(v, backend=backend, workers=workers, address=address,
+                            spill=folder, shards=shards, ply_progress=show)
+    except KeyboardInterrupt:
+        if spill is None and not any(folder.glob("ply-*/complete.json")):
+            raise fail("interrupted", code=130) from None
+        raise fail(f"interrupted; run the same command with --spill {folder} to go on from "
+                   "the last finished ply", code=130) from None
+    except TicTacToeError as err:
+        if spill is None and any(folder.glob("ply-*/complete.json")):
+            raise fail(f"{err} (the plies counted so far are kept: add --spill {folder} to "
+                       "go on)") from None
+        raise
+    finally:
+        if spill is None and not any(folder.glob("ply-*/complete.json")):
+            shutil.rmtree(folder, ignore_errors=True)
+    if spill is None:
+        shutil.rmtree(folder, ignore_errors=True)
+        result.extra["spill"] = None
+    return result
+
+
+def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None:
+    from tictactoe.analysis.backends import default_workers
+    from tictactoe.analysis.estimate import available_memory, estimate, free_disk, human_seconds
+
+    guess = estimate(v)
+    cores = workers or default_workers()
+    folder = spill if spill is not None else Path(tempfile.gettempdir())
+    memory_ok = guess.memory_bytes <= 0.9 * available_memory()
+    disk_ok = guess.disk_bytes <= free_disk(folder)
+    console.print(f"[bold]{v.name}[/]: about {guess.positions:,.3g} reachable positions "
+                  f"({sum(guess.canonical_by_ply):,.3g} up to its {guess.symmetries} "
+                  f"symmetries), the most at ply {guess.widest_ply} "
+                  f"({max(guess.positions_by_ply):,.3g})")
+    console.print(f"memory backend: about {human_bytes(guess.memory_bytes)} of memory "
+                  f"({human_bytes(available_memory())} available: "
+                  f"{'fits' if memory_ok else 'does not fit'}), "
+                  f"about {human_seconds(guess.seconds())} on one core")
+    console.print(f"local backend: about {human_bytes(guess.disk_bytes)} of disk at the widest "
+                  f"ply ({human_bytes(free_disk(folder))} free in {folder}: "
+                  f"{'fits' if disk_ok else 'does not fit'}), "
+                  f"{human_bytes(guess.written_bytes)} written in all, about "
+                  f"{human_seconds(guess.seconds(cores, sharded=True))} on {cores} workers, "
+                  f"{guess.shards(workers=cores)} shards")
+    if memory_ok and v.cells <= CENSUS_MAX_CELLS:
+        verdict = "count it in memory (the default)"
+    elif disk_ok:
+        verdict = "count it with the local backend (the default past 16 cells)" + (
+            "; it also fits in memory (--backend memory)" if memory_ok else "")
+    else:
+        verdict = ("it needs a cluster: --backend dask --address tcp://HOST:8786 --spill "
+                   "SHARED_FOLDER (see the README)")
+    console.print(verdict)
+    console.print("(positions sampled, 20,000 fillings per ply; time at rates measured on a "
+                  "2-core machine)")
+
+
 def _print_census(c: Census) -> None:
     console.print(f"[bold]{c.variant}[/]: {c.positions:,} reachable positions "
                   f"({c.seconds:.2f} s, {c.engine})")
+    if "shards" in c.extra:
+        resumed = c.extra["resumed_from_ply"]
+        console.print(f"{c.extra['workers']} workers, {c.extra['shards']} shards, disk at most "
+                      f"{human_bytes(c.extra['peak_disk_bytes'])}"
+                      + (f", went on from ply {resumed}" if resumed else ""))
     table = Table(box=None, pad_edge=False)
     for name in ("ply", "positions", "up to symmetry"):
         table.add_column(name, justify="right")
@@ -139,18 +289,25 @@ def enumerate_positions(
     limit: Annotated[int | None, typer.Option(min=0, help="Stop after N positions.")] = None,
     count_only: Annotated[bool, typer.Option("--count", help="Print only how many there are.")]
     = False,
+    backend: Annotated[str, typer.Option(help="With --count: " + BACKEND_HELP)] = "auto",
+    workers: Annotated[int | None, typer.Option(help="With --count: worker processes.")]
+    = None,
+    address: Annotated[str | None, typer.Option(
+        help="With --count: the Dask scheduler to join.")] = None,
+    spill: Annotated[Path | None, typer.Option(help="With --count: folder for the shards.")]
+    = None,
+    shards: Annotated[int | None, typer.Option(help="With --count: shards per ply.")] = None,
 ) -> None:
-    """Stream legal positions, one per line, found by constraint search with backtracking."""
+    """Stream legal positions, one per line, found by constraint search with backtracking.
+
+    With --count, count them with the census instead (on the sharded route past 16 cells)."""
     chosen = [k for k, flag in zip(KINDS, (all_, won, terminal), strict=True) if flag]
     if len(chosen) != 1:
         raise fail("choose exactly one of --won, --terminal, --all")
     kind: Kind = chosen[0]
     v = Variant.parse(variant)
     if count_only:
-        from tictactoe.analysis.census import census, check_census_size, quickest_engine
-
-        check_census_size(v)
-        c = census(v, engine=quickest_engine(v))
+        c = _run_census(v, _backend(backend, v), "auto", workers, address, spill, shards)
         won_count = c.terminal["x"] + c.terminal["o"]
         print({"all": c.positions, "won": won_count,
                "terminal": won_count + c.terminal["draw"]}[kind])

@@ -29,3 +29,13 @@ class IllegalMoveError(TicTacToeError):
 
 class ImpossiblePositionError(TicTacToeError):
     """A position cannot arise in play; the message lists every reason."""
+
+
+class CensusBackendError(TicTacToeError):
+    """A census backend cannot run: an unknown name, Dask not installed, a scheduler that
+    cannot be reached, or options that do not go together."""
+
+
+class SpillError(TicTacToeError):
+    """The spill folder of a sharded census cannot be used: not a folder, not writable,
+    full, or holding another census."""
