@@ -9,6 +9,7 @@ from tictactoe.cli import (
     play,  # noqa: F401
     play_commands,  # noqa: F401
     serve,  # noqa: F401
+    show,  # noqa: F401
 )
 from tictactoe.cli.app import app
 

@@ -19,12 +19,14 @@ from tictactoe.analysis.enumerate import KINDS, Kind, legal_positions
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
 from tictactoe.core import Variant
+from tictactoe.extras import require
 
 
 class CensusEngine(StrEnum):
     auto = "auto"
     compiled = "compiled"
     numpy = "numpy"
+    python = "python"
 
 
 @app.command()
@@ -35,12 +37,15 @@ def count(
     plot: Annotated[Path | None, typer.Option(help="Also save a chart of counts by ply (PNG).")]
     = None,
     engine: Annotated[CensusEngine, typer.Option(
-        help="auto: the compiled kernels; numpy: the sorted-frontier reference.")]
+        help="auto: the compiled kernels if installed, else numpy, else python; numpy: the "
+             "sorted-frontier reference; python: plain Python.")]
     = CensusEngine.auto,
 ) -> None:
     """Count the reachable positions, terminal positions and games of a board."""
     v = Variant.parse(variant)
     check_census_size(v)
+    if plot is not None:
+        require("plot", "ttt count --plot")
     with Progress(TextColumn("counting {task.description}"), BarColumn(),
                   TextColumn("ply {task.completed}/{task.total}"), TimeElapsedColumn(),
                   console=errors, transient=True, disable=not errors.is_terminal) as bar:

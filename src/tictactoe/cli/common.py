@@ -9,8 +9,10 @@ from typing import ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from tictactoe.core import Position, TicTacToeError
+from tictactoe.extras import MissingExtraError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -21,18 +23,19 @@ errors = Console(stderr=True, highlight=False)
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a one-line error and return the exit to raise."""
-    errors.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    errors.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     return typer.Exit(code)
 
 
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn the package's `ValueError`s into a one-line message and exit code 2."""
+    """Turn the package's `ValueError`s, and a missing extra, into a one-line message and exit
+    code 2."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except TicTacToeError as err:
+        except (TicTacToeError, MissingExtraError) as err:
             raise fail(str(err)) from None
         except KeyboardInterrupt:
             raise fail("interrupted", code=130) from None
