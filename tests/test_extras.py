@@ -171,3 +171,17 @@ def test_the_command_line_without_the_extras() -> None:
         assert result.returncode == 2, (args, result.stderr)
         assert f"pip install 'tictactoe[{extra}]'" in result.stderr
         assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) <= 3
+
+
+def test_the_terminal_app_environments_and_openspiel_name_their_extras() -> None:
+    results = _blocked(["textual", "gymnasium", "pyspiel"], """
+attempt("tui", lambda: __import__("tictactoe.tui.app"))
+attempt("envs", lambda: __import__("tictactoe.envs").envs.gymnasium_env)
+attempt("openspiel", lambda: __import__("tictactoe.envs.openspiel"))
+attempt("plain", lambda: __import__("tictactoe.tui.plain") and "plain mode")
+""")
+    for label, extra in (("tui", "tui"), ("envs", "envs"), ("openspiel", "openspiel")):
+        kind, message, _ = results[label]
+        assert kind == "MissingExtraError"
+        assert str(message).endswith(f"pip install 'tictactoe[{extra}]'")
+    assert results["plain"] == ["ok", repr("plain mode")]
