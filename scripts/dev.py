@@ -2,7 +2,7 @@
 """Set up the virtual environment, then run the app or the test suite.
 
     python3 scripts/dev.py run [ARGS...]   # the main job: `ttt ARGS` (default `ttt serve`)
-    python3 scripts/dev.py test [ARGS...]  # ruff, mypy --strict, then pytest
+    python3 scripts/dev.py test [ARGS...]  # ruff, mypy --strict, the docs site, then pytest
     python3 scripts/dev.py lock            # refresh requirements-dev.lock from pyproject.toml
 
 The environment lives in `.venv` next to this project. It is created on first use and
@@ -116,14 +116,16 @@ def run(argv: list[str]) -> int:
 
 def test(argv: list[str]) -> int:
     steps = [
-        [str(BIN / "ruff"), "check", "src", "tests", "scripts"],
+        [str(BIN / "ruff"), "check", "src", "tests", "scripts", "docs"],
         [str(BIN / "mypy")],
+        [str(BIN / "mkdocs"), "build", "--strict", "--quiet", "--site-dir",
+         str(VENV / "site")],
         [str(PYTHON), "-m", "pytest", *argv],
     ]
     for step in steps:
         print("$", " ".join(Path(step[0]).name if i == 0 else a for i, a in enumerate(step)),
               file=sys.stderr, flush=True)
-        code = subprocess.call(step, cwd=ROOT)
+        code = subprocess.call(step, cwd=ROOT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
         if code:
             return code
     return 0
