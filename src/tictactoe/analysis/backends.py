@@ -10,6 +10,11 @@ and its ``retries`` run a task again after an error.
 
 from __future__ import annotations
 
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from tictactoe.extras import require
+
+require("fast", "the sharded census")
+
 import importlib
 import logging
 import multiprocessing

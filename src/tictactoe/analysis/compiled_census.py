@@ -10,7 +10,12 @@ tallying a ply) are shared with the sharded census of `tictactoe.analysis.sharde
 (5478, 765, {'x': 131184, 'o': 77904, 'draw': 46080}, 26830)
 """
 
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
 from __future__ import annotations
+
+from tictactoe.extras import require
+
+require("fast", "the compiled census")
 
 import time
 from collections.abc import Callable

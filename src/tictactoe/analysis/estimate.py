@@ -13,6 +13,11 @@ True
 
 from __future__ import annotations
 
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from tictactoe.extras import require
+
+require("fast", "the census estimate")
+
 import math
 import os
 import shutil

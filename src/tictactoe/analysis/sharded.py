@@ -27,6 +27,11 @@ Layout of the spill folder::
 
 from __future__ import annotations
 
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from tictactoe.extras import require
+
+require("fast", "the sharded census")
+
 import errno
 import functools
 import json

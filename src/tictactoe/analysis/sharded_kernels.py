@@ -8,6 +8,11 @@ whose high words are all zero keep only the first three columns.
 
 from __future__ import annotations
 
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from tictactoe.extras import require
+
+require("fast", "the sharded census")
+
 import numpy as np
 from numba import njit
 

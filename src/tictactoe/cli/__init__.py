@@ -10,6 +10,7 @@ from tictactoe.cli import (
     play_commands,  # noqa: F401
     proofs,  # noqa: F401
     serve,  # noqa: F401
+    show,  # noqa: F401
 )
 from tictactoe.cli.app import app
 

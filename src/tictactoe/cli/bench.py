@@ -21,6 +21,7 @@ from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, reports_errors
 from tictactoe.core import Position, Variant
 from tictactoe.core.errors import TicTacToeError
+from tictactoe.extras import require
 
 
 class BenchCaseError(TicTacToeError):
@@ -252,6 +253,7 @@ def bench(
     every legal move as well (as ``ttt solve`` does), always on the small boards and on the
     big ones with ``--every-move``.
     """
+    require("fast", "ttt bench (it times the compiled core)")
     case = case or []
     unknown = [c for c in case if c not in EXPECTED]
     if unknown:

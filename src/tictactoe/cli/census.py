@@ -21,6 +21,7 @@ from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
 from tictactoe.core import TicTacToeError, Variant
 from tictactoe.core.errors import CensusBackendError
+from tictactoe.extras import require
 
 if TYPE_CHECKING:  # the census modules load numpy (and the kernels): imported on use
     from tictactoe.analysis.census import Census
@@ -44,6 +45,7 @@ class CensusEngine(StrEnum):
     auto = "auto"
     compiled = "compiled"
     numpy = "numpy"
+    python = "python"
 
 
 class Backend(StrEnum):
@@ -66,9 +68,9 @@ def count(
     plot: Annotated[Path | None, typer.Option(help="Also save a chart of counts by ply (PNG).")]
     = None,
     engine: Annotated[CensusEngine, typer.Option(
-        help="In memory: auto, the quickest here (the compiled kernels, or numpy on small "
-             "boards when they are not loaded); compiled; numpy, the sorted-frontier "
-             "reference.")]
+        help="In memory: auto, the quickest here (the compiled kernels if installed, or "
+             "numpy on small boards while they are not loaded, else numpy, else python); "
+             "compiled; numpy, the sorted-frontier reference; python, plain Python.")]
     = CensusEngine.auto,
     backend: Annotated[str, typer.Option(help=BACKEND_HELP)] = "auto",
     workers: Annotated[int | None, typer.Option(
@@ -92,10 +94,12 @@ def count(
     if estimate_only:
         _print_estimate(v, workers, spill)
         return
-    if chosen == "memory" and engine is CensusEngine.numpy:
+    if chosen == "memory" and engine in (CensusEngine.numpy, CensusEngine.python):
         from tictactoe.analysis.census import check_census_size
 
         check_census_size(v)
+    if plot is not None:
+        require("plot", "ttt count --plot")
     result = _run_census(v, chosen, engine.value, workers, address, spill, shards)
     if plot is not None:
         _plot_census(result, plot)
@@ -110,6 +114,9 @@ def count(
 def _backend(name: str, v: Variant) -> str:
     if name == "auto":
         return "memory" if v.cells <= CENSUS_MAX_CELLS else "local"
+    if name == "memory":
+        return name
+    require("fast", f"the {name} backend of the census")
     from tictactoe.analysis.backends import check_backend
 
     return check_backend(name)
@@ -173,6 +180,7 @@ def _run_census(v: Variant, backend: str, engine: str, workers: int | None,
 
 
 def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None:
+    require("fast", "ttt count --estimate")
     from tictactoe.analysis.backends import default_workers
     from tictactoe.analysis.estimate import available_memory, estimate, free_disk, human_seconds
 

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tictactoe.core import Position, TicTacToeError
+from tictactoe.extras import MissingExtraError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -27,13 +28,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn the package's `ValueError`s into a one-line message and exit code 2."""
+    """Turn the package's `ValueError`s, and a missing extra, into a one-line message and exit
+    code 2."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except TicTacToeError as err:
+        except (TicTacToeError, MissingExtraError) as err:
             raise fail(str(err)) from None
         except KeyboardInterrupt:
             raise fail("interrupted", code=130) from None

@@ -16,6 +16,7 @@ from tictactoe.cli.app import app
 from tictactoe.cli.common import console, fail, reports_errors
 from tictactoe.core import Position, Side, Variant
 from tictactoe.core.record import GameRecord
+from tictactoe.extras import require
 from tictactoe.tui.game import HUMAN, Game
 from tictactoe.tui.history import database_path, read_history
 
@@ -55,6 +56,7 @@ def play(
         PlainGame(game, stdin=sys.stdin, stdout=sys.stdout, seed=seed, computer_seconds=think,
                   hint_seconds=think).run()
         return
+    require("tui", "the terminal app (ttt play; ttt play --plain needs no extra)")
     from tictactoe.tui.app import TicTacToeApp
 
     TicTacToeApp(game, seed=seed, computer_seconds=think, hint_seconds=think).run()
@@ -86,7 +88,7 @@ def _game_from_options(variant: str, level: str | None, player: str | None, firs
         explicit = level is not None or player is not None or first.lower() != "x"
         if explicit:
             return Game.from_record(record, players=players)
-        from tictactoe.tui.app import game_from_record
+        from tictactoe.tui.engine import game_from_record
 
         return game_from_record(record, players)
     if start is not None:

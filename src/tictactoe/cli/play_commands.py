@@ -15,6 +15,7 @@ from rich.table import Table
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, positions_from, reports_errors
 from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.extras import require
 from tictactoe.players.arena import Game, Match, play_match
 from tictactoe.players.base import Limit, play_move
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES, make_player, player_for_level
@@ -182,6 +183,8 @@ def arena_command(
     """Play a match, alternating colours, and print wins, draws, losses and game length."""
     for name in (first, second):
         make_player(name)  # unknown names fail before any game is played
+    if plot is not None:
+        require("plot", "ttt arena --plot")
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True,
                   disable=not errors.is_terminal) as bar:

@@ -11,6 +11,7 @@ import typer
 
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, fail, reports_errors
+from tictactoe.extras import require
 
 
 def free_port(host: str) -> int:
@@ -35,6 +36,7 @@ def serve(
     )] = None,
 ) -> None:
     """Play in the browser: serve the web app and its JSON API."""
+    require("web", "ttt serve")
     import uvicorn  # imported here so that other commands start fast
 
     from tictactoe.web.app import create_app

@@ -199,6 +199,18 @@ character 5 of '3/3/2 x')
     def __str__(self) -> str:
         return self.diagram()
 
+    def _repr_svg_(self) -> str:
+        """The board as an SVG picture, with the last pushed move marked: how a position shows
+        in Jupyter. `tictactoe.svg.board` draws it with options (size, hints).
+
+        >>> Position("xxx/oo1/3 o")._repr_svg_().count('class="cell winning')
+        3
+        """
+        from tictactoe.core.svg import draw
+
+        return draw(self.variant, self.x, self.o,
+                    lastmove=self._stack[-1] if self._stack else None, title=self.to_string())
+
     def diagram(self, *, empty: str = ".") -> str:
         """The board as text with coordinates; cube layers are shown side by side.
 

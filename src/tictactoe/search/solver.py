@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from tictactoe.core import BoardTooLargeError, Position
+from tictactoe.extras import available
 from tictactoe.search.readable import solve_python
 from tictactoe.search.score import Heuristic, Score
 from tictactoe.search.solution import Solution, check_solvable
@@ -27,8 +28,10 @@ def solve(position: Position | str, *, nodes: int | None = None,
     is a best guess with ``proven=False``. Raises `ImpossiblePositionError` for a position
     that cannot arise in play and `IllegalMoveError` once the game is over.
 
-    `engine` is ``auto`` (the compiled kernels when the board has at most 64 cells, else the
-    readable search), ``compiled`` or ``python``; `Solution.engine` says which one ran.
+    `engine` is ``auto`` (the compiled kernels when the board has at most 64 cells and the
+    ``fast`` extra is installed, else the readable search), ``compiled`` (which raises
+    `tictactoe.extras.MissingExtraError` without that extra) or ``python``;
+    `Solution.engine` says which one ran.
     `threads` above 1 lets the compiled search score the moves of a big board in parallel.
 
     >>> s = solve("xx1/oo1/3 x")
@@ -42,7 +45,7 @@ is nothing to solve
     """
     if engine not in ("auto", "compiled", "python"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
-    if engine != "python":
+    if engine == "compiled" or (engine == "auto" and available("fast")):
         from tictactoe.search.compiled import solve as solve_compiled
 
         if isinstance(position, str):
@@ -75,9 +78,14 @@ def solve_value(position: Position | str, *, nodes: int | None = None,
     if engine not in ("auto", "compiled", "python"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
     check_solvable(position)
-    if engine != "python" and _fits_kernels(position):
+    if engine == "compiled" or (engine == "auto" and available("fast")):
         from tictactoe.search import compiled
 
+        if not compiled.fits(position.variant):
+            if engine == "compiled":
+                raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled "
+                                         "core (at most 64 cells)")
+            return _value_from_python(position, nodes, seconds)
         result = compiled.solve_value(position, nodes=nodes, seconds=seconds,
                                          threads=threads)
         moves = {c: compiled.score_of(s) for c, s in result.moves.items()}
@@ -85,20 +93,16 @@ def solve_value(position: Position | str, *, nodes: int | None = None,
         return Solution(score=score, moves=moves, best=list(moves), proven=result.proven,
                         nodes=result.nodes, seconds=result.seconds, mover=position.turn,
                         engine="compiled", every_move=False)
-    if engine == "compiled":
-        raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled core "
-                                 "(at most 64 cells)")
+    return _value_from_python(position, nodes, seconds)
+
+
+def _value_from_python(position: Position, nodes: int | None,
+                       seconds: float | None) -> Solution:
     full = solve_python(position, nodes=nodes, seconds=seconds)
     first = full.best[:1] if full.proven else []
     return Solution(score=full.score, moves={c: full.moves[c] for c in first}, best=first,
                     proven=full.proven, nodes=full.nodes, seconds=full.seconds,
                     mover=full.mover, engine="python", every_move=False)
-
-
-def _fits_kernels(position: Position) -> bool:
-    from tictactoe.search.compiled import fits
-
-    return fits(position.variant)
 
 
 QUICK_EMPTY = 9

@@ -5,7 +5,12 @@ status line. The computer's moves and the hints are searched in a worker thread 
 bound, so the screen never freezes; a result that arrives after the game has changed is dropped.
 """
 
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
 from __future__ import annotations
+
+from tictactoe.extras import require
+
+require("tui", "the terminal app")
 
 from pathlib import Path
 from typing import ClassVar
@@ -416,7 +421,7 @@ class TicTacToeApp(App[None]):
             return
         try:
             record = GameRecord.from_json(Path(path).read_text(encoding="utf-8"))
-            game = game_from_record(record, self.game.players)
+            game = engine.game_from_record(record, self.game.players)
         except OSError as err:
             self._error(f"cannot load {path}: {err.strerror or err}")
             return
@@ -442,19 +447,6 @@ class TicTacToeApp(App[None]):
         await self.query_one("#board-box").mount(BoardView(self.game.variant, id="board"))
         self.board.focus()
         self._changed(message)
-
-
-def game_from_record(record: GameRecord, fallback: dict[Side, str]) -> Game:
-    """The game in a record. Its players are kept when both are known (``human`` or a player
-    or level name); otherwise the current players take the sides."""
-    players: dict[Side, str] = {}
-    for side in Side:
-        name = record.players.get(side.symbol, HUMAN)
-        try:
-            players[side] = engine.check_player(name)
-        except TicTacToeError:
-            return Game.from_record(record, players=fallback)
-    return Game.from_record(record, players=players)
 
 
 def _player_text(game: Game, side: Side) -> str:

@@ -1,7 +1,12 @@
 """The board widget: cells with coordinate labels, a keyboard cursor, clicks, hints and the
 highlighted winning line. A cube is drawn as its layers, side by side or two by two."""
 
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
 from __future__ import annotations
+
+from tictactoe.extras import require
+
+require("tui", "the terminal app")
 
 from dataclasses import dataclass
 from typing import ClassVar

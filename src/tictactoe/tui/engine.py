@@ -10,12 +10,13 @@ even a 4x4x4 search short. Nothing here knows about Textual.
 
 from __future__ import annotations
 
-from tictactoe.core import Position, Side
+from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.core.record import GameRecord
 from tictactoe.players.base import Limit, Player
 from tictactoe.players.levels import make_player
 from tictactoe.search.score import Draw, Loss, Score, Win
 from tictactoe.search.solver import solve
-from tictactoe.tui.game import HUMAN
+from tictactoe.tui.game import HUMAN, Game
 
 COMPUTER_SECONDS = 3.0
 """How long the computer may think about one move."""
@@ -86,3 +87,16 @@ def hint_kind(score: Score) -> str:
     if isinstance(score, Draw):
         return "draw"
     return "unknown"
+
+
+def game_from_record(record: GameRecord, fallback: dict[Side, str]) -> Game:
+    """The game in a record. Its players are kept when both are known (``human`` or a player
+    or level name); otherwise the current players take the sides."""
+    players: dict[Side, str] = {}
+    for side in Side:
+        name = record.players.get(side.symbol, HUMAN)
+        try:
+            players[side] = check_player(name)
+        except TicTacToeError:
+            return Game.from_record(record, players=fallback)
+    return Game.from_record(record, players=players)

@@ -11,7 +11,15 @@
 >>> from tictactoe import Position
 >>> solve_value(Position("x2/3/3 o")).moves
 {4: 0}
+
+Needs the ``fast`` extra (numba and numpy); without it, importing this package raises
+`tictactoe.extras.MissingExtraError`, and `tictactoe.search.solve` uses the readable search.
 """
+
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from tictactoe.extras import require
+
+require("fast", "the compiled solver")
 
 from tictactoe.search.compiled.convert import (
     BIG,

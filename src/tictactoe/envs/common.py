@@ -1,0 +1,91 @@
+"""What the environments share: the board as planes, the action mask, and rendering.
+
+>>> from tictactoe import Position, Side
+>>> planes(Position("x2/1o1/3 x"), Side.O)[0, 0].tolist()  # a1 from O's side: theirs
+[0, 1, 0]
+"""
+
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from __future__ import annotations
+
+from tictactoe.extras import require
+
+require("envs", "tictactoe.envs")
+
+import io
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from tictactoe.core import Position, Side, Variant
+from tictactoe.svg import board, png
+
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+"""``human`` prints the board, ``ansi`` returns it as text, ``rgb_array`` as pixels."""
+
+RENDER_WIDTH = 360
+"""Width in pixels of an RGB rendering of a flat board (a cube's is twice that)."""
+
+
+def board_shape(variant: Variant) -> tuple[int, ...]:
+    """(rows, columns), or (layers, rows, columns) for a cube."""
+    return (variant.layers, variant.rows, variant.columns) if variant.is_3d else \
+        (variant.rows, variant.columns)
+
+
+def planes(position: Position, side: Side) -> npt.NDArray[np.int8]:
+    """The board from `side`'s point of view: planes mine, theirs and empty (last axis)."""
+    v = position.variant
+    mine, theirs = position.marks(side), position.marks(side.other)
+    cells = np.arange(v.cells, dtype=np.uint64)
+    out = np.empty((v.cells, 3), dtype=np.int8)
+    out[:, 0] = (np.uint64(mine) >> cells) & np.uint64(1)
+    out[:, 1] = (np.uint64(theirs) >> cells) & np.uint64(1)
+    out[:, 2] = 1 - out[:, 0] - out[:, 1]
+    return out.reshape((*board_shape(v), 3))
+
+
+def action_mask(position: Position) -> npt.NDArray[np.int8]:
+    """1 for each legal move (cell index), 0 elsewhere; all 0 once the game is over."""
+    mask = np.zeros(position.variant.cells, dtype=np.int8)
+    mask[position.legal_moves()] = 1
+    return mask
+
+
+def text(position: Position) -> str:
+    """The board with coordinates, and whose turn it is or how the game ended."""
+    outcome = position.outcome()
+    status = (f"{position.turn.name} to move" if outcome is None else
+              "draw" if outcome.winner is None else f"{outcome.winner.name} wins")
+    return f"{position.diagram()}\n{status}"
+
+
+def rgb_array(position: Position, lastmove: int | None = None) -> npt.NDArray[np.uint8]:
+    """The SVG picture rasterised: an array of shape (height, width, 3), dtype uint8."""
+    width = RENDER_WIDTH * (2 if position.variant.is_3d else 1)
+    data = png(board(position, size=width, lastmove=lastmove))
+    with Image.open(io.BytesIO(data)) as image:
+        return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
+
+
+def render(position: Position, mode: str | None, lastmove: int | None = None) -> Any:
+    """Render in one of `RENDER_MODES` (None: nothing)."""
+    if mode is None:
+        return None
+    if mode == "rgb_array":
+        return rgb_array(position, lastmove)
+    if mode == "ansi":
+        return text(position)
+    if mode == "human":
+        print(text(position))
+        return None
+    raise ValueError(f"unknown render mode {mode!r}: expected one of {', '.join(RENDER_MODES)}")
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(f"unknown render mode {mode!r}: expected None or one of "
+                         f"{', '.join(RENDER_MODES)}")
+    return mode

@@ -1,0 +1,143 @@
+"""A PettingZoo AEC environment for any variant: two agents, ``"player_1"`` who plays X and
+moves first, and ``"player_2"`` who plays O (the names of PettingZoo's own tic-tac-toe).
+
+Each agent observes a dict: ``"observation"``, the board as planes from its own side (mine,
+theirs, empty; shape ``(rows, columns, 3)``, or ``(layers, rows, columns, 3)`` on a cube), and
+``"action_mask"``, 1 on the legal cells for the agent to move (all 0 for the other agent and
+after the end). Actions are cell indices, row-major. At the end the winner gets +1 and the
+loser -1; a draw gives 0 to both.
+
+Bad actions follow PettingZoo's classic games (which apply the same wrappers): an occupied
+cell ends the game at once, with -1 for the agent that played it and 0 for the other, and a
+logged warning (``TerminateIllegalWrapper``); an action outside ``0 .. cells-1`` fails an assertion
+(``AssertOutOfBoundsWrapper``); acting before `reset` is an error (``OrderEnforcingWrapper``).
+
+>>> env = pettingzoo_env("3x3")
+>>> env.reset(seed=0)
+>>> for cell in (4, 0, 2, 6, 3, 5, 7, 1, 8):
+...     env.step(cell)
+>>> env.unwrapped.position
+Position('oox/xxo/oxx o')
+>>> env.rewards
+{'player_1': 0, 'player_2': 0}
+"""
+
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from __future__ import annotations
+
+from tictactoe.extras import require
+
+require("envs", "tictactoe.envs")
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import AgentSelector, wrappers
+
+from tictactoe.core import Position, Side, Variant
+from tictactoe.envs.common import (
+    RENDER_MODES,
+    action_mask,
+    board_shape,
+    check_render_mode,
+    planes,
+    render,
+)
+
+AGENTS = ("player_1", "player_2")
+SIDES = {"player_1": Side.X, "player_2": Side.O}
+
+
+class TicTacToeAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type information
+    """The raw environment (use `pettingzoo_env` for the one with PettingZoo's wrappers)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": RENDER_MODES, "name": "tictactoe_mnk_v0", "is_parallelizable": False,
+        "render_fps": 1}
+
+    def __init__(self, variant: str | Variant = "3x3", render_mode: str | None = None) -> None:
+        super().__init__()
+        self.variant = Variant.parse(variant) if isinstance(variant, str) else variant
+        self.render_mode = check_render_mode(render_mode)
+        self.position = Position(self.variant)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        cells = self.variant.cells
+        self.action_spaces = {agent: spaces.Discrete(cells) for agent in AGENTS}
+        self.observation_spaces = {agent: spaces.Dict({
+            "observation": spaces.Box(0, 1, (*board_shape(self.variant), 3), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (cells,), dtype=np.int8),
+        }) for agent in AGENTS}
+        self._selector = AgentSelector(self.agents)
+        self._last: int | None = None
+        self._start()
+
+    def _start(self) -> None:
+        self.position = Position(self.variant)
+        self._last = None
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._selector.reinit(self.agents)
+        self.agent_selection = self._selector.reset()
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        side = SIDES[agent]
+        mask = action_mask(self.position) if agent == self.agent_selection else \
+            np.zeros(self.variant.cells, dtype=np.int8)
+        return {"observation": planes(self.position, side), "action_mask": mask}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start from the empty board, X to move. The game itself has no randomness; `seed`
+        seeds the action and observation spaces (for their ``sample``)."""
+        if seed is not None:
+            for i, agent in enumerate(AGENTS):
+                self.action_spaces[agent].seed(seed + i)
+                self.observation_spaces[agent].seed(seed + i)
+        self._start()
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self.position.push(int(action))
+        self._last = int(action)
+        outcome = self.position.outcome()
+        if outcome is not None:
+            if outcome.winner is not None:
+                for name, side in SIDES.items():
+                    self.rewards[name] += 1 if side is outcome.winner else -1
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+        self.agent_selection = self._selector.next()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> Any:
+        return render(self.position, self.render_mode, self._last)
+
+    def close(self) -> None:
+        pass
+
+
+def pettingzoo_env(variant: str | Variant = "3x3", render_mode: str | None = None) -> Any:
+    """The environment for a variant (``"3x3"``, ``"5x5k4"``, ``"4x4x4"`` ...), wrapped as
+    PettingZoo's classic games are. Render modes: None, ``"human"`` (prints the board),
+    ``"ansi"`` (returns it as text) and ``"rgb_array"`` (pixels of the SVG picture)."""
+    env = TicTacToeAEC(variant, render_mode)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
