@@ -1,0 +1,47 @@
+"""The FastAPI dependencies of the routers: the engine service and the game store of the app
+that serves the request, and the parameters and error answers that several routes share."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi import Path as PathParam
+
+from tictactoe.web.models import ErrorResponse
+from tictactoe.web.service import Engine
+from tictactoe.web.store import GameStore
+
+
+async def get_engine(request: Request) -> Engine:
+    """The app's engine service (made by `tictactoe.web.app.create_app`)."""
+    engine: Engine = request.app.state.engine
+    return engine
+
+
+async def get_store(request: Request) -> GameStore:
+    """The app's game store."""
+    store: GameStore = request.app.state.store
+    return store
+
+
+EngineDep = Annotated[Engine, Depends(get_engine)]
+StoreDep = Annotated[GameStore, Depends(get_store)]
+
+GameId = Annotated[str, PathParam(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+                                  description="The secret id returned when the game was made.")]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": text}
+    for code, text in ((400, "The position, move, variant or player is not valid."),
+                       (413, "The request body is too large."),
+                       (422, "The request is malformed: bad JSON or a field of the wrong form."),
+                       (503, "Every engine worker is busy; try again."))}
+GAME_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    404: {"model": ErrorResponse, "description": "No game has this id."},
+    409: {"model": ErrorResponse, "description": "The game is over and cannot change."},
+}
+
+__all__ = ["ERRORS", "GAME_ERRORS", "EngineDep", "GameId", "StoreDep", "get_engine",
+           "get_store"]
