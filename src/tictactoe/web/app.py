@@ -5,8 +5,9 @@ game store (`tictactoe.web.store`), the routers (`tictactoe.web.routers`: positi
 games), the error answers, the body-size limit and the static page.
 
 The settings below bound the engine: every call is limited by `SOLVE_NODES` and
-`SOLVE_SECONDS`, at most `ENGINE_THREADS` run at once, and a request that waits `BUSY_SECONDS`
-for a worker is answered 503 (see `tictactoe.web.service`).
+`SOLVE_SECONDS`; searches that do not answer at once run in engine worker processes (one for
+the small boards, one for the big ones, see `tictactoe.web.service`), and a request that waits
+`BUSY_SECONDS` for its worker, or finds its queue full, is answered 503.
 
 >>> app = create_app(store=GameStore(":memory:"), warm=False)
 >>> sorted({op["tags"][0] for path in app.openapi()["paths"].values() for op in path.values()})
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -30,10 +32,16 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tictactoe.core import TicTacToeError
-from tictactoe.web.convert import describe_validation, position_info
+from tictactoe.web.convert import describe_validation, game_state, position_info
+from tictactoe.web.pool import EngineBusyError
 from tictactoe.web.routers import engines, games, positions
 from tictactoe.web.service import Engine, early_positions
-from tictactoe.web.store import GameFinishedError, GameNotFoundError, GameStore
+from tictactoe.web.store import (
+    GameConflictError,
+    GameNotFoundError,
+    GameStore,
+    StorageUnavailableError,
+)
 
 log = logging.getLogger("tictactoe.web")
 
@@ -41,17 +49,16 @@ SOLVE_NODES = 400_000
 """Most nodes one engine call may search."""
 SOLVE_SECONDS = 1.5
 """Most seconds one engine call may take."""
-ENGINE_THREADS = 1
-"""Engine calls running at once; more wait for a free worker. The compiled kernels hold the
-interpreter lock, so a second worker would only take turns with the first."""
+ENGINE_PROCESSES = True
+"""Whether the engine workers are processes (the default: the compiled search and the Python
+players hold the interpreter lock, so in the server's own process they would stall every
+request) or threads of the server (cheaper to start, for tests)."""
 INLINE_NODES = 10_000
 """Nodes a search on a small board may take on the event loop before it goes to a worker."""
 BUSY_SECONDS = 10.0
 """How long a request waits for a free worker before it is refused with 503."""
 MAX_BODY_BYTES = 16 * 1024
 """Largest request body accepted; anything bigger is refused with 413."""
-CACHE_SIZE = 50_000
-"""Engine answers remembered (they are deterministic for a given position, player and seed)."""
 WARM_PLIES = {"3x3": 9, "4x4": 3}
 """At startup, a background task solves every position of these boards up to this many marks
 (one per symmetry class), so that early moves, the costliest to search, answer at once."""
@@ -79,19 +86,28 @@ class BodyLimit:
 
 def create_app(data: str | Path | None = None, *, store: GameStore | None = None,
                nodes: int | None = None, seconds: float | None = None,
-               warm: bool = True) -> FastAPI:
+               warm: bool = True, processes: bool | None = None) -> FastAPI:
     """The app, storing games in the data folder ``data`` (or in ``store``). ``nodes`` and
     ``seconds`` bound each engine call (default `SOLVE_NODES`, `SOLVE_SECONDS`). With
     ``warm``, a background task loads the compiled kernels and solves the positions of
-    `WARM_PLIES` once the server starts; requests are served meanwhile."""
+    `WARM_PLIES` once the server starts; requests are served meanwhile. ``processes``
+    overrides `ENGINE_PROCESSES`.
+
+    The app starts even if the data folder cannot be used (read-only, damaged, full): game
+    requests then get 503 with the reason, and everything else works."""
     if store is None:
         if data is None:
             raise ValueError("create_app needs a data folder or a store")
         store = GameStore.in_folder(data)
+    try:
+        store.check()
+    except StorageUnavailableError as err:
+        log.warning("%s; the server runs without saving games until it is fixed", err)
     engine = Engine(nodes=SOLVE_NODES if nodes is None else nodes,
                     seconds=SOLVE_SECONDS if seconds is None else seconds,
-                    threads=ENGINE_THREADS, busy_seconds=BUSY_SECONDS,
-                    inline_nodes=INLINE_NODES, cache_size=CACHE_SIZE, warm_plies=WARM_PLIES)
+                    busy_seconds=BUSY_SECONDS, inline_nodes=INLINE_NODES,
+                    warm_plies=WARM_PLIES,
+                    processes=ENGINE_PROCESSES if processes is None else processes)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -106,6 +122,7 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
                 warming.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await warming
+            engine.close()
 
     app = FastAPI(
         title="tictactoe", version="1",
@@ -134,10 +151,25 @@ def add_error_handlers(app: FastAPI) -> None:
     """Every error becomes a JSON ``{"detail": ...}`` with a fitting status."""
 
     @app.exception_handler(TicTacToeError)
-    async def bad_input(request: Request, err: TicTacToeError) -> JSONResponse:
-        status = 404 if isinstance(err, GameNotFoundError) else \
-            409 if isinstance(err, GameFinishedError) else 400
+    async def bad_input(request: Request, err: TicTacToeError) -> Response:
+        if isinstance(err, GameConflictError):
+            state = None if err.current is None else game_state(err.current)
+            return Response(
+                b'{"detail":' + json.dumps(str(err)).encode() + b',"state":'
+                + (b"null" if state is None else state.model_dump_json().encode()) + b"}",
+                409, media_type="application/json")
+        status = 404 if isinstance(err, GameNotFoundError) else 400
         return JSONResponse({"detail": str(err)}, status_code=status)
+
+    @app.exception_handler(StorageUnavailableError)
+    async def storage_down(request: Request, err: StorageUnavailableError) -> JSONResponse:
+        return JSONResponse({"detail": f"{err}. Games cannot be saved or read now; "
+                                       "positions, computer moves and analysis still work."},
+                            status_code=503, headers={"Retry-After": "30"})
+
+    @app.exception_handler(EngineBusyError)
+    async def engine_busy(request: Request, err: EngineBusyError) -> JSONResponse:
+        return JSONResponse({"detail": str(err)}, status_code=503, headers={"Retry-After": "1"})
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, err: RequestValidationError) -> JSONResponse:

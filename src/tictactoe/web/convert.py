@@ -18,12 +18,15 @@ from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
 from tictactoe.web.engine import score_code
 from tictactoe.web.models import (
+    ComputerMove,
     GameInfo,
+    GameState,
     OutcomeInfo,
     PositionInfo,
     ScoreInfo,
     VariantInfo,
 )
+from tictactoe.web.referee import can_undo
 from tictactoe.web.store import StoredGame
 
 PLAYER_OR_LEVEL = frozenset((*PLAYER_NAMES, *LEVELS, "human"))
@@ -73,6 +76,15 @@ def game_info(stored: StoredGame) -> GameInfo:
                     started=r.started, finished=r.finished)
 
 
+def game_state(stored: StoredGame, reply: ComputerMove | None = None) -> GameState:
+    """What a client sees of a stored game: the record, the position, the change counter."""
+    return GameState(
+        id=stored.token, ply=stored.ply, game=game_info(stored), undone=list(stored.undone),
+        seed=stored.seed, position=position_info(stored.record.position()),
+        can_undo=can_undo(stored), can_redo=bool(stored.undone) and stored.record.result is None,
+        reply=reply)
+
+
 def playable(text: str) -> Position:
     """Parse a position the engines may search: valid and not over."""
     position = Position(text)
@@ -98,19 +110,17 @@ def check_players(players: dict[str, str]) -> dict[str, str]:
 
 class PerfectMoves(NamedTuple):
     """The perfect player's choices in one position: the best moves with their scores (coded
-    as integers), and the answer to each (as JSON) once asked for. Only strings, numbers and
-    bytes, so that a full cache gives the garbage collector nothing to visit."""
+    as integers). Only strings and numbers, so that a full cache gives the garbage collector
+    nothing to visit."""
 
     position: str
     best: tuple[int, ...]
     scores: dict[int, int]
-    replies: dict[int, bytes]
 
     @staticmethod
     def of(board: Position, solution: Solution) -> PerfectMoves:
         return PerfectMoves(board.to_string(), tuple(solution.best),
-                            {move: score_code(solution.moves[move]) for move in solution.best},
-                            {})
+                            {move: score_code(solution.moves[move]) for move in solution.best})
 
 
 def describe_validation(errors: Any) -> str:
@@ -132,4 +142,4 @@ def describe_validation(errors: Any) -> str:
 
 
 __all__ = ["PLAYER_OR_LEVEL", "PerfectMoves", "check_players", "describe_validation",
-           "game_info", "playable", "position_info", "score_info", "variant_info"]
+           "game_info", "game_state", "playable", "position_info", "score_info", "variant_info"]

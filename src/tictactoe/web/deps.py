@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi import Path as PathParam
 
-from tictactoe.web.models import ErrorResponse
+from tictactoe.web.models import ConflictResponse, ErrorResponse
 from tictactoe.web.service import Engine
 from tictactoe.web.store import GameStore
 
@@ -36,11 +36,18 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     for code, text in ((400, "The position, move, variant or player is not valid."),
                        (413, "The request body is too large."),
                        (422, "The request is malformed: bad JSON or a field of the wrong form."),
-                       (503, "Every engine worker is busy; try again."))}
+                       (503, "The engine is busy; try again."))}
 GAME_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
     404: {"model": ErrorResponse, "description": "No game has this id."},
-    409: {"model": ErrorResponse, "description": "The game is over and cannot change."},
+    409: {"model": ConflictResponse,
+          "description": "The request does not fit the game as it stands: it was made from an "
+                         "older state (another tab or window changed the game), the game is "
+                         "over, or there is nothing to undo or redo. The answer has the game "
+                         "as it stands."},
+    503: {"model": ErrorResponse,
+          "description": "The game storage is unavailable (the message says why), or the "
+                         "engine is busy. Positions and analysis still work."},
 }
 
 __all__ = ["ERRORS", "GAME_ERRORS", "EngineDep", "GameId", "StoreDep", "get_engine",

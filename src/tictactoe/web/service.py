@@ -1,12 +1,16 @@
-"""The engine service the routers share: bounded engine calls in a worker thread, the startup
-warm-up, and the answers kept as JSON.
+"""The engine service the routers share: what answers at once, what goes to a worker, and the
+caches, every one bounded.
 
-Every engine call is bounded in nodes and seconds and runs in a worker thread, a limited
-number at a time; a request that cannot get a worker within ``busy_seconds`` is answered 503
-rather than queued for ever. Two things answer without a worker: a solution proven before
-(for this position or one equivalent under symmetry), and, on the small boards, a search that
-proves the position within ``inline_nodes`` nodes (a millisecond or two: less than handing the
-work to a thread and back costs on a busy server).
+A request is answered on the server's own thread when that takes a millisecond or two: a
+solution proven before (for this position or one equivalent under symmetry), a search on a
+small board that proves the position within ``inline_nodes`` nodes, or a cheap player
+(`INLINE_PLAYERS`, and ``easy`` on small boards). Everything else is a job for an engine
+worker (`tictactoe.web.pool`): boards of at most `SMALL_CELLS` cells go to one worker, bigger
+boards to another, so that searches on the cube never delay a 3×3 game; each worker takes the
+most urgent job first (`Priority`) and refuses jobs beyond its queue with 503.
+
+Every cache is a least-recently-used map with a bound in entries and in bytes (`CACHES`):
+the server's memory stays flat however many distinct positions it sees.
 
 >>> [len([p for p in early_positions("3x3", 9) if p.ply == n]) for n in range(4)]
 [1, 3, 12, 38]
@@ -15,26 +19,50 @@ work to a thread and back costs on a busy server).
 from __future__ import annotations
 
 import asyncio
-import functools
 import gc
 import json
 import logging
-from collections.abc import Callable
-from typing import TypeVar
+import random
+from typing import Any, TypeVar
 
-import anyio
 import anyio.to_thread
-from starlette.exceptions import HTTPException
 
-from tictactoe.core import Position, Side
+from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.players.base import Limit
+from tictactoe.players.levels import make_player
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
-from tictactoe.web.convert import PerfectMoves, position_info, score_info
-from tictactoe.web.engine import LruCache, WebSolver
+from tictactoe.web import worker
+from tictactoe.web.convert import PLAYER_OR_LEVEL, PerfectMoves, playable, position_info, score_info
+from tictactoe.web.engine import LruCache, WebSolver, code_score
+from tictactoe.web.pool import EngineBusyError, Lane, Priority
 
 log = logging.getLogger("tictactoe.web")
 
 T = TypeVar("T")
+
+SMALL_CELLS = 16
+"""Boards of at most this many cells have their own engine worker."""
+
+INLINE_PLAYERS = frozenset({"random", "rules"})
+"""Players cheap enough to answer on the server's thread on any board."""
+
+MiB = 1024 * 1024
+
+CACHES: dict[str, tuple[int, int]] = {
+    "solutions": (200_000, 64 * MiB),
+    "positions": (100_000, 32 * MiB),
+    "answers": (100_000, 32 * MiB),
+    "perfect": (100_000, 16 * MiB),
+    "replies": (100_000, 32 * MiB),
+}
+"""Each cache's bound: (entries, bytes by `tictactoe.web.engine.entry_bytes`). ``solutions``:
+proven solutions by symmetry class; ``positions``: a position's JSON; ``answers``: the JSON of
+a position after moves (``POST /api/position``); ``perfect``: the perfect player's best moves
+by position; ``replies``: the JSON of computer moves."""
+
+QUEUE_LIMITS = {"small": 64, "large": 8}
+"""Jobs that may wait for each worker; one more is refused at once with 503."""
 
 
 def early_positions(variant: str, plies: int) -> list[Position]:
@@ -54,70 +82,137 @@ def early_positions(variant: str, plies: int) -> list[Position]:
 
 
 class Engine:
-    """The solver, its worker limit and the caches of JSON answers, shared by every request."""
+    """The solver, the engine workers and the caches of answers, shared by every request."""
 
-    def __init__(self, *, nodes: int, seconds: float, threads: int, busy_seconds: float,
-                 inline_nodes: int, cache_size: int, warm_plies: dict[str, int]) -> None:
+    def __init__(self, *, nodes: int, seconds: float, busy_seconds: float, inline_nodes: int,
+                 warm_plies: dict[str, int], processes: bool = True,
+                 caches: dict[str, tuple[int, int]] | None = None) -> None:
         self.max_nodes = nodes
         self.max_seconds = seconds
-        self.busy_seconds = busy_seconds
         self.inline_nodes = inline_nodes
         self.warm_plies = dict(warm_plies)
-        self.limiter = anyio.CapacityLimiter(threads)
-        self.solver = WebSolver(cache_size)
+        bounds = {**CACHES, **(caches or {})}
+        self.solver = WebSolver(bounds["solutions"][0], cache_bytes=bounds["solutions"][1])
+        self.infos: LruCache[bytes] = self._cache(bounds["positions"])
+        self.answers: LruCache[bytes] = self._cache(bounds["answers"])
+        self.perfect_moves: LruCache[PerfectMoves] = self._cache(bounds["perfect"])
+        self.replies: LruCache[bytes] = self._cache(bounds["replies"])
+        self.small = Lane(f"boards of up to {SMALL_CELLS} cells", processes=processes,
+                          queue_limit=QUEUE_LIMITS["small"], wait_seconds=busy_seconds)
+        self.large = Lane(f"boards of more than {SMALL_CELLS} cells", processes=processes,
+                          queue_limit=QUEUE_LIMITS["large"], wait_seconds=busy_seconds)
         self.ready = asyncio.Event()
         """Set once the warm-up is over (or when there is none)."""
-        self.infos: LruCache[bytes] = LruCache(cache_size)  # position string -> PositionInfo JSON
-        self.answers: LruCache[bytes] = LruCache(cache_size)  # (position, *moves) -> its JSON
-        self.perfect_moves: LruCache[PerfectMoves] = LruCache(cache_size)  # position -> answers
-        self.moves_cache: LruCache[bytes] = LruCache(cache_size)  # other players' moves, by seed
 
-    async def run(self, work: Callable[[], T]) -> T:
-        """Run a CPU-bound call in a worker thread, waiting at most ``busy_seconds`` for one."""
-        acquired = False
-        with anyio.move_on_after(self.busy_seconds):
-            await self.limiter.acquire()
-            acquired = True
-        if not acquired:
-            raise HTTPException(503, "every engine worker is busy; try again in a moment")
-        try:
-            return await anyio.to_thread.run_sync(work)
-        finally:
-            self.limiter.release()
+    @staticmethod
+    def _cache(bound: tuple[int, int]) -> LruCache[T]:
+        return LruCache(bound[0], max_bytes=bound[1])
 
-    async def solution_for(self, board: Position, nodes: int, seconds: float) -> Solution:
+    def caches(self) -> dict[str, LruCache[Any]]:
+        """Every cache by name, to report or check their sizes."""
+        return {"solutions": self.solver.cache, "positions": self.infos,
+                "answers": self.answers, "perfect": self.perfect_moves,
+                "replies": self.replies}
+
+    def lane(self, board: Position) -> Lane:
+        """The worker for this board's searches."""
+        return self.small if board.variant.cells <= SMALL_CELLS else self.large
+
+    def close(self) -> None:
+        self.small.close()
+        self.large.close()
+
+    # ------------------------------------------------------------- answers
+    async def solution_for(self, board: Position, nodes: int, seconds: float,
+                           priority: Priority) -> Solution:
         """The solver's answer: from the cache when this position or an equivalent one was
         proven before, else from a quick search here if that proves it, else from a bounded
-        search in a worker."""
+        search on a worker (remembered here if proven)."""
         solver = self.solver
         solution = solver.cached(board)
-        if solution is None:
+        if solution is None and board.variant.cells <= SMALL_CELLS:
             solution = solver.solve_quickly(board, min(nodes, self.inline_nodes))
         if solution is None:
-            solution = await self.run(lambda: solver.solve(board, nodes=nodes, seconds=seconds))
+            solution = await self.lane(board).run(priority, worker.solve, board.to_string(),
+                                                  nodes, seconds)
+            if solution.proven:
+                solver.remember(board, solution)
         return solution
 
-    async def warm_up(self) -> None:
-        """Load the kernels, then solve the early positions of the small boards, one engine
-        call each, so that requests queue between them rather than behind all of them."""
-        solver = self.solver
-        try:
-            await self.run(solver.load)
-            for variant, plies in self.warm_plies.items():
-                boards = await self.run(functools.partial(early_positions, variant, plies))
-                for board in boards:
-                    if solver.cached(board) is None:
-                        await self.run(functools.partial(
-                            solver.solve, board, nodes=self.max_nodes, seconds=self.max_seconds))
-            # Everything alive now (the modules, the kernels, the warm cache) lives as long
-            # as the server: keep it out of the collector's full passes, which would
-            # otherwise stall every request for tens of milliseconds now and then.
-            gc.freeze()
-            log.info("warm-up done: %d solutions cached", len(solver.cache))
-        except HTTPException:  # every worker busy for long: the requests come first
-            log.info("warm-up stopped: the engine is busy")
-        finally:
-            self.ready.set()
+    async def choose(self, board: Position, name: str, seed: int | None,
+                     priority: Priority) -> tuple[int, Score | None]:
+        """A computer player's move in a playable position, and its score (None if the player
+        does not score moves); the same seed gives the same move."""
+        if name == "perfect":
+            # The perfect player's own rule (a seeded random choice among the solver's best
+            # moves), over a solution that is cached for every client.
+            key = (board.to_string(),)
+            known = self.perfect_moves.get(key)
+            if known is None:
+                solution = await self.solution_for(board, self.max_nodes, self.max_seconds,
+                                                   priority)
+                if not solution.proven:  # estimates: answered, never remembered
+                    cell = random.Random(seed).choice(solution.best)
+                    return cell, solution.moves[cell]
+                known = PerfectMoves.of(board, solution)
+                self.perfect_moves.put(key, known)
+            cell = random.Random(seed).choice(known.best)
+            return cell, code_score(known.scores[cell])
+        if name in INLINE_PLAYERS or (name == "easy" and board.variant.cells <= SMALL_CELLS):
+            choice = make_player(name, seed=seed).choose(board.copy(stack=False),
+                                                         Limit(seconds=self.max_seconds))
+            return choice.move, choice.score
+        return await self.lane(board).run(priority, worker.choose, board.to_string(), name,
+                                          seed, self.max_seconds)
+
+    async def move_answer(self, position: str, name: str, seed: int | None) -> bytes:
+        """The JSON answer of ``POST /api/move``: a player's move and the position after it."""
+        if name == "perfect":
+            known = self.perfect_moves.get((position,))
+            if known is not None:
+                cell = random.Random(seed).choice(known.best)
+                return self._perfect_reply(Position(known.position), cell,
+                                           code_score(known.scores[cell]))
+        board = playable(position)
+        if name not in PLAYER_OR_LEVEL - {"human"}:
+            raise TicTacToeError(
+                f"unknown player {name!r}: expected one of "
+                f"{', '.join(sorted(PLAYER_OR_LEVEL - {'human'}))}")
+        key = ("move", board.to_string(), name, seed)
+        if name != "perfect" and seed is not None:
+            cached = self.replies.get(key)
+            if cached is not None:
+                return cached
+        cell, score = await self.choose(board, name, seed, Priority.MOVE)
+        if name == "perfect" and score is not None and score.is_proven:
+            return self._perfect_reply(board, cell, score)
+        answer = self.move_json(board, cell, name, score)
+        if name != "perfect" and seed is not None:
+            self.replies.put(key, answer)
+        return answer
+
+    def _perfect_reply(self, board: Position, cell: int, score: Score) -> bytes:
+        key = ("perfect", board.to_string(), cell)
+        reply = self.replies.get(key)
+        if reply is None:
+            reply = self.move_json(board, cell, "perfect", score)
+            self.replies.put(key, reply)
+        return reply
+
+    def position_answer(self, position: str, moves: list[str]) -> bytes:
+        """The JSON answer of ``POST /api/position``: the position after ``moves``."""
+        key = (position, *moves)
+        answer = self.answers.get(key)
+        if answer is None:
+            board = Position(position)
+            for number, move in enumerate(moves, 1):
+                try:
+                    board.push_name(move)
+                except TicTacToeError as err:
+                    raise type(err)(f"move {number} ({move!r}): {err}") from None
+            answer = self.info_json(board)
+            self.answers.put(key, answer)
+        return answer
 
     def info_json(self, board: Position) -> bytes:
         """`position_info` as JSON, remembered."""
@@ -135,5 +230,32 @@ class Engine:
                           separators=(",", ":"))
         return head[:-1].encode() + b',"position":' + self.info_json(board.play(move)) + b"}"
 
+    # ------------------------------------------------------------- warm-up
+    async def warm_up(self) -> None:
+        """Load the compiled search here and in both workers, then solve the early positions
+        of the small boards (`warm_plies`), each a job of the lowest priority, so that the
+        requests go first."""
+        solver = self.solver
+        try:
+            await anyio.to_thread.run_sync(solver.load)
+            await asyncio.gather(self.small.run(Priority.WARM, worker.load),
+                                 self.large.run(Priority.WARM, worker.load))
+            for variant, plies in self.warm_plies.items():
+                boards = await anyio.to_thread.run_sync(early_positions, variant, plies)
+                for board in boards:
+                    await asyncio.sleep(0)  # a quick search here: let requests in between
+                    await self.solution_for(board, self.max_nodes, self.max_seconds,
+                                            Priority.WARM)
+            # Everything alive now (the modules, the kernels, the warm cache) lives as long
+            # as the server: keep it out of the collector's full passes, which would
+            # otherwise stall every request for tens of milliseconds now and then.
+            gc.freeze()
+            log.info("warm-up done: %d solutions cached", len(solver.cache))
+        except EngineBusyError:  # the workers are busy for long: the requests come first
+            log.info("warm-up stopped: the engine is busy")
+        finally:
+            self.ready.set()
 
-__all__ = ["Engine", "early_positions"]
+
+__all__ = ["CACHES", "INLINE_PLAYERS", "QUEUE_LIMITS", "SMALL_CELLS", "Engine",
+           "early_positions"]

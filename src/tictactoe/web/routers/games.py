@@ -1,61 +1,186 @@
-"""Routes about games: start a record, read it, change it, and the history of finished games."""
+"""Routes about games: the server owns each game. A client sends its move with the game's
+change counter (``ply``); the server checks the move against the stored position, plays the
+computer's reply with the game's player and seed, and stores both in one transaction. A
+request made from an older state gets 409 with the game as it stands."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import functools
+import secrets
+from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
-from tictactoe.web.convert import check_players, game_info
-from tictactoe.web.deps import GAME_ERRORS, GameId, StoreDep
+from tictactoe.web.convert import check_players, game_info, game_state, score_info
+from tictactoe.web.deps import GAME_ERRORS, EngineDep, GameId, StoreDep
 from tictactoe.web.models import (
-    GameResponse,
+    ChangeRequest,
+    ComputerMove,
+    GameState,
     HistoryResponse,
     LevelStats,
     NewGameRequest,
+    PlayRequest,
     UpdateGameRequest,
 )
+from tictactoe.web.pool import Priority
+from tictactoe.web.referee import (
+    HUMAN,
+    computer_to_move,
+    new_record,
+    redo,
+    undo,
+    with_human_move,
+    with_move,
+)
+from tictactoe.web.service import Engine
+from tictactoe.web.store import GameConflictError, StalePlyError, StoredGame
 
 router = APIRouter(tags=["games"])
 
+_GAME = {"game_id": "$response.body#/id"}
+LINKS: dict[str, Any] = {
+    "GetGame": {"operationId": "get_game", "parameters": _GAME},
+    "PlayMove": {"operationId": "play_move", "parameters": _GAME,
+                 "requestBody": {"move": "$response.body#/position/legal_moves/0",
+                                 "ply": "$response.body#/ply"},
+                 "description": "Play the first legal move."},
+    "Undo": {"operationId": "undo_move", "parameters": _GAME,
+             "requestBody": {"ply": "$response.body#/ply"}},
+    "Redo": {"operationId": "redo_move", "parameters": _GAME,
+             "requestBody": {"ply": "$response.body#/ply"}},
+}
+"""OpenAPI links from each answer with a game to what can follow it (for clients and for
+stateful testing): the game's id and change counter carry over."""
 
-@router.post("/api/games", response_model=GameResponse, status_code=201,
-             responses=GAME_ERRORS)
-async def new_game(body: NewGameRequest, games: StoreDep) -> GameResponse:
-    """Start recording a game. Keep the returned id: it is needed to change the game."""
+
+def _answer(status: int, text: str) -> dict[int | str, dict[str, Any]]:
+    return {**GAME_ERRORS, status: {"description": text, "links": LINKS}}
+
+
+def _check_ply(stored: StoredGame, ply: int) -> None:
+    if stored.ply != ply:
+        raise StalePlyError(f"this game has changed since ply {ply} (it is at ply {stored.ply})",
+                            stored)
+
+
+async def _computer_reply(engine: Engine, record: GameRecord,
+                          seed: int) -> tuple[GameRecord, ComputerMove | None]:
+    """The record after the computer's move, if it is the computer's turn."""
+    name = computer_to_move(record)
+    if name is None:
+        return record, None
+    board = record.position()
+    cell, score = await engine.choose(board, name, seed + len(record.moves), Priority.GAME)
+    move = board.move_name(cell)
+    return with_move(record, move), ComputerMove(
+        move=move, cell=cell, player=name, score=None if score is None else score_info(score))
+
+
+@router.post("/api/games", response_model=GameState, status_code=201, operation_id="new_game",
+             responses=_answer(201, "The new game."))
+async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep) -> GameState:
+    """Start a game on a board (``variant``) or from a ``position``. If the computer moves
+    first, its move is played at once. Keep the returned id: it is needed to play."""
     players = check_players({"x": body.players.x, "o": body.players.o})
-    record = GameRecord.from_moves(body.variant, body.moves, start=body.start, players=players)
-    token, stored = await anyio.to_thread.run_sync(games.create, record)
-    return GameResponse(id=token, game=game_info(stored))
+    record = new_record(body.variant, body.position, players, body.moves)
+    seed = secrets.randbelow(2**31) if body.seed is None else body.seed
+    record, reply = await _computer_reply(engine, record, seed)
+    _, stored = await anyio.to_thread.run_sync(functools.partial(
+        games.create, record, seed=seed, browser=body.browser))
+    return game_state(stored, reply)
 
 
-@router.get("/api/games/{game_id}", response_model=GameResponse, responses=GAME_ERRORS)
-async def get_game(game_id: GameId, games: StoreDep) -> GameResponse:
-    """A game, by its secret id."""
-    stored = await anyio.to_thread.run_sync(games.get_stored, game_id)
-    return GameResponse(id=game_id, game=game_info(stored))
+@router.get("/api/games/{game_id}", response_model=GameState, operation_id="get_game",
+            responses=GAME_ERRORS)
+async def get_game(game_id: GameId, games: StoreDep) -> GameState:
+    """A game as it stands, by its secret id."""
+    return game_state(await anyio.to_thread.run_sync(games.get_stored, game_id))
 
 
-@router.put("/api/games/{game_id}", response_model=GameResponse, responses=GAME_ERRORS)
-async def update_game(game_id: GameId, body: UpdateGameRequest, games: StoreDep) -> GameResponse:
-    """Replace the moves of a game (after a move, an undo or a redo). Once the moves end
-    the game it is saved with its result and can no longer change."""
-    current = await anyio.to_thread.run_sync(games.get, game_id)
-    record = GameRecord.from_moves(current.variant, body.moves, start=current.start,
-                                   players=current.players, started=current.started)
-    stored = await anyio.to_thread.run_sync(games.update, game_id, record)
-    return GameResponse(id=game_id, game=game_info(stored))
+@router.post("/api/games/{game_id}/moves", response_model=GameState, operation_id="play_move",
+             responses=_answer(200, "The game after the move and the computer's reply."))
+async def play_move(game_id: GameId, body: PlayRequest, games: StoreDep,
+                    engine: EngineDep) -> GameState:
+    """Play a human's move. Against the computer, the server plays its reply too; both are
+    stored in one transaction."""
+    current = await anyio.to_thread.run_sync(games.get_stored, game_id)
+    _check_ply(current, body.ply)
+    record = with_human_move(current, body.move)
+    record, reply = await _computer_reply(engine, record, current.seed)
+    stored = await anyio.to_thread.run_sync(games.change, game_id, body.ply, record, ())
+    return game_state(stored, reply)
 
 
-@router.get("/api/history", response_model=HistoryResponse)
-async def history(games: StoreDep,
-                  limit: Annotated[int, Query(ge=1, le=500)] = 100) -> HistoryResponse:
-    """Finished games, newest first, and the human's results against each level."""
-    finished = await anyio.to_thread.run_sync(games.finished, limit)
-    tally = await anyio.to_thread.run_sync(games.results_by_opponent)
+@router.post("/api/games/{game_id}/undo", response_model=GameState, operation_id="undo_move",
+             responses={**_answer(200, "The game with the moves taken back."),
+                        201: {"description": "The game was over: a new game that continues it "
+                                             "from before the last human move.",
+                              "model": GameState, "links": LINKS}})
+async def undo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
+                    response: Response) -> GameState:
+    """Take back the last move, and against the computer every move back to the human's
+    previous turn. A finished game stays as it was: undo then starts a new game (201, with a
+    new id) that continues it from there."""
+    current = await anyio.to_thread.run_sync(games.get_stored, game_id)
+    _check_ply(current, body.ply)
+    shorter, undone = undo(current)
+    if current.record.result is not None:
+        _, stored = await anyio.to_thread.run_sync(functools.partial(
+            games.create, shorter, undone=undone, seed=current.seed, browser=current.browser))
+        response.status_code = 201
+        return game_state(stored)
+    stored = await anyio.to_thread.run_sync(games.change, game_id, body.ply, shorter, undone)
+    return game_state(stored)
+
+
+@router.post("/api/games/{game_id}/redo", response_model=GameState, operation_id="redo_move",
+             responses=_answer(200, "The game with the moves played again."))
+async def redo_move(game_id: GameId, body: ChangeRequest, games: StoreDep) -> GameState:
+    """Play again what undo took back, up to the human's next turn."""
+    current = await anyio.to_thread.run_sync(games.get_stored, game_id)
+    _check_ply(current, body.ply)
+    if current.record.result is not None:
+        raise GameConflictError("this game is over and saved; there is nothing to redo",
+                                current)
+    longer, undone = redo(current)
+    stored = await anyio.to_thread.run_sync(games.change, game_id, body.ply, longer, undone)
+    return game_state(stored)
+
+
+@router.put("/api/games/{game_id}", response_model=GameState, operation_id="replace_moves",
+            responses=GAME_ERRORS)
+async def replace_moves(game_id: GameId, body: UpdateGameRequest,
+                        games: StoreDep) -> GameState:
+    """Replace every move of a game between two people (each checked). A game with a
+    computer player refuses it: there the server plays the computer's moves itself."""
+    current = await anyio.to_thread.run_sync(games.get_stored, game_id)
+    _check_ply(current, body.ply)
+    if any(name != HUMAN for name in current.record.players.values()):
+        raise GameConflictError(
+            "this game has a computer player, so its moves cannot be replaced: send yours one "
+            "at a time to /moves, and the server plays the computer's", current)
+    record = GameRecord.from_moves(current.record.variant, body.moves,
+                                   start=current.record.start, players=current.record.players,
+                                   started=current.record.started)
+    stored = await anyio.to_thread.run_sync(games.change, game_id, body.ply, record, ())
+    return game_state(stored)
+
+
+@router.get("/api/history", response_model=HistoryResponse, responses=GAME_ERRORS)
+async def history(
+        games: StoreDep, limit: Annotated[int, Query(ge=1, le=500)] = 100,
+        browser: Annotated[str | None, Query(
+            min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+            description="Only the games started with this browser id; absent: every game on "
+                        "this server.")] = None) -> HistoryResponse:
+    """Finished games, newest first, and the human's results against each computer opponent
+    (in games from the empty board)."""
+    finished = await anyio.to_thread.run_sync(games.finished, limit, browser)
+    tally = await anyio.to_thread.run_sync(games.results_by_opponent, browser)
     order = {name: i for i, name in enumerate((*LEVELS, *PLAYER_NAMES))}
     levels = [LevelStats(level=name, wins=w, draws=d, losses=lost)
               for name, (w, d, lost) in sorted(tally.items(),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from tictactoe.core import Position, TicTacToeError
 from tictactoe.players.levels import LEVELS
 from tictactoe.web.deps import ERRORS, EngineDep
 from tictactoe.web.models import ChoiceInfo, OptionsResponse, PositionInfo, PositionRequest
@@ -32,15 +31,5 @@ async def options(engine: EngineDep) -> OptionsResponse:
 async def position(body: PositionRequest, engine: EngineDep) -> Response:
     """A position's marks, legal moves, legality problems, outcome and winning lines,
     after playing ``moves`` (if any) from it."""
-    key = (body.position, *body.moves)
-    answer = engine.answers.get(key)
-    if answer is None:
-        board = Position(body.position)
-        for number, move in enumerate(body.moves, 1):
-            try:
-                board.push_name(move)
-            except TicTacToeError as err:
-                raise type(err)(f"move {number} ({move!r}): {err}") from None
-        answer = engine.info_json(board)
-        engine.answers.put(key, answer)
+    answer = engine.position_answer(body.position, body.moves)
     return Response(answer, media_type="application/json")
