@@ -163,7 +163,7 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StorageUnavailableError)
     async def storage_down(request: Request, err: StorageUnavailableError) -> JSONResponse:
-        return JSONResponse({"detail": f"{err}. Games cannot be saved or read now; "
+        return JSONResponse({"detail": f"{err}. Games cannot be used now; "
                                        "positions, computer moves and analysis still work."},
                             status_code=503, headers={"Retry-After": "30"})
 

@@ -10,6 +10,7 @@ fields that the models cannot make alone.
 
 from __future__ import annotations
 
+import json
 from typing import Any, NamedTuple
 
 from tictactoe.core import Position, Side, Termination, TicTacToeError
@@ -26,7 +27,7 @@ from tictactoe.web.models import (
     ScoreInfo,
     VariantInfo,
 )
-from tictactoe.web.referee import can_undo
+from tictactoe.web.referee import Play, can_undo
 from tictactoe.web.store import StoredGame
 
 PLAYER_OR_LEVEL = frozenset((*PLAYER_NAMES, *LEVELS, "human"))
@@ -78,11 +79,25 @@ def game_info(stored: StoredGame) -> GameInfo:
 
 def game_state(stored: StoredGame, reply: ComputerMove | None = None) -> GameState:
     """What a client sees of a stored game: the record, the position, the change counter."""
-    return GameState(
-        id=stored.token, ply=stored.ply, game=game_info(stored), undone=list(stored.undone),
-        seed=stored.seed, position=position_info(stored.record.position()),
-        can_undo=can_undo(stored), can_redo=bool(stored.undone) and stored.record.result is None,
-        reply=reply)
+    play = Play.of(stored.record)
+    return GameState.model_validate_json(game_state_json(
+        stored, play, position_info(play.board).model_dump_json().encode(), reply))
+
+
+def game_state_json(stored: StoredGame, play: Play, position: bytes,
+                    reply: ComputerMove | None = None) -> bytes:
+    """`game_state` as JSON, around the JSON of the position (``play`` is the stored game
+    replayed; the position's JSON may come from a cache)."""
+    r = stored.record
+    head = json.dumps({
+        "id": stored.token, "ply": stored.ply,
+        "game": {"number": stored.number, "variant": r.variant, "start": r.start,
+                 "players": r.players, "moves": list(r.moves), "result": r.result,
+                 "started": r.started, "finished": r.finished},
+        "undone": list(stored.undone), "seed": stored.seed, "can_undo": can_undo(play),
+        "can_redo": bool(stored.undone) and r.result is None,
+        "reply": None if reply is None else reply.model_dump()}, separators=(",", ":"))
+    return head[:-1].encode() + b',"position":' + position + b"}"
 
 
 def playable(text: str) -> Position:
@@ -142,4 +157,5 @@ def describe_validation(errors: Any) -> str:
 
 
 __all__ = ["PLAYER_OR_LEVEL", "PerfectMoves", "check_players", "describe_validation",
-           "game_info", "game_state", "playable", "position_info", "score_info", "variant_info"]
+           "game_info", "game_state", "game_state_json", "playable", "position_info",
+           "score_info", "variant_info"]

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,14 @@ PositionText = Field(
     examples=["o2/1x1/3 x", "3x3"])
 
 
+MoveName = Annotated[str, Field(
+    min_length=1, max_length=MAX_NAME_CHARS, pattern=r"^\s*[0-9A-Za-z:]+\s*$",
+    description="A move: a cell name such as 'b2' (on a cube '2:b3') or a cell number.",
+    examples=["b2", "2:b3"])]
+"""A move as the requests give it. Only ASCII letters, digits and ':' (the rules core would
+take a superscript digit for a number and fail on it without a clear message)."""
+
+
 class Strict(BaseModel):
     """Request bodies refuse unknown fields, so a typo is an error rather than ignored."""
 
@@ -34,7 +42,7 @@ class Strict(BaseModel):
 # ----------------------------------------------------------------- requests
 class PositionRequest(Strict):
     position: str = PositionText
-    moves: list[str] = Field(
+    moves: list[MoveName] = Field(
         default_factory=list, max_length=MAX_MOVES,
         description="Moves to play from the position first, such as ['b2', 'a1'].")
 
@@ -84,7 +92,7 @@ class NewGameRequest(Strict):
     seed: int | None = Field(
         default=None, ge=0, le=2**63 - 1,
         description="Seed for the computer's random choices; absent: the server picks one.")
-    moves: list[str] = Field(
+    moves: list[MoveName] = Field(
         default_factory=list, max_length=MAX_MOVES,
         description="Moves already played, such as ['b2', 'a1']: only for a game between two "
                     "people (against the computer, give the `position` they lead to).")
@@ -92,8 +100,7 @@ class NewGameRequest(Strict):
 
 
 class PlayRequest(Strict):
-    move: str = Field(min_length=1, max_length=MAX_NAME_CHARS, examples=["b2", "2:b3"],
-                      description="The move, by cell name (or cell number).")
+    move: MoveName
     ply: int = Ply
 
 
@@ -102,7 +109,7 @@ class ChangeRequest(Strict):
 
 
 class UpdateGameRequest(Strict):
-    moves: list[str] = Field(max_length=MAX_MOVES,
+    moves: list[MoveName] = Field(max_length=MAX_MOVES,
                              description="Every move of the game so far, in order.")
     ply: int = Ply
 

@@ -29,6 +29,7 @@ import heapq
 import itertools
 import logging
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -63,8 +64,9 @@ class Lane:
     """One engine worker and its queue (see the module's description)."""
 
     def __init__(self, name: str, *, processes: bool, queue_limit: int, wait_seconds: float,
-                 memory_limit: int = 2 * 1024**3) -> None:
+                 memory_limit: int = 2 * 1024**3, niceness: int = 0) -> None:
         self.name = name
+        self.niceness = niceness
         self.processes = processes
         self.queue_limit = queue_limit
         self.wait_seconds = wait_seconds
@@ -89,7 +91,8 @@ class Lane:
         if self._executor is None:
             if self.processes:
                 self._executor = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=worker.start, initargs=(os.getpid(), self.niceness))
             else:
                 self._executor = ThreadPoolExecutor(
                     max_workers=1, thread_name_prefix=f"engine-{self.name}")

@@ -50,19 +50,23 @@ INLINE_PLAYERS = frozenset({"random", "rules"})
 MiB = 1024 * 1024
 
 CACHES: dict[str, tuple[int, int]] = {
-    "solutions": (200_000, 64 * MiB),
-    "positions": (100_000, 32 * MiB),
-    "answers": (100_000, 32 * MiB),
-    "perfect": (100_000, 16 * MiB),
-    "replies": (100_000, 32 * MiB),
+    "solutions": (200_000, 32 * MiB),
+    "positions": (100_000, 16 * MiB),
+    "answers": (100_000, 16 * MiB),
+    "perfect": (100_000, 8 * MiB),
+    "replies": (100_000, 16 * MiB),
 }
 """Each cache's bound: (entries, bytes by `tictactoe.web.engine.entry_bytes`). ``solutions``:
 proven solutions by symmetry class; ``positions``: a position's JSON; ``answers``: the JSON of
 a position after moves (``POST /api/position``); ``perfect``: the perfect player's best moves
 by position; ``replies``: the JSON of computer moves."""
 
-QUEUE_LIMITS = {"small": 64, "large": 8}
+QUEUE_LIMITS = {"small": 64, "large": 32}
 """Jobs that may wait for each worker; one more is refused at once with 503."""
+
+NICENESS = {"small": 0, "large": 10}
+"""How far below the server each worker process runs in the system's scheduling: the big
+boards' searches yield a core to the server's own thread and to the small boards' worker."""
 
 
 def early_positions(variant: str, plies: int) -> list[Position]:
@@ -98,9 +102,11 @@ class Engine:
         self.perfect_moves: LruCache[PerfectMoves] = self._cache(bounds["perfect"])
         self.replies: LruCache[bytes] = self._cache(bounds["replies"])
         self.small = Lane(f"boards of up to {SMALL_CELLS} cells", processes=processes,
-                          queue_limit=QUEUE_LIMITS["small"], wait_seconds=busy_seconds)
+                          queue_limit=QUEUE_LIMITS["small"], wait_seconds=busy_seconds,
+                          niceness=NICENESS["small"])
         self.large = Lane(f"boards of more than {SMALL_CELLS} cells", processes=processes,
-                          queue_limit=QUEUE_LIMITS["large"], wait_seconds=busy_seconds)
+                          queue_limit=QUEUE_LIMITS["large"], wait_seconds=busy_seconds,
+                          niceness=NICENESS["large"])
         self.ready = asyncio.Event()
         """Set once the warm-up is over (or when there is none)."""
 
@@ -257,5 +263,5 @@ class Engine:
             self.ready.set()
 
 
-__all__ = ["CACHES", "INLINE_PLAYERS", "QUEUE_LIMITS", "SMALL_CELLS", "Engine",
+__all__ = ["CACHES", "INLINE_PLAYERS", "NICENESS", "QUEUE_LIMITS", "SMALL_CELLS", "Engine",
            "early_positions"]

@@ -186,7 +186,7 @@ class GameStore:
             # With the write-ahead log, NORMAL keeps every committed change through a crash
             # of the server process (SIGKILL included); only a power cut may lose the last.
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=5000")
+            db.execute("PRAGMA busy_timeout=200")  # another program's lock: wait a little
             db.executescript(_SCHEMA)
             present = {row[1] for row in db.execute("PRAGMA table_info(games)")}
             for name, kind in _ADDED_COLUMNS:

@@ -16,9 +16,12 @@ answers it gets back in its own cache.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import resource
 import sys
 import threading
+import time
 
 from tictactoe.core import Position
 from tictactoe.players.base import Limit
@@ -42,6 +45,23 @@ def solver() -> WebSolver:
         if _solver is None:
             _solver = WebSolver(WORKER_CACHE[0], cache_bytes=WORKER_CACHE[1])
         return _solver
+
+
+def start(parent: int, niceness: int = 0) -> None:
+    """Set up a worker process: it runs ``niceness`` steps below the server in the system's
+    scheduling (so the server's own thread, which answers the light requests, gets a core
+    first), and it ends itself when the server that started it is gone (killed, say),
+    rather than live on as an orphan."""
+    if niceness:
+        with contextlib.suppress(OSError):
+            os.nice(niceness)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def load() -> int:
@@ -76,4 +96,4 @@ def memory() -> int:
         return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-__all__ = ["choose", "load", "memory", "solve", "solver"]
+__all__ = ["choose", "load", "memory", "solve", "solver", "start"]
