@@ -51,6 +51,7 @@ def save_stats() -> None:
         path = Path(name)
         old = json.loads(path.read_text()) if path.exists() else {}
         path.write_text(json.dumps({k: old.get(k, 0) + STATS[k] for k in {*old, *STATS}}))
+    STATS.clear()  # counted once: a later save adds only what came after
 
 _folder = tempfile.TemporaryDirectory(prefix="ttt-fuzz-")
 # Every engine call is kept short so that the fuzz run stays within its time budget.
@@ -97,6 +98,9 @@ class GameSequences(schema.as_state_machine()):  # type: ignore[misc]
                           **kwargs: Any) -> None:
         case.validate_response(response, checks=CHECKS)
 
+    def setup(self) -> None:
+        STATS["sequences"] += 1
+
     def after_call(self, response: Any, case: Any) -> None:
         STATS["sequence steps"] += 1
         STATS[f"steps {case.operation.label} {response.status_code}"] += 1
@@ -109,7 +113,6 @@ def test_game_sequences_follow_the_links() -> None:
     GameSequences.run(settings=settings(
         max_examples=EXAMPLES, stateful_step_count=6, deadline=None, derandomize=True,
         suppress_health_check=list(HealthCheck)))
-    STATS["sequences"] += EXAMPLES
     save_stats()
 
 
@@ -118,13 +121,16 @@ TEXT = st.text(alphabet="xXoO.-123456789/ :abcdefghkzq\n\t\u00e9", max_size=60) 
 """Strings near the notation (marks, digits, slashes, cell names) and any strings at all."""
 
 
+class RefusedByForm(Exception):
+    """The request's form (pydantic) refused the text before any parser saw it: a 422."""
+
+
 def api_move(board: str, text: str) -> None:
     """A move as the API reads it: the request's field first, then the rules core."""
     try:
         PlayRequest.model_validate({"move": text, "ply": 0})
-    except ValidationError:
-        STATS["refused by the request's form (422)"] += 1
-        return
+    except ValidationError as err:
+        raise RefusedByForm from err
     Position(board).parse_move(text)
 
 
@@ -136,6 +142,8 @@ def parse_everything(text: str) -> None:
         try:
             parse(text)
             STATS["parsed"] += 1
+        except RefusedByForm:
+            STATS["refused by the request's form (422)"] += 1
         except TicTacToeError:
             STATS["refused with the documented error (400)"] += 1
 
@@ -143,6 +151,7 @@ def parse_everything(text: str) -> None:
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(TEXT)
 def fuzz_parsers(text: str) -> None:
+    STATS["parser strings"] += 1
     parse_everything(text)
 
 

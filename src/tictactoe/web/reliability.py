@@ -585,6 +585,9 @@ class LoadReport:
     errors: int = 0
     games: int = 0
     seconds: float = 0.0
+    client_cpu: float = 0.0
+    """Processor seconds the clients themselves used (they share the machine with the
+    server)."""
 
     def all(self) -> list[float]:
         return [s for samples in self.latency.values() for s in samples]
@@ -639,11 +642,12 @@ def game_load(url: str, *, clients: int = 50, games: int = 400, seconds: float =
     report = LoadReport()
 
     async def run() -> None:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         left = [games]
         await asyncio.gather(*(_game_client(url, n, list(variants), report,
                                             started + seconds, left) for n in range(clients)))
         report.seconds = time.perf_counter() - started
+        report.client_cpu = time.process_time() - cpu
 
     asyncio.run(run())
     return report
