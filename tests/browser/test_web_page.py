@@ -43,6 +43,9 @@ def marks(page: Any) -> int:
 
 
 def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
+    sent: list[tuple[str, str, Any]] = []
+    page.on("request", lambda r: sent.append((r.method, r.url.split("/", 3)[-1],
+                                              r.post_data_json)))
     open_page(page, server.url)
     assert page.locator("#level").input_value() == "perfect"
     for _ in range(5):
@@ -60,6 +63,19 @@ def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
     assert page.locator(".cell[aria-disabled=false]").count() == 0
     assert page.locator("#moves li").count() == marks(page)
     shot(page, "finished")
+    # every change went through the game endpoints; the computer's moves came from the server
+    changes = [(method, path) for method, path, _ in sent
+               if method != "GET" and path.startswith("api/")]
+    game_id = page.evaluate("JSON.parse(localStorage.getItem('tictactoe.current')).id")
+    assert ("POST", "api/games") in changes
+    assert all(path in ("api/games", f"api/games/{game_id}/moves") and method == "POST"
+               for method, path in changes), changes
+    played = [body["move"] for method, path, body in sent if path.endswith("/moves")]
+    stored = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    assert stored["game"]["moves"][::2] == played  # the page's moves, and only those
+    assert stored["game"]["result"] in ("draw", "o")
+    assert [item.split()[-1] for item in page.locator("#moves li").all_inner_texts()] == \
+        stored["game"]["moves"]
 
 
 def test_undo_and_redo_with_keys(page: Any, server: Any, shot: Shot) -> None:
