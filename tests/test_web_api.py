@@ -157,7 +157,6 @@ def test_engine_errors(client: TestClient, path: str, body: dict[str, Any], stat
 
 
 def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_app, "ENGINE_THREADS", 1)
     monkeypatch.setattr(web_app, "BUSY_SECONDS", 0.2)
     entered, release = threading.Event(), threading.Event()
     real_search = WebSolver.search
@@ -167,8 +166,8 @@ def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         release.wait(5)
         return real_search(*args, **kwargs)
 
-    monkeypatch.setattr(WebSolver, "search", slow_search)
-    with TestClient(create_app(tmp_path, warm=False)) as client:
+    monkeypatch.setattr(WebSolver, "search", slow_search)  # seen by a worker thread only
+    with TestClient(create_app(tmp_path, warm=False, processes=False)) as client:
         results: list[int] = []
         worker = threading.Thread(target=lambda: results.append(client.post(
             "/api/analysis", json={"position": "5x5k4"}).status_code))
@@ -177,6 +176,9 @@ def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
             assert entered.wait(5)
             assert "busy" in error(client.post("/api/analysis",
                                                json={"position": "5/5/5/2x2/5 o"}), 503)
+            # the small boards have a worker of their own: not delayed by the big one
+            assert client.post("/api/analysis", json={"position": "1x2/4/4/4 o"}).status_code \
+                == 200
         finally:
             release.set()
             worker.join()
@@ -191,51 +193,72 @@ def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
     return data
 
 
+def play(client: TestClient, state: dict[str, Any], move: str) -> dict[str, Any]:
+    response = client.post(f"/api/games/{state['id']}/moves",
+                           json={"move": move, "ply": state["ply"]})
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
 def test_game_lifecycle_and_history(tmp_path: Path) -> None:
     with TestClient(create_app(tmp_path)) as client:
-        made = new_game(client, players={"x": "human", "o": "perfect"})
-        game_id, number = made["id"], made["game"]["number"]
-        assert len(game_id) >= 30 and made["game"]["result"] is None
-        moves = ["a1", "b2", "a2", "a3", "c1", "b1", "b3", "c3", "c2"]
-        for n in range(1, len(moves)):
-            body = client.put(f"/api/games/{game_id}", json={"moves": moves[:n]}).json()
-            assert body["game"]["moves"] == moves[:n]
-        # undo is a shorter move list
-        assert client.put(f"/api/games/{game_id}", json={"moves": moves[:3]}).status_code == 200
-        done = client.put(f"/api/games/{game_id}", json={"moves": moves[:7]}).json()["game"]
-        assert done["result"] is None and done["finished"] is None
-        assert client.get("/api/history").json()["games"] == []
-        final = client.put(f"/api/games/{game_id}", json={"moves": moves}).json()["game"]
-        assert final["result"] == "draw" and final["finished"]
-        # saving the same finished game again changes nothing; changing it is refused
-        assert client.put(f"/api/games/{game_id}", json={"moves": moves}).status_code == 200
-        assert "over" in error(client.put(f"/api/games/{game_id}",
-                                          json={"moves": moves[:8]}), 409)
+        state = new_game(client, players={"x": "human", "o": "perfect"}, seed=5)
+        game_id, number = state["id"], state["game"]["number"]
+        assert len(game_id) >= 30 and state["game"]["result"] is None and state["ply"] == 0
+        assert state["seed"] == 5 and state["reply"] is None
+        while state["game"]["result"] is None:  # the first legal move each time
+            before = state["game"]["moves"]
+            state = play(client, state, state["position"]["legal_moves"][0])
+            reply = state["reply"]
+            assert state["game"]["moves"][:len(before) + 1] == \
+                [*before, state["game"]["moves"][len(before)]]
+            if reply is not None:  # perfect's reply is a best move, stored with the move
+                assert reply["player"] == "perfect" and state["game"]["moves"][-1] == \
+                    reply["move"]
+                board = Position("3x3")
+                for move in state["game"]["moves"][:-1]:
+                    board.push_name(move)
+                assert reply["cell"] in solve(board).best
+        final = state["game"]
+        assert final["result"] == "o" and final["finished"]  # the first moves lose to perfect
+        assert state["ply"] == (len(final["moves"]) + 1) // 2  # one change per request
+        assert "over" in error(client.post(f"/api/games/{game_id}/moves", json={
+            "move": "c3", "ply": state["ply"]}), 409)
         history = client.get("/api/history").json()
         assert [g["number"] for g in history["games"]] == [number]
         assert "id" not in history["games"][0] and game_id not in str(history)
-        assert history["levels"] == [{"level": "perfect", "wins": 0, "draws": 1, "losses": 0}]
+        assert history["levels"] == [{"level": "perfect", "wins": 0, "draws": 0, "losses": 1}]
     # a new app on the same folder sees the same records
-    with TestClient(create_app(tmp_path)) as client:
-        assert [g["moves"] for g in client.get("/api/history").json()["games"]] == [moves]
-        assert client.get(f"/api/games/{game_id}").json()["game"]["result"] == "draw"
+    with TestClient(create_app(tmp_path, warm=False)) as client:
+        assert [g["moves"] for g in client.get("/api/history").json()["games"]] == \
+            [final["moves"]]
+        assert client.get(f"/api/games/{game_id}").json()["game"]["result"] == "o"
 
 
-def test_results_per_level_count_the_human_side(client: TestClient) -> None:
+def test_results_per_level_count_the_human_side(client: TestClient,
+                                                tmp_path: Path) -> None:
     lost = ["a1", "b1", "b2", "c1", "c3"]  # X wins on the diagonal
-    new_game(client, players={"x": "easy", "o": "human"}, moves=lost)
-    new_game(client, players={"x": "human", "o": "easy"}, moves=lost)
-    new_game(client, players={"x": "human", "o": "human"}, moves=lost)
-    levels = client.get("/api/history").json()["levels"]
-    assert levels == [{"level": "easy", "wins": 1, "draws": 0, "losses": 1}]
+    store = GameStore.in_folder(tmp_path)
+    store.create(GameRecord.from_moves("3x3", lost, players={"x": "easy", "o": "human"}))
+    store.create(GameRecord.from_moves("3x3", lost, players={"x": "human", "o": "easy"}))
+    store.create(GameRecord.from_moves("3x3", lost, players={"x": "human", "o": "human"}))
+    # from a set position: listed, but not counted against the level
+    store.create(GameRecord.from_moves("3x3", lost[2:], start="xo1/3/3 x",
+                                       players={"x": "human", "o": "easy"}))
+    store.close()
+    history = client.get("/api/history").json()
+    assert history["levels"] == [{"level": "easy", "wins": 1, "draws": 0, "losses": 1}]
+    assert len(history["games"]) == 4
     assert len(client.get("/api/history", params={"limit": 2}).json()["games"]) == 2
 
 
 def test_game_started_from_a_position(client: TestClient) -> None:
-    made = new_game(client, variant="4x4", start="x3/4/4/3o x", moves=["b2"])
-    assert made["game"]["start"] == "x3/4/4/3o x"
-    changed = client.put(f"/api/games/{made['id']}", json={"moves": ["b2", "c3"]}).json()
+    made = new_game(client, variant=None, position="x3/4/4/3o x", moves=["b2"])
+    assert made["game"]["start"] == "x3/4/4/3o x" and made["game"]["variant"] == "4x4"
+    changed = play(client, made, "c3")
     assert changed["game"]["moves"] == ["b2", "c3"]
+    assert changed["position"]["position"] == Position("x3/1x2/2o1/3o x").to_string()
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [
@@ -244,11 +267,14 @@ def test_game_started_from_a_position(client: TestClient) -> None:
     ({"variant": "3x3", "moves": ["b2", "b2"]}, 400, "already taken"),
     ({"variant": "3x3", "moves": ["a1", "b1", "a2", "b2", "a3", "b3"]}, 400, "game is over"),
     ({"variant": "3x3", "players": {"x": "human", "o": "deep blue"}}, 400, "unknown player"),
-    ({"variant": "3x3", "start": "4/4/4/4 x"}, 400, "start position is 4x4"),
-    ({"variant": "3x3", "start": "zz"}, 400, "bad record"),
+    ({"variant": "3x3", "position": "4/4/4/4 x"}, 400, "the position is 4x4"),
+    ({"variant": "3x3", "position": "zz"}, 400, "zz"),
     ({"variant": "3x3", "moves": ["a1"] * 65}, 422, "moves"),
     ({"variant": "3x3", "players": {"x": "human", "z": "human"}}, 422, "players.z"),
-    ({"moves": []}, 422, "variant: Field required"),
+    ({"moves": []}, 400, "give the board"),
+    ({"variant": "3x3", "players": {"x": "easy", "o": "perfect"}}, 400, "needs a human"),
+    ({"position": "xx1/o2/3 x"}, 400, "cannot arise"),
+    ({"position": "xxx/oo1/3 o"}, 400, "already over"),
 ])
 def test_new_game_errors(client: TestClient, body: dict[str, Any], status: int,
                          words: str) -> None:
@@ -256,23 +282,33 @@ def test_new_game_errors(client: TestClient, body: dict[str, Any], status: int,
 
 
 def test_game_id_errors(client: TestClient) -> None:
-    game_id = new_game(client)["id"]
+    state = new_game(client)
+    game_id = state["id"]
     other = "A" * len(game_id)
     assert "no game" in error(client.get(f"/api/games/{other}"), 404)
-    assert "no game" in error(client.put(f"/api/games/{other}", json={"moves": []}), 404)
+    assert "no game" in error(client.put(f"/api/games/{other}", json={"moves": [], "ply": 0}),
+                              404)
+    assert "no game" in error(client.post(f"/api/games/{other}/moves",
+                                          json={"move": "b2", "ply": 0}), 404)
     error(client.get("/api/games/short"), 422)
     error(client.get("/api/games/" + "a" * 65), 422)
     error(client.get("/api/games/bad%20id!!"), 422)
+    assert "off the 3x3" in error(client.post(f"/api/games/{game_id}/moves",
+                                              json={"move": "z9", "ply": 0}), 400)
     assert "off the 3x3" in error(client.put(f"/api/games/{game_id}",
-                                             json={"moves": ["z9"]}), 400)
-    error(client.put(f"/api/games/{game_id}", json={"moves": "b2"}), 422)
+                                             json={"moves": ["z9"], "ply": 0}), 400)
+    error(client.put(f"/api/games/{game_id}", json={"moves": "b2", "ply": 0}), 422)
+    error(client.post(f"/api/games/{game_id}/moves", json={"move": "b2"}), 422)
+    error(client.post(f"/api/games/{game_id}/moves", json={"move": "b2", "ply": -1}), 422)
     error(client.get("/api/history", params={"limit": 0}), 422)
     error(client.get("/api/history", params={"limit": "many"}), 422)
+    error(client.get("/api/history", params={"browser": "no"}), 422)
+    assert client.get(f"/api/games/{game_id}").json()["ply"] == 0, "nothing was changed"
 
 
 def test_one_game_id_cannot_reach_another(client: TestClient) -> None:
     first, second = new_game(client), new_game(client)
-    client.put(f"/api/games/{first['id']}", json={"moves": ["b2"]})
+    play(client, first, "b2")
     assert client.get(f"/api/games/{second['id']}").json()["game"]["moves"] == []
     assert first["id"] != second["id"]
 
@@ -281,7 +317,7 @@ def test_store_keeps_finished_games_whole(tmp_path: Path) -> None:
     store = GameStore.in_folder(tmp_path)
     token, _ = store.create(GameRecord.from_moves("3x3", ["b2"]))
     with pytest.raises(Exception, match="variant and start"):
-        store.update(token, GameRecord.from_moves("4x4", ["b2"]))
+        store.change(token, 0, GameRecord.from_moves("4x4", ["b2"]))
     assert store.get(token).moves == ("b2",)
     store.close()
     assert data_dir(None).name == "data"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
+import tracemalloc
 import warnings
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,10 @@ from tictactoe.core import Position, symmetries
 from tictactoe.search.solution import Solution
 from tictactoe.search.solver import solve
 from tictactoe.web.app import create_app, early_positions
-from tictactoe.web.engine import WebSolver
+from tictactoe.web.convert import position_info
+from tictactoe.web.engine import LruCache, WebSolver
 from tictactoe.web.models import AnalysisResponse, MoveResponse, OptionsResponse, PositionInfo
+from tictactoe.web.service import CACHES, Engine
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
@@ -155,3 +159,54 @@ def test_warm_up_runs_in_the_background(tmp_path: Path, monkeypatch: pytest.Monk
         hits = solver.hits
         assert client.post("/api/move", json={"position": "1x2/4/4/4 o"}).status_code == 200
         assert solver.hits == hits + 1, "an early position is answered from the warm cache"
+
+
+def test_caches_stay_within_their_bounds() -> None:
+    bounds = {name: (40, 12_000) for name in CACHES}
+    engine = Engine(nodes=NODES, seconds=SECONDS, busy_seconds=10.0, inline_nodes=10_000,
+                    warm_plies={}, processes=False, caches=bounds)
+    rng = random.Random(7)
+    seen: set[str] = set()
+
+    async def run() -> None:
+        while len(seen) < 300:
+            board = random_position(rng.choice(["3x3", "4x4", "5x5k4"]), rng)
+            text = board.to_string()
+            if text in seen:
+                continue
+            seen.add(text)
+            await engine.move_answer(text, "perfect", rng.randrange(100))
+            await engine.move_answer(text, "random", 1)
+            engine.position_answer(Position(board.variant).to_string(),
+                                   [board.move_name(cell) for cell in board.move_stack])
+
+    try:
+        asyncio.run(run())
+    finally:
+        engine.close()
+    for name, cache in engine.caches().items():
+        entries, size = bounds[name]
+        assert 0 < len(cache) <= entries and cache.bytes <= size, (name, len(cache), cache.bytes)
+    assert engine.solver.cache.bytes > size // 2, "the cache fills up to its bound"
+
+
+def test_the_size_estimate_is_near_the_memory_held() -> None:
+    """`entry_bytes` against what Python really allocates, for the caches' typical entries:
+    JSON answers, and proven solutions in their coded form."""
+    rng = random.Random(3)
+    boards = [random_position(rng.choice(["4x4", "5x5k4", "4x4x4"]), rng) for _ in range(300)]
+    for kind in ("json", "solutions"):
+        cache: LruCache[object] = LruCache(10_000)
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for n, board in enumerate(boards):
+            value: object
+            if kind == "json":
+                value = position_info(board).model_dump_json().encode()
+            else:
+                value = (n - 500, {c: c * 7 - 900 for c in board.legal_moves()}, 1000 + n,
+                         0.001 * n, "compiled")
+            cache.put((board.to_string(),), value)
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        assert 0.6 < cache.bytes / held < 1.6, (kind, cache.bytes, held)

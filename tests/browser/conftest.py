@@ -55,9 +55,9 @@ def _free_port() -> int:
 class Server:
     """A `ttt serve` process on 127.0.0.1 with its own data folder."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, port: int | None = None) -> None:
         self.data = data
-        self.port = _free_port()
+        self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, "-c", "from tictactoe.cli import main; main()", "serve",
                    "--port", str(self.port), "--data", str(data)]
@@ -88,12 +88,14 @@ class Server:
 
 
 @pytest.fixture(scope="session")
-def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], Server]]:
-    """Start servers on demand; every one is stopped at the end of the session."""
+def start_server(
+        tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Server]]:
+    """Start servers on demand (on a data folder, and a port if given: the page's own
+    storage belongs to its address); every one is stopped at the end of the session."""
     servers: list[Server] = []
 
-    def start(data: Path) -> Server:
-        server = Server(data)
+    def start(data: Path, port: int | None = None) -> Server:
+        server = Server(data, port)
         servers.append(server)
         return server
 
@@ -103,7 +105,7 @@ def start_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
 
 
 @pytest.fixture(scope="session")
-def server(start_server: Callable[[Path], Server],
+def server(start_server: Callable[..., Server],
            tmp_path_factory: pytest.TempPathFactory) -> Server:
     chromium()
     return start_server(tmp_path_factory.mktemp("web-data"))

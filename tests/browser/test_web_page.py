@@ -1,5 +1,7 @@
-"""The page in a real browser: whole games, undo and redo, hints, pasted positions, the cube,
-and the history surviving a server restart. Screenshots go to test-artifacts/."""
+"""The page in a real browser: whole games through the server-owned game endpoints (also from
+two tabs on one game), undo and redo, hints, pasted positions, the cube, and the history (this
+browser's or the whole server's) surviving a server restart. Screenshots go to
+test-artifacts/."""
 
 from __future__ import annotations
 
@@ -30,11 +32,20 @@ def open_page(page: Any, url: str) -> None:
     page.wait_for_function(YOUR_TURN)
 
 
+def two_players(page: Any) -> None:
+    """Switch to a game between two people and wait until the server has started it."""
+    page.check("input[name=mode][value=humans]")
+    page.wait_for_function("document.querySelector('#status').textContent === 'X to move'")
+
+
 def marks(page: Any) -> int:
     return int(page.locator(".cell svg").count())
 
 
 def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
+    sent: list[tuple[str, str, Any]] = []
+    page.on("request", lambda r: sent.append((r.method, r.url.split("/", 3)[-1],
+                                              r.post_data_json)))
     open_page(page, server.url)
     assert page.locator("#level").input_value() == "perfect"
     for _ in range(5):
@@ -52,6 +63,19 @@ def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
     assert page.locator(".cell[aria-disabled=false]").count() == 0
     assert page.locator("#moves li").count() == marks(page)
     shot(page, "finished")
+    # every change went through the game endpoints; the computer's moves came from the server
+    changes = [(method, path) for method, path, _ in sent
+               if method != "GET" and path.startswith("api/")]
+    game_id = page.evaluate("JSON.parse(localStorage.getItem('tictactoe.current')).id")
+    assert ("POST", "api/games") in changes
+    assert all(path in ("api/games", f"api/games/{game_id}/moves") and method == "POST"
+               for method, path in changes), changes
+    played = [body["move"] for method, path, body in sent if path.endswith("/moves")]
+    stored = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    assert stored["game"]["moves"][::2] == played  # the page's moves, and only those
+    assert stored["game"]["result"] in ("draw", "o")
+    assert [item.split()[-1] for item in page.locator("#moves li").all_inner_texts()] == \
+        stored["game"]["moves"]
 
 
 def test_undo_and_redo_with_keys(page: Any, server: Any, shot: Shot) -> None:
@@ -128,21 +152,17 @@ def test_history_survives_a_restart(page: Any, start_server: Any, tmp_path: Path
                                     shot: Shot) -> None:
     first = start_server(tmp_path)
     open_page(page, first.url)
-    page.check("input[name=mode][value=humans]")
-    page.wait_for_function("document.querySelectorAll('.cell svg').length === 0")
+    two_players(page)
     for move in ("a1", "b1", "b2", "c1", "c3"):
         count = marks(page)
         page.click(f"[data-name={move}]")
         page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {count}")
     page.wait_for_function(FINISHED)
     assert page.locator("#status").inner_text() == "X wins (a1 b2 c3)."
-    for _ in range(50):  # the page saves the finished game in the background
-        if httpx.get(f"{first.url}/api/history").json()["games"]:
-            break
-        page.wait_for_timeout(100)
+    assert len(httpx.get(f"{first.url}/api/history").json()["games"]) == 1  # saved by then
     first.stop()
 
-    second = start_server(tmp_path)
+    second = start_server(tmp_path, first.port)  # the same address: the same browser storage
     page.goto(f"{second.url}/#history")
     row = page.locator(".games tbody tr")
     row.first.wait_for()
@@ -155,3 +175,90 @@ def test_history_survives_a_restart(page: Any, start_server: Any, tmp_path: Path
     page.wait_for_function("document.querySelectorAll('#replay-board .cell svg').length === 1")
     assert page.locator("#replay-move").inner_text() == "Move 1 of 5: a1"
     shot(page, "history")
+
+
+def play_in(page: Any, move: str) -> None:
+    """Play a move by clicking its cell and wait for the server's answer to be drawn."""
+    count = marks(page)
+    page.click(f"[data-name='{move}']")
+    page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {count}")
+
+
+def moves_shown(page: Any) -> list[str]:
+    return [item.split()[-1] for item in page.locator("#moves li:not(.undone)").all_inner_texts()]
+
+
+def test_two_tabs_play_one_game(context: Any, server: Any, shot: Shot) -> None:
+    first, second = context.new_page(), context.new_page()
+    open_page(first, server.url)
+    two_players(first)
+    open_page(second, server.url)  # the same browser: it resumes the game of the first tab
+    game_id = first.evaluate("JSON.parse(localStorage.getItem('tictactoe.current')).id")
+    # X wins on the diagonal; the tabs take turns, each following the other's moves
+    line = ["a1", "b1", "b2", "c1", "c3"]
+    for number, move in enumerate(line):
+        page, other = (first, second) if number % 2 == 0 else (second, first)
+        page.bring_to_front()
+        page.wait_for_function(f"document.querySelectorAll('.cell svg').length === {number}")
+        play_in(page, move)
+        other.wait_for_function(
+            f"document.querySelectorAll('.cell svg').length === {number + 1}")
+    for page in (first, second):
+        page.wait_for_function(FINISHED)
+        assert page.locator("#status").inner_text() == "X wins (a1 b2 c3)."
+        assert moves_shown(page) == line
+    stored = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    assert stored["game"]["moves"] == line and stored["game"]["result"] == "x"
+    assert stored["ply"] == len(line)  # one stored change per move: none lost, none doubled
+    shot(second, "second-tab")
+
+
+def test_a_stale_tab_gets_the_game_as_it_stands(page: Any, server: Any, shot: Shot) -> None:
+    open_page(page, server.url)
+    play_in(page, "b2")  # against perfect: X b2, then the computer's reply
+    state = page.evaluate("JSON.parse(localStorage.getItem('tictactoe.current'))")
+    game = httpx.get(f"{server.url}/api/games/{state['id']}").json()
+    # another client plays in this game behind the page's back
+    legal = game["position"]["legal_moves"]
+    moved = httpx.post(f"{server.url}/api/games/{state['id']}/moves",
+                       json={"move": legal[0], "ply": game["ply"]})
+    assert moved.status_code == 200, moved.text
+    now = moved.json()
+    # the page still shows the old position; its move is refused and it shows the new one
+    target = next(m for m in now["position"]["legal_moves"] if m in legal[1:])
+    page.click(f"[data-name='{target}']")
+    page.locator("#game-note").wait_for()
+    assert "changed in another tab" in page.locator("#game-note").inner_text()
+    page.wait_for_function(f"document.querySelectorAll('.cell svg').length === "
+                           f"{len(now['game']['moves'])}")
+    assert moves_shown(page) == now["game"]["moves"]
+    after = httpx.get(f"{server.url}/api/games/{state['id']}").json()
+    assert after["ply"] == now["ply"] and after["game"]["moves"] == now["game"]["moves"]
+    shot(page, "stale")
+
+
+def test_history_shows_this_browsers_games_or_all(browser: Any, server: Any,
+                                                  shot: Shot) -> None:
+    pages = []
+    for _ in range(2):  # two browsers: separate storage, separate ids
+        page = browser.new_context(viewport={"width": 1200, "height": 860}).new_page()
+        open_page(page, server.url)
+        two_players(page)
+        for move in ("a1", "b1", "b2", "c1", "c3"):
+            play_in(page, move)
+        page.wait_for_function(FINISHED)
+        pages.append(page)
+    everything = len(httpx.get(f"{server.url}/api/history").json()["games"])
+    page = pages[0]
+    page.goto(f"{server.url}/#history")
+    rows = page.locator(".games tbody tr")
+    rows.first.wait_for()
+    assert rows.count() == 1, "only this browser's game"
+    assert page.locator("#chart-title").text_content() == "Your results by level"
+    page.locator("label", has_text="All games on this server").click()
+    page.wait_for_function(f"document.querySelectorAll('.games tbody tr').length === {everything}")
+    assert everything >= 2
+    assert page.locator("#chart-title").text_content() == "Results by level, all players"
+    shot(page, "all-games")
+    for opened in pages:
+        opened.context.close()

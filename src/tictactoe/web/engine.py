@@ -40,40 +40,83 @@ PERSISTENT_CELLS = 16
 PERSISTENT_TABLE_BITS = 20
 """Size of a kept table: 2**20 entries (about 21 MB) per variant."""
 
+KEPT_TABLES = 4
+"""Kept tables at most (the boards used least recently lose theirs first)."""
+
+SYMMETRY_VARIANTS = 64
+"""Boards whose symmetry lookup tables are kept at most (least recently used go first)."""
+
 SYMMETRY_CELLS = 36
 """Boards of at most this many cells (and flat) share cached answers across symmetries; on
 bigger boards a proof is rare and listing the symmetries costs more than it saves."""
 
 
+def entry_bytes(value: object) -> int:
+    """About how much memory a cached value holds, in bytes: a bytes object's length, a
+    tuple's items, a dict's items (ints and short strings at 40 bytes), plus object headers.
+
+    >>> entry_bytes(b"x" * 1000), entry_bytes((1, {2: 3, 4: 5}, "abc"))
+    (1033, 428)
+    """
+    if isinstance(value, bytes | str):
+        return 33 + len(value)
+    if isinstance(value, tuple | list):
+        return 56 + 8 * len(value) + sum(entry_bytes(item) for item in value)
+    if isinstance(value, dict):
+        return 64 + sum(24 + entry_bytes(k) + entry_bytes(v) for k, v in value.items())
+    return 40
+
+
 class LruCache(Generic[T]):
-    """A small thread-safe least-recently-used map.
+    """A thread-safe least-recently-used map, bounded by entries and by their total size (see
+    `entry_bytes`, key included); the least recently used entries go first.
 
     >>> cache: LruCache[int] = LruCache(2)
     >>> cache.put(("a",), 1); cache.put(("b",), 2); cache.put(("c",), 3)
     >>> cache.get(("a",)), cache.get(("c",)), len(cache)
     (None, 3, 2)
+    >>> sized: LruCache[bytes] = LruCache(100, max_bytes=3000)
+    >>> for n in range(5): sized.put((n,), bytes(1000))
+    >>> len(sized), sized.bytes <= 3000
+    (2, True)
     """
 
-    def __init__(self, size: int) -> None:
-        self._size, self._lock = size, threading.Lock()
-        self._data: OrderedDict[tuple[object, ...], T] = OrderedDict()
+    def __init__(self, size: int, *, max_bytes: int | None = None) -> None:
+        self.max_entries = size
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._data: OrderedDict[tuple[object, ...], tuple[T, int]] = OrderedDict()
+        self.bytes = 0
+        """The total size of the entries now, by `entry_bytes`."""
 
     def __len__(self) -> int:
         return len(self._data)
 
     def get(self, key: tuple[object, ...]) -> T | None:
         with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
+            found = self._data.get(key)
+            if found is None:
+                return None
+            self._data.move_to_end(key)
+            return found[0]
 
     def put(self, key: tuple[object, ...], value: T) -> None:
+        size = entry_bytes(key) + entry_bytes(value) + 100  # the map's own slot and tuple
         with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            self._data[key] = (value, size)
+            self.bytes += size
+            while len(self._data) > self.max_entries or (
+                    self.max_bytes is not None and self.bytes > self.max_bytes
+                    and len(self._data) > 1):
+                self.bytes -= self._data.popitem(last=False)[1][1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
 
 
 class Symmetry:
@@ -128,14 +171,17 @@ _Stored = tuple[int, dict[int, int], int, float, str]
 
 
 class WebSolver:
-    """Bounded solves with a cache of proven answers per symmetry class (thread-safe)."""
+    """Bounded solves with a cache of proven answers per symmetry class (thread-safe): at most
+    ``cache_size`` of them, and at most ``cache_bytes`` (by `entry_bytes`) if given; the least
+    recently used are forgotten first."""
 
-    def __init__(self, cache_size: int) -> None:
-        self.cache: LruCache[_Stored] = LruCache(cache_size)
+    def __init__(self, cache_size: int, *, cache_bytes: int | None = None) -> None:
+        self.cache: LruCache[_Stored] = LruCache(cache_size, max_bytes=cache_bytes)
         self.hits = 0
         self._lock = threading.Lock()
-        self._symmetry: dict[Variant, Symmetry] = {}
-        self._workspaces: dict[Variant, tuple[threading.Lock, compiled.Workspace]] = {}
+        self._symmetry: LruCache[Symmetry] = LruCache(SYMMETRY_VARIANTS)
+        self._workspaces: LruCache[tuple[threading.Lock, compiled.Workspace]] = \
+            LruCache(KEPT_TABLES)
         self.loaded = False
         """Whether the compiled search is loaded; until then `solve_quickly` declines."""
 
@@ -145,12 +191,10 @@ class WebSolver:
         self.loaded = True
 
     def symmetry(self, variant: Variant) -> Symmetry:
-        with self._lock:
-            found = self._symmetry.get(variant)
+        found = self._symmetry.get((variant,))
         if found is None:
             found = Symmetry.of(variant)
-            with self._lock:
-                self._symmetry[variant] = found
+            self._symmetry.put((variant,), found)
         return found
 
     def cached(self, position: Position) -> Solution | None:
@@ -225,14 +269,16 @@ class WebSolver:
         """The kept table of a small board (made on first use), or None for a big one."""
         if variant.cells > PERSISTENT_CELLS or not compiled.fits(variant):
             return None
-        with self._lock:
-            found = self._workspaces.get(variant)
+        found = self._workspaces.get((variant,))
         if found is None:
             self.load()
-            bits = min(PERSISTENT_TABLE_BITS, 2 * variant.cells)
-            found = (threading.Lock(), compiled.Workspace.new(variant.cells, variant.cells, bits))
-            with self._lock:
-                found = self._workspaces.setdefault(variant, found)
+            with self._lock:  # one table per board, even when two threads ask at once
+                found = self._workspaces.get((variant,))
+                if found is None:
+                    bits = min(PERSISTENT_TABLE_BITS, 2 * variant.cells)
+                    found = (threading.Lock(),
+                             compiled.Workspace.new(variant.cells, variant.cells, bits))
+                    self._workspaces.put((variant,), found)
         return found
 
 
@@ -255,4 +301,4 @@ def score_code(score: Score) -> int:
     raise ValueError(f"only a proven score has a code, not {score}")
 
 
-__all__ = ["LruCache", "Symmetry", "WebSolver", "code_score", "score_code"]
+__all__ = ["LruCache", "Symmetry", "WebSolver", "code_score", "entry_bytes", "score_code"]

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,14 @@ PositionText = Field(
     examples=["o2/1x1/3 x", "3x3"])
 
 
+MoveName = Annotated[str, Field(
+    min_length=1, max_length=MAX_NAME_CHARS, pattern=r"^\s*[0-9A-Za-z:]+\s*$",
+    description="A move: a cell name such as 'b2' (on a cube '2:b3') or a cell number.",
+    examples=["b2", "2:b3"])]
+"""A move as the requests give it. Only ASCII letters, digits and ':' (the rules core would
+take a superscript digit for a number and fail on it without a clear message)."""
+
+
 class Strict(BaseModel):
     """Request bodies refuse unknown fields, so a typo is an error rather than ignored."""
 
@@ -34,7 +42,7 @@ class Strict(BaseModel):
 # ----------------------------------------------------------------- requests
 class PositionRequest(Strict):
     position: str = PositionText
-    moves: list[str] = Field(
+    moves: list[MoveName] = Field(
         default_factory=list, max_length=MAX_MOVES,
         description="Moves to play from the position first, such as ['b2', 'a1'].")
 
@@ -65,19 +73,45 @@ class Players(Strict):
     o: str = Field(default="human", min_length=1, max_length=MAX_NAME_CHARS)
 
 
+BrowserToken = Field(
+    default=None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+    description="A random id the browser keeps, so that its history can show its own games.")
+
+Ply = Field(ge=0, le=2**31, description="The game's `ply` as the client last saw it; a request "
+                                        "made from an older state is refused with 409.")
+
+
 class NewGameRequest(Strict):
-    variant: str = Field(min_length=1, max_length=MAX_NAME_CHARS, examples=["3x3", "4x4x4"])
-    start: str | None = Field(
+    variant: str | None = Field(
+        default=None, min_length=1, max_length=MAX_NAME_CHARS, examples=["3x3", "4x4x4"],
+        description="The board; absent when `position` is given.")
+    position: str | None = Field(
         default=None, min_length=1, max_length=MAX_POSITION_CHARS,
-        description="Starting position string; null or absent for the empty board.")
+        description="Start from this position string instead of the empty board.")
     players: Players = Field(default_factory=Players)
-    moves: list[str] = Field(default_factory=list, max_length=MAX_MOVES,
-                             description="Moves already played, such as ['b2', 'a1'].")
+    seed: int | None = Field(
+        default=None, ge=0, le=2**63 - 1,
+        description="Seed for the computer's random choices; absent: the server picks one.")
+    moves: list[MoveName] = Field(
+        default_factory=list, max_length=MAX_MOVES,
+        description="Moves already played, such as ['b2', 'a1']: only for a game between two "
+                    "people (against the computer, give the `position` they lead to).")
+    browser: str | None = BrowserToken
+
+
+class PlayRequest(Strict):
+    move: MoveName
+    ply: int = Ply
+
+
+class ChangeRequest(Strict):
+    ply: int = Ply
 
 
 class UpdateGameRequest(Strict):
-    moves: list[str] = Field(max_length=MAX_MOVES,
+    moves: list[MoveName] = Field(max_length=MAX_MOVES,
                              description="Every move of the game so far, in order.")
+    ply: int = Ply
 
 
 # ----------------------------------------------------------------- responses
@@ -154,9 +188,32 @@ class GameInfo(BaseModel):
     finished: str | None
 
 
-class GameResponse(BaseModel):
+class ComputerMove(BaseModel):
+    move: str
+    cell: int
+    player: str
+    score: ScoreInfo | None = Field(description="Its value for the computer, if it scores moves.")
+
+
+class GameState(BaseModel):
     id: str = Field(description="The game's secret id: only its holder may change the game.")
+    ply: int = Field(description="The game's change counter: every stored change (a move with "
+                                 "the computer's reply, an undo, a redo) adds one, so it never "
+                                 "repeats. Send it with the next change.")
     game: GameInfo
+    undone: list[str] = Field(description="Moves taken back, the next to redo first.")
+    seed: int = Field(description="The seed of the computer's random choices in this game.")
+    position: PositionInfo = Field(description="The position now.")
+    can_undo: bool = Field(description="Whether undo would take back a move (of a finished "
+                                       "game: in a new game that continues it).")
+    can_redo: bool
+    reply: ComputerMove | None = Field(
+        default=None, description="The computer's move played in answer to this request.")
+
+
+class ConflictResponse(BaseModel):
+    detail: str = Field(description="Why the request does not fit the game.")
+    state: GameState | None = Field(description="The game as it stands now.")
 
 
 class LevelStats(BaseModel):

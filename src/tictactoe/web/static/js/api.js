@@ -1,9 +1,10 @@
 // The JSON API, as small async functions. Errors carry the server's message.
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, body = null) {
     super(message);
     this.status = status;
+    this.body = body;  // the answer's JSON: on 409 it holds the game as it stands ("state")
   }
 }
 
@@ -27,7 +28,7 @@ async function call(method, path, body) {
   }
   if (!response.ok) {
     const detail = data && typeof data.detail === "string" ? data.detail : response.statusText;
-    throw new ApiError(response.status, detail || `request failed (${response.status})`);
+    throw new ApiError(response.status, detail || `request failed (${response.status})`, data);
   }
   return data;
 }
@@ -37,9 +38,30 @@ export const api = {
   position: (position, moves = []) => call("POST", "/api/position", { position, moves }),
   move: (position, player, seed) => call("POST", "/api/move", { position, player, seed }),
   analysis: (position) => call("POST", "/api/analysis", { position }),
-  newGame: (variant, start, players, moves) =>
-    call("POST", "/api/games", { variant, start, players, moves }),
-  getGame: (id) => call("GET", `/api/games/${encodeURIComponent(id)}`),
-  updateGame: (id, moves) => call("PUT", `/api/games/${encodeURIComponent(id)}`, { moves }),
-  history: () => call("GET", "/api/history"),
+  // games: the server checks every move, plays the computer's replies and stores the game;
+  // each change sends the game's ply counter, and a stale one is refused with 409
+  newGame: (setup) => call("POST", "/api/games", setup),
+  getGame: (id) => call("GET", game(id)),
+  play: (id, move, ply) => call("POST", `${game(id)}/moves`, { move, ply }),
+  undo: (id, ply) => call("POST", `${game(id)}/undo`, { ply }),
+  redo: (id, ply) => call("POST", `${game(id)}/redo`, { ply }),
+  history: (browser) => call("GET", browser ? `/api/history?browser=${encodeURIComponent(browser)}`
+                                            : "/api/history"),
 };
+
+function game(id) {
+  return `/api/games/${encodeURIComponent(id)}`;
+}
+
+// A random id kept in this browser: its games carry it, so the history can show them alone.
+const BROWSER_KEY = "tictactoe.browser";
+
+export function browserId() {
+  let id = localStorage.getItem(BROWSER_KEY);
+  if (!id || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    localStorage.setItem(BROWSER_KEY, id);
+  }
+  return id;
+}

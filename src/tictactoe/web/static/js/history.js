@@ -1,10 +1,11 @@
 // The history view: finished games, a replay that steps through one, and results per level.
 
-import { api } from "./api.js";
+import { api, browserId } from "./api.js";
 import { BoardView } from "./board.js";
 import { drawResultsChart } from "./chart.js";
 
 const RESULT_TEXT = { x: "X won", o: "O won", draw: "Draw" };
+const SCOPE_KEY = "tictactoe.history-scope";
 
 function when(iso) {
   const date = new Date(iso);
@@ -20,12 +21,23 @@ export class HistoryView {
     this.game = null;
     this.step = 0;
     this.epoch = 0;
+    this.listEpoch = 0;
     const el = elements;
     el.first.addEventListener("click", () => this.show(0));
     el.prev.addEventListener("click", () => this.show(this.step - 1));
     el.next.addEventListener("click", () => this.show(this.step + 1));
     el.last.addEventListener("click", () => this.show(this.game ? this.game.moves.length : 0));
     el.slider.addEventListener("input", () => this.show(Number(el.slider.value)));
+    // which games: this browser's (the default) or every game on the server
+    this.scopeInputs = [...el.scope.querySelectorAll("input[name=scope]")];
+    const remembered = localStorage.getItem(SCOPE_KEY) === "all" ? "all" : "browser";
+    for (const input of this.scopeInputs) {
+      input.checked = input.value === remembered;
+      input.addEventListener("change", () => {
+        localStorage.setItem(SCOPE_KEY, this.scope());
+        this.refresh();
+      });
+    }
     el.replay.addEventListener("keydown", (event) => {
       if (event.target === el.slider) return;
       if (event.key === "ArrowLeft") { event.preventDefault(); this.show(this.step - 1); }
@@ -33,15 +45,28 @@ export class HistoryView {
     });
   }
 
+  scope() {
+    const checked = this.scopeInputs.find((input) => input.checked);
+    return checked ? checked.value : "browser";
+  }
+
   async refresh() {
+    const scope = this.scope();
+    const epoch = ++this.listEpoch;
     let data;
     try {
-      data = await api.history();
+      data = await api.history(scope === "all" ? null : browserId());
     } catch (err) {
       this.el.empty.textContent = `Cannot load the history: ${err.message}`;
       this.el.empty.hidden = false;
       return;
     }
+    if (epoch !== this.listEpoch) return;
+    this.el.empty.textContent = scope === "all" ? "No finished games on this server yet. Play one!"
+      : "No finished games in this browser yet. Play one!";
+    this.el.chartTitle.textContent = scope === "all" ? "Results by level, all players" : "Your results by level";
+    this.el.chartScope.textContent = scope === "all"
+      ? "Games from the empty board, everyone on this server." : "Games from the empty board, in this browser.";
     this.games = data.games;
     drawResultsChart(this.el.chart, data.levels);
     const body = this.el.table.tBodies[0];

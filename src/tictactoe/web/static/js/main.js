@@ -10,7 +10,8 @@ const history = new HistoryView({
   table: $("games"), empty: $("games-empty"), chart: $("chart"), replay: $("replay"),
   replayBoard: $("replay-board"), info: $("replay-info"), move: $("replay-move"),
   first: $("replay-first"), prev: $("replay-prev"), next: $("replay-next"), last: $("replay-last"),
-  slider: $("replay-step"),
+  slider: $("replay-step"), scope: $("view-history"), chartTitle: $("chart-title"),
+  chartScope: $("chart-scope"),
 });
 
 let historyStale = true;
@@ -18,6 +19,7 @@ let historyStale = true;
 const play = new PlayView({
   view: $("view-play"), board: $("board"), status: $("status"), setup: $("setup"),
   variant: $("variant"), level: $("level"), undo: $("undo"), redo: $("redo"), hints: $("hints"),
+  gameNote: $("game-note"),
   hintNote: $("hint-note"), newGame: $("new-game"), moves: $("moves"), noMoves: $("no-moves"),
   positionForm: $("position-form"), positionText: $("position-text"), copy: $("copy"),
   copied: $("copied"), positionError: $("position-error"),

@@ -1,9 +1,16 @@
 // The play view: a game against the computer or between two people on one screen.
+//
+// The server owns the game. The page sends each move (and undo, redo) with the game's ply
+// counter; the server checks it, plays the computer's reply and answers with the game as it
+// stands, which the page then draws. A change made from an older state (another tab moved
+// first) is refused with 409 and the current game, which the page adopts. Tabs on the same
+// game follow each other through localStorage.
 
-import { api, ApiError } from "./api.js";
+import { api, ApiError, browserId } from "./api.js";
 import { BoardView, spokenCell } from "./board.js";
 
 const SAVED_GAME = "tictactoe.current";
+const CHANGED_ELSEWHERE = "This game was changed in another tab or window; here is where it stands now.";
 
 function hintFor(score) {
   // a proven value reads "win in 3"; an estimate from a search cut short reads "estimate +2"
@@ -15,26 +22,30 @@ function hintFor(score) {
   return { kind, text, short };
 }
 
+function readSaved() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVED_GAME) || "null");
+    return saved && typeof saved.id === "string" ? saved : null;
+  } catch (err) {
+    return null;
+  }
+}
+
 export class PlayView {
   constructor(elements, onFinished) {
     this.el = elements;
     this.onFinished = onFinished;
     this.board = new BoardView(elements.board, { onPlay: (cell) => this.play(cell), label: "Board" });
     this.setup = { variant: "3x3", mode: "computer", level: "perfect", side: "x" };
-    this.start = null;          // position string the game started from, or null: empty board
-    this.startTurn = "x";
-    this.moves = [];
-    this.redoStack = [];
-    this.info = null;
-    this.gameId = null;
-    this.saved = false;         // the server holds this game as finished
-    this.seed = 0;
+    this.start = null;          // position string for the next new game, or null: empty board
+    this.game = null;           // the game as the server last answered (GameState)
+    this.info = null;           // the position drawn (the game's, or a move awaiting its answer)
+    this.busy = false;          // a request that changes the game is under way
     this.epoch = 0;             // bumped on every change; late answers for old states are dropped
-    this.thinking = false;
     this.hints = null;
     this.hintNote = "";
+    this.note = "";
     this.lastCell = null;
-    this.saving = Promise.resolve();
     this.error = "";
   }
 
@@ -72,6 +83,15 @@ export class PlayView {
       else if (event.key === "h") { el.hints.checked = !el.hints.checked; this.refreshHints(); }
       else if (event.key === "n") this.newGame();
     });
+    // another tab changed this game: fetch it (the storage event fires in the other tabs only)
+    window.addEventListener("storage", (event) => {
+      if (event.key !== SAVED_GAME || !this.game) return;
+      const saved = readSaved();
+      if (saved && saved.id === this.game.id && saved.ply !== this.game.ply) this.sync();
+    });
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible" && this.game) this.sync();
+    });
   }
 
   readSetup() {
@@ -87,7 +107,8 @@ export class PlayView {
 
   writeSetup() {
     const form = this.el.setup;
-    this.ensureVariantOption(this.setup.variant);
+    this.ensureOption(this.el.variant, this.setup.variant);
+    this.ensureOption(this.el.level, this.setup.level);
     this.el.variant.value = this.setup.variant;
     this.el.level.value = this.setup.level;
     form.querySelector(`input[name=mode][value=${this.setup.mode}]`).checked = true;
@@ -95,10 +116,20 @@ export class PlayView {
     form.classList.toggle("computer-off", this.setup.mode !== "computer");
   }
 
-  ensureVariantOption(name) {
-    if (![...this.el.variant.options].some((o) => o.value === name)) {
-      this.el.variant.append(new Option(name, name));
-    }
+  ensureOption(select, value) {
+    if (![...select.options].some((o) => o.value === value)) select.append(new Option(value, value));
+  }
+
+  setupOf(game) {
+    // the setup a stored game was started with, from its players
+    const players = game.game.players;
+    const humans = ["x", "o"].filter((s) => players[s] === "human");
+    return {
+      variant: game.game.variant,
+      mode: humans.length === 1 ? "computer" : "humans",
+      level: humans.length === 1 ? players[humans[0] === "x" ? "o" : "x"] : this.el.level.value,
+      side: humans.length === 1 ? humans[0] : "x",
+    };
   }
 
   players() {
@@ -107,59 +138,117 @@ export class PlayView {
                                    : { x: this.setup.level, o: "human" };
   }
 
-  isComputerTurn(info = this.info) {
-    return this.setup.mode === "computer" && info && !info.outcome && info.turn !== this.setup.side;
+  humanToMove(info = this.info) {
+    if (!info || info.outcome) return false;
+    return this.setup.mode !== "computer" || info.turn === this.setup.side;
+  }
+
+  startTurn() {
+    const start = this.game && this.game.game.start;
+    return start ? start.trim().split(/\s+/).pop() : "x";
   }
 
   turnAfter(count) {
-    return count % 2 === 0 ? this.startTurn : (this.startTurn === "x" ? "o" : "x");
+    const first = this.startTurn();
+    return count % 2 === 0 ? first : (first === "x" ? "o" : "x");
+  }
+
+  // ---------------------------------------------------------------- the server's answers
+  adopt(state, note = "") {
+    this.game = state;
+    this.info = state.position;
+    this.note = note;
+    this.error = "";
+    this.hints = null;
+    const moves = state.game.moves;
+    this.lastCell = moves.length ? state.position.cell_names.indexOf(moves[moves.length - 1]) : null;
+    this.setup = this.setupOf(state);
+    this.writeSetup();
+    // other tabs on this game follow it (a finished one too: resume then starts a new game)
+    localStorage.setItem(SAVED_GAME, JSON.stringify({ id: state.id, ply: state.ply }));
+    if (state.game.result) this.onFinished();
+    this.render();
+    this.refreshHints();
+  }
+
+  async change(request, preview = null) {
+    // send a change; draw the answer, or the game as it stands if another tab changed it first
+    if (this.busy || !this.game) return;
+    const epoch = ++this.epoch;
+    this.busy = true;
+    this.note = "";
+    if (preview) this.info = preview;
+    this.hints = null;
+    this.render();
+    try {
+      const state = await request();
+      if (epoch !== this.epoch) return;
+      this.busy = false;
+      this.adopt(state);
+      if (!state.position.outcome && this.humanToMove()) this.board.focus();
+    } catch (err) {
+      if (epoch !== this.epoch) return;
+      this.busy = false;
+      if (err instanceof ApiError && err.status === 409 && err.body && err.body.state) {
+        this.adopt(err.body.state, CHANGED_ELSEWHERE);
+        return;
+      }
+      this.info = this.game.position;
+      this.error = `That did not work: ${err.message}`;
+      this.render();
+    }
+  }
+
+  async sync() {
+    if (this.busy || !this.game) return;
+    const epoch = this.epoch;
+    try {
+      const state = await api.getGame(this.game.id);
+      if (epoch !== this.epoch || this.busy || state.ply === this.game.ply) return;
+      this.adopt(state);
+    } catch (err) {
+      // the next change will say what is wrong
+    }
   }
 
   // ---------------------------------------------------------------- state changes
   async newGame() {
     this.readSetup();
-    this.epoch++;
-    this.moves = [];
-    this.redoStack = [];
-    this.gameId = null;
-    this.saved = false;
+    const epoch = ++this.epoch;
+    this.game = null;
+    this.info = null;
     this.lastCell = null;
-    this.seed = Math.floor(Math.random() * 2 ** 31);
     this.error = "";
+    this.note = "";
+    this.hints = null;
+    this.busy = true;
     this.showPositionError("");
     localStorage.removeItem(SAVED_GAME);
-    await this.refresh();
+    this.render();
+    const request = { players: this.players(), browser: browserId() };
+    if (this.start) request.position = this.start;
+    else request.variant = this.setup.variant;
+    try {
+      const state = await api.newGame(request);
+      if (epoch !== this.epoch) return;
+      this.busy = false;
+      this.adopt(state);
+    } catch (err) {
+      if (epoch !== this.epoch) return;
+      this.busy = false;
+      this.error = `Cannot start a game: ${err.message}`;
+      this.render();
+    }
   }
 
   async resume() {
-    let saved;
+    const saved = readSaved();
+    if (!saved) return false;
     try {
-      saved = JSON.parse(localStorage.getItem(SAVED_GAME) || "null");
-    } catch (err) {
-      saved = null;
-    }
-    if (!saved || typeof saved.id !== "string") return false;
-    try {
-      const { game } = await api.getGame(saved.id);
-      if (game.result) return false;
-      const players = game.players;
-      const humans = ["x", "o"].filter((s) => players[s] === "human");
-      this.setup = {
-        variant: game.variant,
-        mode: humans.length === 1 ? "computer" : "humans",
-        level: humans.length === 1 ? players[humans[0] === "x" ? "o" : "x"] : this.el.level.value,
-        side: humans.length === 1 ? humans[0] : "x",
-      };
-      if (![...this.el.level.options].some((o) => o.value === this.setup.level)) {
-        this.el.level.append(new Option(this.setup.level, this.setup.level));
-      }
-      this.writeSetup();
-      this.start = game.start;
-      this.moves = game.moves;
-      this.gameId = saved.id;
-      this.seed = Number.isInteger(saved.seed) ? saved.seed : 0;
+      const state = await api.getGame(saved.id);
+      if (state.game.result) return false;
       this.epoch++;
-      await this.refresh();
+      this.adopt(state);
       return true;
     } catch (err) {
       localStorage.removeItem(SAVED_GAME);
@@ -167,125 +256,38 @@ export class PlayView {
     }
   }
 
-  startString() {
-    return this.start || this.setup.variant;
-  }
-
-  async refresh() {
-    const epoch = this.epoch;
-    let info;
-    try {
-      info = await api.position(this.startString(), this.moves);
-    } catch (err) {
-      if (epoch !== this.epoch) return;
-      this.error = err.message;
-      this.render();
-      return;
-    }
-    if (epoch !== this.epoch) return;
-    if (this.moves.length === 0) this.startTurn = info.turn;
-    this.info = info;
-    this.hints = null;
-    this.render();
-    this.afterChange();
-  }
-
-  afterChange() {
-    if (this.isComputerTurn() && this.info.valid) {
-      this.computerMove();
-    } else {
-      this.refreshHints();
-    }
-  }
-
-  async play(cell) {
-    if (this.thinking || !this.info || this.info.outcome || this.isComputerTurn()) return;
-    const name = this.info.cell_names[cell];
-    if (!this.info.legal_moves.includes(name)) return;
-    this.epoch++;
-    this.moves = [...this.moves, name];
-    this.redoStack = [];
+  play(cell) {
+    const info = this.info;
+    if (this.busy || !this.game || !this.humanToMove(info) || !info.valid) return;
+    const name = info.cell_names[cell];
+    if (!info.legal_moves.includes(name)) return;
+    // show the move at once; the server's answer (with the computer's reply) replaces it
+    const cells = [...info.cells];
+    cells[cell] = info.turn;
     this.lastCell = cell;
-    await this.refresh();
-    this.save();
+    const preview = { ...info, cells, legal_moves: [] };
+    const { id, ply } = this.game;
+    return this.change(() => api.play(id, name, ply), preview);
   }
 
-  async computerMove() {
-    const epoch = this.epoch;
-    this.thinking = true;
-    this.render();
-    try {
-      const answer = await api.move(this.info.position, this.setup.level, this.seed + this.moves.length);
-      if (epoch !== this.epoch) return;
-      this.epoch++;
-      this.moves = [...this.moves, answer.move];
-      this.lastCell = answer.cell;
-      this.info = answer.position;
-      this.hints = null;
-      this.thinking = false;
-      this.render();
-      this.save();
-      this.refreshHints();
-      if (!this.info.outcome) this.board.focus();
-    } catch (err) {
-      if (epoch !== this.epoch) return;
-      this.thinking = false;
-      this.error = `the computer could not move: ${err.message}`;
-      this.render();
-    }
+  undo() {
+    if (!this.canUndo()) return;
+    const { id, ply } = this.game;
+    return this.change(() => api.undo(id, ply));
+  }
+
+  redo() {
+    if (!this.canRedo()) return;
+    const { id, ply } = this.game;
+    return this.change(() => api.redo(id, ply));
   }
 
   canUndo() {
-    if (this.thinking) return false;
-    if (this.setup.mode !== "computer") return this.moves.length > 0;
-    // never undo into a position where the computer would simply move again
-    for (let n = this.moves.length - 1; n >= 0; n--) {
-      if (this.turnAfter(n) === this.setup.side) return true;
-    }
-    return false;
+    return !this.busy && !!this.game && this.game.can_undo;
   }
 
-  async undo() {
-    if (!this.canUndo()) return;
-    this.epoch++;
-    const moves = [...this.moves];
-    const redo = [...this.redoStack];
-    do {
-      redo.push(moves.pop());
-    } while (this.setup.mode === "computer" && moves.length && this.turnAfter(moves.length) !== this.setup.side);
-    this.moves = moves;
-    this.redoStack = redo;
-    this.lastCell = null;
-    this.thinking = false;
-    this.forkIfSaved();
-    await this.refresh();
-    this.save();
-  }
-
-  async redo() {
-    if (this.thinking || this.redoStack.length === 0) return;
-    this.epoch++;
-    const moves = [...this.moves];
-    const redo = [...this.redoStack];
-    do {
-      moves.push(redo.pop());
-    } while (this.setup.mode === "computer" && redo.length && this.turnAfter(moves.length) !== this.setup.side);
-    this.moves = moves;
-    this.redoStack = redo;
-    this.lastCell = null;
-    this.forkIfSaved();
-    await this.refresh();
-    if (this.info) this.lastCell = this.info.cell_names.indexOf(this.moves[this.moves.length - 1]);
-    this.render();
-    this.save();
-  }
-
-  forkIfSaved() {
-    // a finished game is kept as it was; playing on after an undo records a new game
-    if (this.saved) {
-      this.gameId = null;
-      this.saved = false;
-    }
+  canRedo() {
+    return !this.busy && !!this.game && this.game.can_redo;
   }
 
   async load(text) {
@@ -305,58 +307,24 @@ export class PlayView {
       this.showPositionError(`This position cannot arise in play: ${info.problems.join("; ")}`);
       return;
     }
+    if (info.outcome) {
+      this.showPositionError("The game is already over in this position.");
+      return;
+    }
     this.showPositionError("");
     this.start = info.position;
     this.setup.variant = info.variant.name;
-    if (!info.outcome) this.setup.side = info.turn;
+    this.setup.side = info.turn;
     this.writeSetup();
     await this.newGame();
-  }
-
-  // ---------------------------------------------------------------- saving
-  save() {
-    const moves = [...this.moves];
-    const epoch = this.epoch;
-    this.saving = this.saving.then(() => this.saveNow(moves, epoch)).catch(() => {});
-    return this.saving;
-  }
-
-  async saveNow(moves, epoch) {
-    if (moves.length === 0 && !this.gameId) return;
-    try {
-      let response;
-      if (this.gameId && !this.saved) {
-        try {
-          response = await api.updateGame(this.gameId, moves);
-        } catch (err) {
-          if (!(err instanceof ApiError) || (err.status !== 409 && err.status !== 404)) throw err;
-          this.gameId = null;
-        }
-      }
-      if (!response) {
-        if (this.saved) return;
-        response = await api.newGame(this.setup.variant, this.start, this.players(), moves);
-        this.gameId = response.id;
-      }
-      if (response.game.result) {
-        this.saved = true;
-        localStorage.removeItem(SAVED_GAME);
-        this.onFinished();
-      } else {
-        localStorage.setItem(SAVED_GAME, JSON.stringify({ id: this.gameId, seed: this.seed }));
-      }
-      if (epoch === this.epoch) this.el.hintNote.hidden = !this.hintNote;
-    } catch (err) {
-      this.el.hintNote.textContent = `The game could not be saved: ${err.message}`;
-      this.el.hintNote.hidden = false;
-    }
   }
 
   // ---------------------------------------------------------------- hints
   async refreshHints() {
     const info = this.info;
     this.hintNote = "";
-    if (!this.el.hints.checked || !info || info.outcome || !info.valid || this.isComputerTurn()) {
+    if (!this.el.hints.checked || this.busy || !info || info.outcome || !info.valid
+        || !this.humanToMove(info)) {
       if (this.hints) { this.hints = null; this.render(); }
       this.el.hintNote.hidden = true;
       return;
@@ -409,14 +377,16 @@ export class PlayView {
     const info = this.info;
     const el = this.el;
     if (info) {
-      const interactive = !this.thinking && !info.outcome && !this.isComputerTurn() && info.valid;
+      const interactive = !this.busy && !!this.game && this.humanToMove(info) && info.valid;
       this.board.render(info, { interactive, hints: this.hints, last: this.lastCell });
       if (document.activeElement !== el.positionText) el.positionText.value = info.position;
     }
     this.renderStatus();
     this.renderMoves();
+    el.gameNote.textContent = this.note;
+    el.gameNote.hidden = !this.note;
     el.undo.disabled = !this.canUndo();
-    el.redo.disabled = this.thinking || this.redoStack.length === 0;
+    el.redo.disabled = !this.canRedo();
   }
 
   renderStatus() {
@@ -429,9 +399,9 @@ export class PlayView {
       if (cls) status.classList.add(cls);
     };
     if (this.error) return say(this.error, "error");
-    if (!info) return say("Loading…");
+    if (!info) return say(this.busy ? "Starting a game…" : "Loading…");
     if (!info.valid) return say(`This position cannot arise in play: ${info.problems.join("; ")}`, "error");
-    if (info.outcome) {
+    if (info.outcome && !this.busy) {
       const line = info.winning_lines.length
         ? ` (${info.winning_lines[0].map((c) => info.cell_names[c]).join(" ")})` : "";
       if (info.outcome.result === "draw") return say("It's a draw.", "drawn");
@@ -442,7 +412,7 @@ export class PlayView {
       }
       return say(`${winner} wins${line}.`, "won");
     }
-    if (this.thinking) {
+    if (this.busy && this.setup.mode === "computer") {
       const spinner = document.createElement("span");
       spinner.className = "spinner";
       spinner.setAttribute("aria-hidden", "true");
@@ -464,7 +434,8 @@ export class PlayView {
   renderMoves() {
     const list = this.el.moves;
     list.replaceChildren();
-    const all = [...this.moves, ...[...this.redoStack].reverse()];
+    const played = this.game ? this.game.game.moves : [];
+    const all = this.game ? [...played, ...this.game.undone] : [];
     all.forEach((move, i) => {
       const li = document.createElement("li");
       const side = this.turnAfter(i);
@@ -477,9 +448,9 @@ export class PlayView {
       const m = document.createElement("span");
       m.textContent = move;
       li.append(n, s, m);
-      li.setAttribute("aria-label", `move ${i + 1}, ${side.toUpperCase()} ${spokenCell(move)}${i >= this.moves.length ? " (undone)" : ""}`);
-      if (i >= this.moves.length) li.classList.add("undone");
-      if (i === this.moves.length - 1) li.classList.add("current");
+      li.setAttribute("aria-label", `move ${i + 1}, ${side.toUpperCase()} ${spokenCell(move)}${i >= played.length ? " (undone)" : ""}`);
+      if (i >= played.length) li.classList.add("undone");
+      if (i === played.length - 1) li.classList.add("current");
       list.append(li);
     });
     this.el.noMoves.hidden = all.length > 0;

@@ -1,0 +1,54 @@
+"""The FastAPI dependencies of the routers: the engine service and the game store of the app
+that serves the request, and the parameters and error answers that several routes share."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi import Path as PathParam
+
+from tictactoe.web.models import ConflictResponse, ErrorResponse
+from tictactoe.web.service import Engine
+from tictactoe.web.store import GameStore
+
+
+async def get_engine(request: Request) -> Engine:
+    """The app's engine service (made by `tictactoe.web.app.create_app`)."""
+    engine: Engine = request.app.state.engine
+    return engine
+
+
+async def get_store(request: Request) -> GameStore:
+    """The app's game store."""
+    store: GameStore = request.app.state.store
+    return store
+
+
+EngineDep = Annotated[Engine, Depends(get_engine)]
+StoreDep = Annotated[GameStore, Depends(get_store)]
+
+GameId = Annotated[str, PathParam(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+                                  description="The secret id returned when the game was made.")]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": text}
+    for code, text in ((400, "The position, move, variant or player is not valid."),
+                       (413, "The request body is too large."),
+                       (422, "The request is malformed: bad JSON or a field of the wrong form."),
+                       (503, "The engine is busy; try again."))}
+GAME_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    404: {"model": ErrorResponse, "description": "No game has this id."},
+    409: {"model": ConflictResponse,
+          "description": "The request does not fit the game as it stands: it was made from an "
+                         "older state (another tab or window changed the game), the game is "
+                         "over, or there is nothing to undo or redo. The answer has the game "
+                         "as it stands."},
+    503: {"model": ErrorResponse,
+          "description": "The game storage is unavailable (the message says why), or the "
+                         "engine is busy. Positions and analysis still work."},
+}
+
+__all__ = ["ERRORS", "GAME_ERRORS", "EngineDep", "GameId", "StoreDep", "get_engine",
+           "get_store"]

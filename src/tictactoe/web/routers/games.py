@@ -1,0 +1,196 @@
+"""Routes about games: the server owns each game. A client sends its move with the game's
+change counter (``ply``); the server checks the move against the stored position, plays the
+computer's reply with the game's player and seed, and stores both in one transaction. A
+request made from an older state gets 409 with the game as it stands."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+
+from tictactoe.core.record import GameRecord
+from tictactoe.players.levels import LEVELS, PLAYER_NAMES
+from tictactoe.web.convert import check_players, game_info, game_state_json, score_info
+from tictactoe.web.deps import GAME_ERRORS, EngineDep, GameId, StoreDep
+from tictactoe.web.models import (
+    ChangeRequest,
+    ComputerMove,
+    GameState,
+    HistoryResponse,
+    LevelStats,
+    NewGameRequest,
+    PlayRequest,
+    UpdateGameRequest,
+)
+from tictactoe.web.pool import Priority
+from tictactoe.web.referee import (
+    HUMAN,
+    Play,
+    computer_to_move,
+    new_record,
+    redo,
+    undo,
+    with_human_move,
+)
+from tictactoe.web.service import Engine
+from tictactoe.web.store import GameConflictError, StalePlyError, StoredGame
+
+router = APIRouter(tags=["games"])
+
+_GAME = {"game_id": "$response.body#/id"}
+LINKS: dict[str, Any] = {
+    "GetGame": {"operationId": "get_game", "parameters": _GAME},
+    "PlayMove": {"operationId": "play_move", "parameters": _GAME,
+                 "requestBody": {"move": "$response.body#/position/legal_moves/0",
+                                 "ply": "$response.body#/ply"},
+                 "description": "Play the first legal move."},
+    "Undo": {"operationId": "undo_move", "parameters": _GAME,
+             "requestBody": {"ply": "$response.body#/ply"}},
+    "Redo": {"operationId": "redo_move", "parameters": _GAME,
+             "requestBody": {"ply": "$response.body#/ply"}},
+}
+"""OpenAPI links from each answer with a game to what can follow it (for clients and for
+stateful testing): the game's id and change counter carry over."""
+
+
+def _answer(status: int, text: str) -> dict[int | str, dict[str, Any]]:
+    return {**GAME_ERRORS, status: {"description": text, "links": LINKS}}
+
+
+def _check_ply(stored: StoredGame, ply: int) -> None:
+    if stored.ply != ply:
+        raise StalePlyError(f"this game has changed since ply {ply} (it is at ply {stored.ply})",
+                            stored)
+
+
+async def _computer_reply(engine: Engine, play: Play,
+                          seed: int) -> tuple[Play, ComputerMove | None]:
+    """The game after the computer's move, if it is the computer's turn."""
+    name = computer_to_move(play)
+    if name is None:
+        return play, None
+    cell, score = await engine.choose(play.board, name, seed + len(play.record.moves),
+                                      Priority.GAME)
+    move = play.board.move_name(cell)
+    return play.then(move), ComputerMove(
+        move=move, cell=cell, player=name, score=None if score is None else score_info(score))
+
+
+def _answer_with(engine: Engine, stored: StoredGame, play: Play,
+                 reply: ComputerMove | None = None, status: int = 200) -> Response:
+    return Response(game_state_json(stored, play, engine.info_json(play.board), reply),
+                    status, media_type="application/json")
+
+
+# The store's calls run on the event loop: with the write-ahead log a commit does not wait for
+# the disk (a few hundred microseconds), less than handing it to a thread and back costs when
+# the server is busy.
+
+@router.post("/api/games", response_model=GameState, status_code=201, operation_id="new_game",
+             responses=_answer(201, "The new game."))
+async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep) -> Response:
+    """Start a game on a board (``variant``) or from a ``position``. If the computer moves
+    first, its move is played at once. Keep the returned id: it is needed to play."""
+    players = check_players({"x": body.players.x, "o": body.players.o})
+    play = Play.of(new_record(body.variant, body.position, players, body.moves))
+    seed = secrets.randbelow(2**31) if body.seed is None else body.seed
+    play, reply = await _computer_reply(engine, play, seed)
+    _, stored = games.create(play.record, seed=seed, browser=body.browser)
+    return _answer_with(engine, stored, play, reply, 201)
+
+
+@router.get("/api/games/{game_id}", response_model=GameState, operation_id="get_game",
+            responses=GAME_ERRORS)
+async def get_game(game_id: GameId, games: StoreDep, engine: EngineDep) -> Response:
+    """A game as it stands, by its secret id."""
+    stored = games.get_stored(game_id)
+    return _answer_with(engine, stored, Play.of(stored.record))
+
+
+@router.post("/api/games/{game_id}/moves", response_model=GameState, operation_id="play_move",
+             responses=_answer(200, "The game after the move and the computer's reply."))
+async def play_move(game_id: GameId, body: PlayRequest, games: StoreDep,
+                    engine: EngineDep) -> Response:
+    """Play a human's move. Against the computer, the server plays its reply too; both are
+    stored in one transaction."""
+    current = games.get_stored(game_id)
+    _check_ply(current, body.ply)
+    play = with_human_move(current, Play.of(current.record), body.move)
+    play, reply = await _computer_reply(engine, play, current.seed)
+    stored = games.change(game_id, body.ply, play.record, ())
+    return _answer_with(engine, stored, play, reply)
+
+
+@router.post("/api/games/{game_id}/undo", response_model=GameState, operation_id="undo_move",
+             responses={**_answer(200, "The game with the moves taken back."),
+                        201: {"description": "The game was over: a new game that continues it "
+                                             "from before the last human move.",
+                              "model": GameState, "links": LINKS}})
+async def undo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
+                    engine: EngineDep) -> Response:
+    """Take back the last move, and against the computer every move back to the human's
+    previous turn. A finished game stays as it was: undo then starts a new game (201, with a
+    new id) that continues it from there."""
+    current = games.get_stored(game_id)
+    _check_ply(current, body.ply)
+    play, undone = undo(current, Play.of(current.record))
+    if current.record.result is not None:
+        _, stored = games.create(play.record, undone=undone, seed=current.seed,
+                                 browser=current.browser)
+        return _answer_with(engine, stored, play, status=201)
+    stored = games.change(game_id, body.ply, play.record, undone)
+    return _answer_with(engine, stored, play)
+
+
+@router.post("/api/games/{game_id}/redo", response_model=GameState, operation_id="redo_move",
+             responses=_answer(200, "The game with the moves played again."))
+async def redo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
+                    engine: EngineDep) -> Response:
+    """Play again what undo took back, up to the human's next turn."""
+    current = games.get_stored(game_id)
+    _check_ply(current, body.ply)
+    if current.record.result is not None:
+        raise GameConflictError("this game is over and saved; there is nothing to redo",
+                                current)
+    play, undone = redo(current, Play.of(current.record))
+    stored = games.change(game_id, body.ply, play.record, undone)
+    return _answer_with(engine, stored, play)
+
+
+@router.put("/api/games/{game_id}", response_model=GameState, operation_id="replace_moves",
+            responses=GAME_ERRORS)
+async def replace_moves(game_id: GameId, body: UpdateGameRequest, games: StoreDep,
+                        engine: EngineDep) -> Response:
+    """Replace every move of a game between two people (each checked). A game with a
+    computer player refuses it: there the server plays the computer's moves itself."""
+    current = games.get_stored(game_id)
+    _check_ply(current, body.ply)
+    if any(name != HUMAN for name in current.record.players.values()):
+        raise GameConflictError(
+            "this game has a computer player, so its moves cannot be replaced: send yours one "
+            "at a time to /moves, and the server plays the computer's", current)
+    record = GameRecord.from_moves(current.record.variant, body.moves,
+                                   start=current.record.start, players=current.record.players,
+                                   started=current.record.started)
+    stored = games.change(game_id, body.ply, record, ())
+    return _answer_with(engine, stored, Play.of(record))
+
+
+@router.get("/api/history", response_model=HistoryResponse, responses=GAME_ERRORS)
+async def history(
+        games: StoreDep, limit: Annotated[int, Query(ge=1, le=500)] = 100,
+        browser: Annotated[str | None, Query(
+            min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+            description="Only the games started with this browser id; absent: every game on "
+                        "this server.")] = None) -> HistoryResponse:
+    """Finished games, newest first, and the human's results against each computer opponent
+    (in games from the empty board)."""
+    finished = games.finished(limit, browser)
+    tally = games.results_by_opponent(browser)
+    order = {name: i for i, name in enumerate((*LEVELS, *PLAYER_NAMES))}
+    levels = [LevelStats(level=name, wins=w, draws=d, losses=lost)
+              for name, (w, d, lost) in sorted(tally.items(),
+                                               key=lambda kv: (order.get(kv[0], 99), kv[0]))]
+    return HistoryResponse(games=[game_info(g) for g in finished], levels=levels)

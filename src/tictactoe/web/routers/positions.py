@@ -1,0 +1,35 @@
+"""Routes about positions: the page's options and what a position is."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from tictactoe.players.levels import LEVELS
+from tictactoe.web.deps import ERRORS, EngineDep
+from tictactoe.web.models import ChoiceInfo, OptionsResponse, PositionInfo, PositionRequest
+
+VARIANTS = (("3x3", "3×3"), ("4x4", "4×4"), ("5x5k4", "5×5, four in a row"),
+            ("6x6k4", "6×6, four in a row"), ("4x4x4", "4×4×4 cube"))
+"""The boards the page offers, with their labels."""
+LEVEL_LABELS = {"easy": "Easy", "medium": "Medium", "hard": "Hard", "perfect": "Perfect"}
+
+router = APIRouter(tags=["positions"])
+
+
+@router.get("/api/options", response_model=OptionsResponse)
+async def options(engine: EngineDep) -> OptionsResponse:
+    """The variants and computer levels the page offers, and the engine bounds."""
+    return OptionsResponse(
+        variants=[ChoiceInfo(value=v, label=label) for v, label in VARIANTS],
+        levels=[ChoiceInfo(value=level, label=LEVEL_LABELS.get(level, level.title()))
+                for level in LEVELS],
+        limits={"nodes": engine.max_nodes, "seconds": engine.max_seconds},
+        ready=engine.ready.is_set())
+
+
+@router.post("/api/position", response_model=PositionInfo, responses=ERRORS)
+async def position(body: PositionRequest, engine: EngineDep) -> Response:
+    """A position's marks, legal moves, legality problems, outcome and winning lines,
+    after playing ``moves`` (if any) from it."""
+    answer = engine.position_answer(body.position, body.moves)
+    return Response(answer, media_type="application/json")
