@@ -23,7 +23,7 @@ from tictactoe.cli import app as cli_app
 from tictactoe.core import Position, Side
 from tictactoe.core.record import GameRecord
 from tictactoe.search.solver import solve
-from tictactoe.tui.app import game_from_record
+from tictactoe.tui.engine import game_from_record
 from tictactoe.tui.history import read_history
 from tictactoe.web.app import create_app
 from tictactoe.web.store import DATABASE_NAME, GameStore
