@@ -264,8 +264,8 @@ def check_disk(variant: Variant, spill: Path, workers: int, backend: str) -> Non
     guess = estimate(variant)
     free = free_disk(spill)
     if guess.disk_bytes > free:
-        hint = ("it needs a cluster: several machines sharing a larger folder (see the README, "
-                "--backend dask --address)") if backend == "local" else \
+        hint = ("it needs a cluster: several machines sharing a larger folder (see "
+                "docs/counting.md, --backend dask --address)") if backend == "local" else \
             "choose a larger shared folder with --spill"
         raise SpillError(
             f"{variant.name} needs about {human_bytes(guess.disk_bytes)} of disk for its "

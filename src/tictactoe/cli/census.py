@@ -210,7 +210,7 @@ def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None
             "; it also fits in memory (--backend memory)" if memory_ok else "")
     else:
         verdict = ("it needs a cluster: --backend dask --address tcp://HOST:8786 --spill "
-                   "SHARED_FOLDER (see the README)")
+                   "SHARED_FOLDER (see docs/counting.md)")
     console.print(verdict)
     console.print("(positions sampled, 20,000 fillings per ply; time at rates measured on a "
                   "2-core machine)")

@@ -50,7 +50,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("?", "this help"),
     ("q", "quit"),
 )
-"""Every key of the app, as shown by ``?`` and in the README."""
+"""Every key of the app, as shown by ``?`` and on the terminal app's docs page."""
 
 SIDE_WIDTH = 36
 """Columns of the side panel (players, moves, position) when the terminal has room."""

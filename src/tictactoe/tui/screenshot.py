@@ -1,4 +1,4 @@
-"""Save a screenshot of the terminal app as SVG (the picture in the README).
+"""Save a screenshot of the terminal app as SVG (the picture on the terminal app's docs page).
 
     python -m tictactoe.tui.screenshot docs/tui.svg
 
