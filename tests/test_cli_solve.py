@@ -132,7 +132,7 @@ def test_move() -> None:
     result = runner.invoke(app, ["move", "xx1/oo1/x2 o", "--player", "perfect", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == {"position": "xx1/oo1/x2 o", "move": "c2",
-                                         "score": {"kind": "win", "plies": 1}}
+                                         "score": {"kind": "win", "plies": 1}, "proven": True}
     result = runner.invoke(app, ["move", "3x3", "--player", "rules"])
     assert result.stdout == "b2\n"
     result = runner.invoke(app, ["move", "-", "--player", "heuristic", "--depth", "2",
@@ -153,7 +153,8 @@ def test_move_is_bounded_on_every_board_and_says_when_unproven() -> None:
     assert Position("4x4x4").parse_move(move) in Position("4x4x4").legal_moves()
     assert note.startswith("(unproven: heuristic")
     result = runner.invoke(app, ["move", "5x5k4", "--nodes", "2000", "--json"])
-    assert json.loads(result.stdout)["score"]["kind"] == "heuristic"
+    answer = json.loads(result.stdout)
+    assert answer["score"]["kind"] == "heuristic" and answer["proven"] is False
     result = runner.invoke(app, ["move", "xx1/oo1/3 x", "--seconds", "0.5"])
     assert result.stdout == "c1 (win in 1)\n"
 

@@ -76,8 +76,9 @@ def test_against_the_computer_undo_takes_both_plies() -> None:
     lines = out.splitlines()
     assert lines[0] == "3x3: you play X, perfect plays O. Type a move such as b2, or 'help'."
     reply = next(line for line in lines if line.startswith("O (perfect) plays "))
-    corner = reply.removeprefix("O (perfect) plays ").rstrip(".")
+    corner, value = reply.removeprefix("O (perfect) plays ").split(" ", 1)
     assert corner in {"a1", "c1", "a3", "c3"}  # the only replies to the centre that draw
+    assert value == "(proven: draw)."  # the perfect player says what its move is worth
     assert f"Took back {corner} b2." in lines
     assert lines[-1] == "Unfinished after 0 moves: X (you) to move."
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -91,6 +92,9 @@ async def test_full_game_against_perfect_by_keys_loses_and_shows_the_line() -> N
             await pilot.press(*arrows_to(board, target), "enter")
             await settle(pilot)
             assert app.game.position.mark_at(target) is Side.X
+            if not app.game.position.is_game_over():  # the reply says what it is worth
+                assert re.search(r"O played [a-c][1-3] \(proven: (win in \d+|draw)\)$",
+                                 app.status_text), app.status_text
         position = app.game.position
         assert position.winner() is Side.O  # perfect punishes the naive player
         line = position.winning_lines()[0]

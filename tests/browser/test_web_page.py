@@ -5,6 +5,7 @@ test-artifacts/."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,10 @@ def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
         before = marks(page)
         page.locator(".cell[aria-disabled=false]").first.click()
         page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {before}")
+        page.wait_for_function(f"({FINISHED}) || ({YOUR_TURN})")
+        if not page.evaluate(FINISHED):  # 3x3 is always solved: the reply says it is proven
+            reply = page.locator("#status .reply").inner_text()
+            assert re.search(r"\(proven: (win in \d+|draw) for it\)\.$", reply), reply
     page.wait_for_function(FINISHED)
     status = page.locator("#status").inner_text()
     assert status in ("It's a draw.",) or status.startswith("The computer wins"), status
@@ -143,6 +148,12 @@ def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
     assert len(tops) == 1, "the four layers sit side by side"
     page.click("[data-name='2:b3']")
     page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    page.wait_for_function("document.querySelector('#status .reply') !== null")
+    # the cube's opening is not proven within the server's bound, and the page says so
+    reply = page.locator("#status .reply").inner_text()
+    assert re.fullmatch(r" · The computer \(perfect\) played layer [1-4], [a-d][1-4] "
+                        r"\((proven: .+ for it|not proven, estimate [+-]?[\d.]+)\)\.",
+                        reply), reply
     assert page.locator("[data-name='2:b3']").get_attribute("aria-label") == "layer 2, b3, X"
     assert page.locator("#moves li").first.inner_text().split() == ["1.", "X", "2:b3"]
     shot(page, "cube")

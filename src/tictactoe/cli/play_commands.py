@@ -157,7 +157,8 @@ def move_command(
         name = pos.move_name(choice.move)
         if as_json:
             print(json.dumps({"position": pos.to_string(), "move": name,
-                              "score": choice.score.to_json() if choice.score else None}))
+                              "score": choice.score.to_json() if choice.score else None,
+                              "proven": choice.score is not None and choice.score.is_proven}))
         else:
             score = f" ({choice.score})" if choice.score is not None else ""
             if chooser.name == "perfect" and choice.score is not None \

@@ -25,7 +25,7 @@ from textual.widgets import Button, Footer, Header, Input, Static
 
 from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.core.record import GameRecord
-from tictactoe.players.base import Player
+from tictactoe.players.base import Choice, Player
 from tictactoe.search.score import Score
 from tictactoe.tui import engine
 from tictactoe.tui.board import BoardView, Hint, big_cells
@@ -291,20 +291,23 @@ class TicTacToeApp(App[None]):
         if player is None:
             return
         try:
-            cell = engine.computer_move(player, position, self.computer_seconds)
+            choice = engine.computer_move(player, position, self.computer_seconds)
         except TicTacToeError as err:
             self.call_from_thread(self._search_failed, generation,
                                   f"the computer cannot move: {err}")
             return
-        self.call_from_thread(self._computer_moved, generation, cell)
+        self.call_from_thread(self._computer_moved, generation, choice)
 
-    def _computer_moved(self, generation: int, cell: int) -> None:
+    def _computer_moved(self, generation: int, choice: Choice) -> None:
         if generation != self._generation:
             return
+        cell = choice.move
         name = self.game.position.move_name(cell)
         self.game.play(cell)
         self.board.cursor = cell
-        self._changed(f"{self.game.position.turn.other.name} played {name}")
+        value = engine.value_label(choice.score)
+        self._changed(f"{self.game.position.turn.other.name} played {name}"
+                      + (f" ({value})" if value else ""))
 
     def _search_failed(self, generation: int, error: str) -> None:
         if generation == self._generation:

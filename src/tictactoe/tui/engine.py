@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.core.record import GameRecord
-from tictactoe.players.base import Limit, Player
+from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
 from tictactoe.search.score import Draw, Loss, Score, Win
 from tictactoe.search.solver import solve
@@ -47,9 +47,26 @@ def make_computers(players: dict[Side, str], seed: int | None) -> dict[Side, Pla
 
 
 def computer_move(player: Player, position: Position,
-                  seconds: float = COMPUTER_SECONDS) -> int:
-    """The computer's move in this position (searching a copy)."""
-    return player.choose(position.copy(stack=False), Limit(seconds=seconds)).move
+                  seconds: float = COMPUTER_SECONDS) -> Choice:
+    """The computer's move in this position (searching a copy), with its value for the
+    computer if the player scores moves."""
+    return player.choose(position.copy(stack=False), Limit(seconds=seconds))
+
+
+def value_label(score: Score | None) -> str:
+    """What a computer's move is worth, saying whether that is proven: ``proven: win in 5``,
+    ``not proven: estimate +1.5``, or nothing for a player that does not score moves.
+
+    >>> from tictactoe.search.score import Draw, Heuristic
+    >>> value_label(Draw()), value_label(Heuristic(1.5)), value_label(None)
+    ('proven: draw', 'not proven: estimate +1.5', '')
+    """
+    if score is None:
+        return ""
+    if score.is_proven:
+        return f"proven: {score}"
+    value = getattr(score, "value", 0.0)
+    return f"not proven: estimate {value:+g}"
 
 
 def hint_scores(position: Position, seconds: float = HINT_SECONDS) -> dict[int, Score]:

@@ -93,10 +93,12 @@ class PlainGame:
         game = self.game
         while game.computer_to_move:
             side = game.position.turn
-            cell = engine.computer_move(self.computers[side], game.position,
-                                        self.computer_seconds)
-            game.play(cell)
-            self.say(f"{game.describe_side(side)} plays {game.position.move_name(cell)}.")
+            choice = engine.computer_move(self.computers[side], game.position,
+                                          self.computer_seconds)
+            game.play(choice.move)
+            value = engine.value_label(choice.score)
+            self.say(f"{game.describe_side(side)} plays {game.position.move_name(choice.move)}"
+                     + (f" ({value})." if value else "."))
             self.show()
 
     def handle(self, text: str) -> bool:

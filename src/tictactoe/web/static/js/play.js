@@ -22,6 +22,16 @@ function hintFor(score) {
   return { kind, text, short };
 }
 
+function replyText(reply) {
+  // what the computer's last move is worth, and whether that is proven or only an estimate
+  if (!reply) return "";
+  const where = spokenCell(reply.move);
+  if (!reply.score) return `The computer (${reply.player}) played ${where}.`;
+  const value = reply.score.kind === "heuristic"
+    ? `not proven, ${hintFor(reply.score).text}` : `proven: ${reply.score.text} for it`;
+  return `The computer (${reply.player}) played ${where} (${value}).`;
+}
+
 function readSaved() {
   try {
     const saved = JSON.parse(localStorage.getItem(SAVED_GAME) || "null");
@@ -155,6 +165,7 @@ export class PlayView {
 
   // ---------------------------------------------------------------- the server's answers
   adopt(state, note = "") {
+    this.reply = state.reply || null;
     this.game = state;
     this.info = state.position;
     this.note = note;
@@ -425,6 +436,12 @@ export class PlayView {
     if (this.setup.mode === "computer") {
       say("Your move: you are ");
       status.append(mark);
+      if (this.reply) {
+        const reply = document.createElement("span");
+        reply.className = "reply";
+        reply.textContent = ` · ${replyText(this.reply)}`;
+        status.append(reply);
+      }
     } else {
       status.append(mark);
       say(" to move");
