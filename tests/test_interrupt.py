@@ -11,6 +11,12 @@ import time
 import pytest
 
 
+def take_ctrl_c() -> None:
+    """In the child: take Ctrl-C as on a terminal, even when this test run ignores it (a
+    background job starts with SIGINT ignored, and Python keeps an ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 @pytest.mark.parametrize("args", [["9x4k4", "--threads", "1"], ["9x4k4", "--threads", "2"],
                                   ["7x7k5", "--value", "--threads", "1"],
@@ -19,7 +25,8 @@ def test_ctrl_c_stops_an_unlimited_compiled_solve(args: list[str]) -> None:
     code = "from tictactoe.cli import main; main()"
     with subprocess.Popen(
             [sys.executable, "-c", code, "solve", *args, "--seconds", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=take_ctrl_c) as process:
         try:
             time.sleep(5)  # past start-up and the kernel cache load: well into the search
             assert process.poll() is None, process.communicate()

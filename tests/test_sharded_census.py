@@ -85,6 +85,12 @@ def test_a_stopped_census_goes_on_from_the_last_finished_ply(tmp_path: Path) -> 
     assert _figures(full) == _figures(census_counts(v))
 
 
+def take_ctrl_c() -> None:
+    """In the child: take Ctrl-C as on a terminal, even when this test run ignores it (a
+    background job starts with SIGINT ignored, and Python keeps an ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 def test_ctrl_c_stops_and_the_same_command_goes_on(tmp_path: Path) -> None:
     spill = tmp_path / "spill"
@@ -92,7 +98,7 @@ def test_ctrl_c_stops_and_the_same_command_goes_on(tmp_path: Path) -> None:
                "--backend", "local", "--workers", "2", "--shards", "4", "--spill", str(spill),
                "--json"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as process:
+                          text=True, preexec_fn=take_ctrl_c) as process:
         try:
             deadline = time.monotonic() + 120
             while not (spill / "ply-07" / "complete.json").exists():
