@@ -280,6 +280,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown sections {unknown}: choose from {', '.join(SECTIONS)}")
     rows: list[Row] = []
+    loads: list[str] = []
     table = Table(title="Reliability of the web server", title_justify="left")
     for name in ("check", "run", "result"):
         table.add_column(name, overflow="fold")
@@ -287,7 +288,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ttt-reliability-") as folder:
         try:
             for name in chosen:
-                console.print(f"[bold]{name}[/] …")
+                loads.append(f"{name} {os.getloadavg()[0]:.1f}")
+                console.print(f"[bold]{name}[/] … (load average {os.getloadavg()[0]:.1f})")
                 for row in SECTIONS[name](args, Path(folder)):
                     table.add_row(*row)
                     rows.append(row)
@@ -295,8 +297,9 @@ def main() -> int:
         except KeyboardInterrupt:
             console.print("[yellow]stopped; the table so far:")
     console.print(table)
-    console.print(f"{os.cpu_count()} cores, load average at the end "
-                  f"{os.getloadavg()[0]:.1f}; {time.monotonic() - started:.0f} s")
+    console.print(f"{os.cpu_count()} cores; load average (1 minute) at the start of each "
+                  f"section: {', '.join(loads)}, at the end {os.getloadavg()[0]:.1f}; "
+                  f"{time.monotonic() - started:.0f} s")
     if args.markdown:
         print(markdown(rows))
     return 0
