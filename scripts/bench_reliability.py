@@ -44,6 +44,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from tictactoe.web import reliability
 from tictactoe.web.reliability import Server, percentile
@@ -170,14 +171,16 @@ def load(args: argparse.Namespace, work: Path) -> list[Row]:
         for _ in range(args.repeat):
             report = reliability.game_load(server.url, clients=args.clients,
                                            games=args.games, seconds=args.load_seconds)
-            runs.append((report.summary(), report.errors))
+            runs.append((report.summary(), report.errors,
+                         report.client_cpu / max(report.seconds, 1e-9)))
         rows.append((f"Load: {args.clients} clients play 3x3/4x4 against perfect "
                      f"(scripts/bench_web.py), × {len(runs)}",
                      f"req/s {spread([r[0][1] for r in runs])}, "
                      f"p50 {spread([r[0][2] for r in runs], 1)} ms, "
                      f"p99 {spread([r[0][3] for r in runs], 1)} ms",
                      f"errors {sum(r[1] for r in runs)} in "
-                     f"{sum(r[0][0] for r in runs):,} requests"))
+                     f"{sum(r[0][0] for r in runs):,} requests; the clients used "
+                     f"{statistics.median(r[2] for r in runs):.0%} of a core"))
         wrk = shutil.which("wrk")
         if wrk is None:
             rows.append(("Load: wrk", "wrk is not installed (apt-get install wrk)", "—"))
@@ -265,6 +268,8 @@ def main() -> int:
     parser.add_argument("--heavy", type=int, default=20)
     parser.add_argument("--mix-seconds", type=float, default=30.0)
     parser.add_argument("--positions", type=int, default=10_000)
+    parser.add_argument("--markdown", action="store_true",
+                        help="also print the table in Markdown (as in README.md)")
     args = parser.parse_args()
     if args.quick:
         args.crash_rounds, args.race_games, args.fuzz_examples = 3, 4, 20
@@ -274,6 +279,8 @@ def main() -> int:
     unknown = [name for name in chosen if name not in SECTIONS]
     if unknown:
         parser.error(f"unknown sections {unknown}: choose from {', '.join(SECTIONS)}")
+    rows: list[Row] = []
+    loads: list[str] = []
     table = Table(title="Reliability of the web server", title_justify="left")
     for name in ("check", "run", "result"):
         table.add_column(name, overflow="fold")
@@ -281,16 +288,37 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ttt-reliability-") as folder:
         try:
             for name in chosen:
-                console.print(f"[bold]{name}[/] …")
+                loads.append(f"{name} {os.getloadavg()[0]:.1f}")
+                console.print(f"[bold]{name}[/] … (load average {os.getloadavg()[0]:.1f})")
                 for row in SECTIONS[name](args, Path(folder)):
                     table.add_row(*row)
+                    rows.append(row)
                     console.print(" | ".join(row))
         except KeyboardInterrupt:
             console.print("[yellow]stopped; the table so far:")
     console.print(table)
-    console.print(f"{os.cpu_count()} cores, load average at the end "
-                  f"{os.getloadavg()[0]:.1f}; {time.monotonic() - started:.0f} s")
+    console.print(f"{os.cpu_count()} cores; load average (1 minute) at the start of each "
+                  f"section: {', '.join(loads)}, at the end {os.getloadavg()[0]:.1f}; "
+                  f"{time.monotonic() - started:.0f} s")
+    if args.markdown:
+        print(markdown(rows))
     return 0
+
+
+def markdown(rows: list[Row]) -> str:
+    """The table in Markdown, without the colours.
+
+    >>> print(markdown([("a", "b|c", "[red]d[/]")]))
+    | check | run | result |
+    |---|---|---|
+    | a | b\\|c | d |
+    """
+    def cell(text: str) -> str:
+        return Text.from_markup(text).plain.replace("|", "\\|")
+
+    lines = ["| check | run | result |", "|---|---|---|"]
+    lines += ["| " + " | ".join(cell(part) for part in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

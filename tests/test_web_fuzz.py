@@ -11,6 +11,7 @@ for the parsers) set much higher, and ``TICTACTOE_FUZZ_STATS`` naming a file for
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import tempfile
@@ -78,30 +79,55 @@ def test_no_server_errors(case: Any) -> None:
 GAMES = [{"variant": "3x3", "players": {"x": "human", "o": "perfect"}},
          {"variant": "4x4", "players": {"x": "easy", "o": "human"}},
          {"variant": "3x3", "players": {"x": "human", "o": "human"}},
-         {"position": "x3/4/4/3o o", "players": {"x": "human", "o": "random"}}]
+         {"position": "x3/4/4/3o x", "players": {"x": "human", "o": "random"}}]
 
 
 class GameSequences(schema.as_state_machine()):  # type: ignore[misc]
-    """Every other new game gets a real board and players (a random string is rarely a
-    board's name), so that the sequences reach the moves, undo and redo that follow it; the
-    other fields stay as generated. Which ones is decided by the generated body itself, so a
+    """Two new games in three get a real board and players (a random string is rarely a
+    board's name), and two changes in three go to a game of the sequence with its current ply
+    (and a legal move), so that the sequences go on into moves, undo and redo; the other
+    fields stay as generated. Which ones is decided by the generated body itself, so a
     sequence replays the same way."""
 
+    games: dict[str, Any]
+    """The last state answered for each game id in this sequence."""
+
+    def setup(self) -> None:
+        STATS["sequences"] += 1
+        self.games = {}
+
     def before_call(self, case: Any) -> None:
-        if case.operation.label == "POST /api/games" and isinstance(case.body, dict):
-            size = len(json.dumps(case.body, sort_keys=True, default=str))
-            if size % 2 == 0:
-                kept = {k: v for k, v in case.body.items() if k in ("seed", "browser")}
-                case.body = {**GAMES[size // 2 % len(GAMES)], **kept}
+        size = len(json.dumps(case.body, sort_keys=True, default=str))
+        if size % 3 == 0 or case.operation.method.upper() != "POST":
+            return  # as generated
+        body = case.body if isinstance(case.body, dict) else {}
+        if case.operation.label == "POST /api/games":
+            kept = {k: v for k, v in body.items() if k in ("seed", "browser")}
+            case.body = {**GAMES[size // 3 % len(GAMES)], **kept}
+            return
+        game_id = (case.path_parameters or {}).get("game_id")
+        if game_id is None or not self.games:
+            return
+        if str(game_id) not in self.games:
+            case.path_parameters["game_id"] = game_id = list(self.games)[-1]  # one that exists
+        # a change that fits the game as it stands, so that the sequence goes on into the
+        # game instead of stopping at a refused step
+        state = self.games[str(game_id)]
+        case.body = {**body, "ply": state["ply"]}
+        legal = state["position"]["legal_moves"]
+        if case.operation.label.endswith("/moves") and legal:
+            case.body["move"] = legal[size % len(legal)]
 
     def validate_response(self, response: Any, case: Any, additional_checks: Any = None,
                           **kwargs: Any) -> None:
         case.validate_response(response, checks=CHECKS)
 
-    def setup(self) -> None:
-        STATS["sequences"] += 1
-
     def after_call(self, response: Any, case: Any) -> None:
+        with contextlib.suppress(ValueError):
+            answer = response.json()
+            state = answer.get("state", answer) if isinstance(answer, dict) else None
+            if isinstance(state, dict) and isinstance(state.get("id"), str):
+                self.games[state["id"]] = state
         STATS["sequence steps"] += 1
         STATS[f"steps {case.operation.label} {response.status_code}"] += 1
 

@@ -106,6 +106,8 @@ class Server:
         workers = descendants(self.pid)
         self.process.kill()
         self.process.wait()
+        with contextlib.suppress(OSError):
+            self.log.unlink()
         return workers
 
     def stop(self) -> None:
