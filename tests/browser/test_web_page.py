@@ -151,7 +151,7 @@ def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
     page.wait_for_function("document.querySelector('#status .reply') !== null")
     # the cube's opening is not proven within the server's bound, and the page says so
     reply = page.locator("#status .reply").inner_text()
-    assert re.fullmatch(r" · The computer \(perfect\) played layer [1-4], [a-d][1-4] "
+    assert re.fullmatch(r"\s*· The computer \(perfect\) played layer [1-4], [a-d][1-4] "
                         r"\((proven: .+ for it|not proven, estimate [+-]?[\d.]+)\)\.",
                         reply), reply
     assert page.locator("[data-name='2:b3']").get_attribute("aria-label") == "layer 2, b3, X"
