@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba import njit, types
 from numba.extending import intrinsic
 
@@ -46,13 +46,13 @@ def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
 @njit(cache=True, inline="always")
 def popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
     """Number of set bits."""
-    return _ctpop(x)  # type: ignore[no-any-return]
+    return _ctpop(x)  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")
 def lowest(x: np.uint64) -> int:  # pragma: no cover - compiled
     """Index of the lowest set bit (64 for zero)."""
-    return _cttz(x)  # type: ignore[no-any-return]
+    return _cttz(x)  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")

@@ -39,9 +39,9 @@ import numpy as np
 from numba import njit
 
 from tictactoe.search.pn.bits import ONE, ZERO, lowest, popcount
-from tictactoe.search.pn.tss import FAIL, TSS_MISC, UNKNOWN, replay, scan, tss
+from tictactoe.search.pn.tss import TSS_MISC, replay, scan, tss
 
-INF = np.int64(1) << 60
+INF = 1 << 60
 """Proof number of a disproven node (and disproof number of a proven one)."""
 
 # misc (int64) slots after the threat search's
@@ -97,7 +97,7 @@ PN = 1
 DN = 2
 MASK = 3
 INFO = 4
-MASK_VALID = np.int64(1) << 8
+MASK_VALID = 1 << 8
 _WORK_SHIFT = 16
 _OR_SALT = np.uint64(0x6A09E667F3BCC909)
 
@@ -458,10 +458,7 @@ def _grow(total: int, x: int, mode: int, largest: int) -> int:  # pragma: no cov
     """Add a child's number to a sum (mode 0) or count it past the largest (mode 1)."""
     if x >= INF or total >= INF:
         return INF
-    if mode == 0:
-        s = total + x
-    else:
-        s = total + 1
+    s = total + x if mode == 0 else total + 1
     return min(s, INF - 1)
 
 
@@ -652,11 +649,11 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
     best_move = 0
     if is_or and pn == 0 and best >= 0:
         best_move = perm[g_node, buf[depth, B_CELL + best]] + 1
-    flags = np.int64(0)
+    flags = 0
     stored_mask = 0
     if not is_or:
         flags = MASK_VALID
-        stored_mask = np.int64(map_mask(mask, perm, g_node))
+        stored_mask = int(np.int64(map_mask(mask, perm, g_node)))
     tt_put(tt, key, pn, dn, stored_mask, done << _WORK_SHIFT | flags | best_move, misc)
     return pn, dn
 
@@ -701,7 +698,7 @@ def root_value(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: 
     """(pn, dn) of a root position by the checks done when a node is created, and for an
     OR root the threat search too: solved, or unsolved numbers for `search`."""
     if is_or:
-        p_threat, d_threat, _, _ = scan(p, d, full, lines)
+        p_threat, _, _, _ = scan(p, d, full, lines)
         if p_threat != ZERO:
             return 0, INF
         r = tss(p, d, 64, 0, full, lines, through, count, k, ttss, misc, seq)

@@ -66,9 +66,9 @@ def tt_probe(tt: np.ndarray, p: np.uint64, d: np.uint64) -> np.uint64:  # pragma
     """The data word of a position's entry, or 0."""
     r = _slot(p, d, tt.shape[0])
     if tt[r, 0] == p and tt[r, 1] == d and tt[r, 2] != ZERO:
-        return tt[r, 2]
+        return np.uint64(tt[r, 2])
     if tt[r, 3] == p and tt[r, 4] == d and tt[r, 5] != ZERO:
-        return tt[r, 5]
+        return np.uint64(tt[r, 5])
     return ZERO
 
 
