@@ -118,3 +118,21 @@ def test_ctrl_c_stops_ttt_prove_cleanly(tmp_path: Path) -> None:
     assert "interrupted" in err and "Traceback" not in err
     assert stopped_after < 5
     assert not target.exists()
+
+
+def test_ttt_solve_method_pn_agrees_with_ab_and_auto_picks_pn_on_the_cube() -> None:
+    for position in ("5x4k4", "x2/1o1/3 x", "xx1/oo1/x2 o", "6x5k4"):
+        pn = runner.invoke(app, ["solve", position, "--method", "pn", "--json"])
+        ab = runner.invoke(app, ["solve", position, "--method", "ab", "--json", "--value"])
+        assert pn.exit_code == ab.exit_code == 0, pn.output + ab.output
+        found, reference = json.loads(pn.stdout), json.loads(ab.stdout)
+        assert found["method"] == "pn" and found["proven"]
+        assert found["winner"] == reference["winner"]
+    cube = "xxo1/1o2/4/xo1x:4/4/1o2/4:4/1o2/4/4:1x2/4/4/4 x"
+    auto = runner.invoke(app, ["solve", cube, "--value", "--json"])
+    assert auto.exit_code == 0 and json.loads(auto.stdout)["method"] == "pn"
+    assert json.loads(auto.stdout)["winner"] == "x"
+    text = runner.invoke(app, ["solve", cube, "--value"])
+    assert "X wins (proof-number search" in text.stdout
+    refused = runner.invoke(app, ["solve", "3x3", "--method", "pn", "--moves"])
+    assert refused.exit_code == 2 and "value only" in refused.output
