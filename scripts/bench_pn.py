@@ -2,7 +2,7 @@
 positions (X to move) proven an X win, and, with ``--moves``, every dictionary move shown to
 keep the win. Prints the total time, the nodes and the rate, and the slowest positions.
 
-    python scripts/bench_pn.py [--moves] [--table-mb 256] [--limit N]
+    python scripts/bench_pn.py [--moves] [--table-mb 256] [--sample N] [--nodes N]
 
 Data: O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 1980.
 """
@@ -10,6 +10,7 @@ Data: O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 1980
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 
@@ -23,7 +24,8 @@ def main() -> int:
     parser.add_argument("--moves", action="store_true",
                         help="also prove each position after its dictionary move")
     parser.add_argument("--table-mb", type=float, default=256)
-    parser.add_argument("--limit", type=int, default=None, help="only the first N entries")
+    parser.add_argument("--sample", type=int, default=None,
+                        help="only N entries, a fixed random sample")
     parser.add_argument("--nodes", type=int, default=None,
                         help="df-pn nodes allowed per position (default: no limit)")
     args = parser.parse_args()
@@ -31,7 +33,10 @@ def main() -> int:
     if path is None:
         print("the dictionary file is not installed", file=sys.stderr)
         return 2
-    entries = list(load_dictionary(path).entries)[:args.limit]
+    entries = list(load_dictionary(path).entries)
+    if args.sample is not None:
+        entries = sorted(random.Random(1).sample(entries, min(args.sample, len(entries))),
+                         key=lambda e: e.line)
     search = PnSearch("4x4x4", table_mb=args.table_mb)
     search.prove(entries[0].position(), attacker=Side.X)  # compile before timing
     failures = 0
