@@ -142,3 +142,14 @@ def test_patashnik_positions_are_x_wins_and_their_moves_keep_the_win() -> None:
         assert search.prove(position, attacker=Side.X).outcome == "win", entry.line
         after = position.play(entry.move)
         assert search.prove(after, attacker=Side.X).outcome == "win", entry.line
+
+
+@pytest.mark.parametrize(("variant", "outcome"), [
+    ("4x4k3", "win"), ("6x5k4", "win"), ("4x4k4", "no-win"), ("3x3", "no-win"),
+])
+def test_proving_by_replies_agrees_with_one_search(variant: str, outcome: str) -> None:
+    parts: list[str] = []
+    search = PnSearch(variant, table_mb=8)
+    found = search.prove_by_replies(variant, report=lambda text, result: parts.append(text))
+    assert found.outcome == outcome == PnSearch(variant, table_mb=8).prove(variant).outcome
+    assert parts and all(Position(text).ply == 2 for text in parts)

@@ -136,3 +136,13 @@ def test_ttt_solve_method_pn_agrees_with_ab_and_auto_picks_pn_on_the_cube() -> N
     assert "X wins (proof-number search" in text.stdout
     refused = runner.invoke(app, ["solve", "3x3", "--method", "pn", "--moves"])
     assert refused.exit_code == 2 and "value only" in refused.output
+
+
+def test_a_proof_found_by_replies_is_accepted(tmp_path: Path) -> None:
+    target = tmp_path / "6x5k4.proof"
+    result = runner.invoke(app, ["prove", "6x5k4", "--by-replies", "--out", str(target),
+                                 "--json", "--table-mb", "16"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["search_nodes"] > figures["nodes"]  # the parts were searched first
+    assert check_proof(target).value == figures["value"] == "x"

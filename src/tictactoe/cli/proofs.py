@@ -65,6 +65,10 @@ def prove_command(
     = None,
     table_mb: Annotated[float, typer.Option(
         "--table-mb", min=1, help="Megabytes of the transposition table.")] = 1024,
+    by_replies: Annotated[bool, typer.Option(
+        "--by-replies", help="Seek the side to move's win two plies down first: each reply "
+                             "to each move proven on its own (for openings such as the "
+                             "empty cube).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
     = False,
 ) -> None:
@@ -94,17 +98,24 @@ def prove_command(
                                          "positions searched again")
 
         if out is None:
+            if by_replies:
+                first = search.prove_by_replies(root, nodes=nodes, seconds=seconds or None,
+                                                progress=progress)
+                figures["by_replies"] = {"outcome": first.outcome, "nodes": first.nodes,
+                                         "seconds": round(first.seconds, 3)}
             value = search.value(root, nodes=nodes, seconds=seconds or None,
                                  progress=progress)
         else:
             try:
                 written = write_pn_proof(root, out, nodes=nodes, seconds=seconds or None,
                                          progress=progress, write_progress=writing,
-                                         search=search)
+                                         search=search, by_replies=by_replies)
             except ProofUnavailableError as err:
                 raise fail(str(err), code=1) from None
             value = written.value
-            figures.update(file=str(out), bytes=out.stat().st_size,
+            figures.update(search_nodes=written.search_nodes,
+                           search_seconds=round(written.search_seconds, 3),
+                           file=str(out), bytes=out.stat().st_size,
                            lines=written.header.lines,
                            extract_seconds=round(written.extract_seconds, 3),
                            searched_again=written.researched)
@@ -120,8 +131,10 @@ def prove_command(
         if text is None:
             text = (f"unproven: stopped with root pn {_number(last.root_pn)}, "
                     f"dn {_number(last.root_dn)}")
-        console.print(f"{root.to_string()}: {text} ({value.nodes:,} nodes, "
-                      f"{value.seconds:.1f} s)", soft_wrap=True)
+        total = figures.get("search_nodes", value.nodes)
+        spent = figures.get("search_seconds", value.seconds)
+        console.print(f"{root.to_string()}: {text} ({total:,} nodes, {spent:.1f} s)",
+                      soft_wrap=True)
         if out is not None:
             console.print(f"proof: {out} ({figures['lines']:,} lines, "
                           f"{figures['bytes']:,} bytes); check it with "

@@ -572,11 +572,11 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
                     second = cpn
                 if mode == 0:
                     dn = _grow(dn, cdn, 0, 0)
-                else:
+                elif cdn > 0:  # mode 1 counts the children not disproven
                     largest = max(largest, cdn)
                     dn = _grow(dn, cdn, 1, 0)
             if mode == 1 and dn < INF and n > 0:
-                dn = min(largest + n - 1, INF - 1) if largest < INF else INF
+                dn = min(largest + dn - 1, INF - 1) if dn > 0 else 0
             if n == 0:
                 pn = INF
                 dn = 0
@@ -596,11 +596,11 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
                     second = cdn
                 if mode == 0:
                     pn = _grow(pn, cpn, 0, 0)
-                else:
+                elif cpn > 0:  # mode 1 counts the children not proven
                     largest = max(largest, cpn)
                     pn = _grow(pn, cpn, 1, 0)
             if mode == 1 and pn < INF and n > 0:
-                pn = min(largest + n - 1, INF - 1) if largest < INF else INF
+                pn = min(largest + pn - 1, INF - 1) if pn > 0 else 0
             if n == 0:
                 pn = 0
                 dn = INF

@@ -242,6 +242,61 @@ class PnSearch:
             raise failure[0]
         return result[0]
 
+    def prove_by_replies(self, position: Position | str, *, nodes: int | None = None,
+                         seconds: float | None = None, progress: Progress | None = None,
+                         report: Callable[[str, PnResult], None] | None = None) -> PnResult:
+        """Does the side to move win? Asked two plies down first: for each of its moves
+        (one per class under the position's symmetries, most lines through the cell
+        first), each reply of the other side (one per class) is proven on its own, sharing
+        this table; a move all of whose replies are won makes the root a win, which the
+        last search then reads from the table. A reply disproven rules its move out; a
+        limit ends the search (``unknown``). `report(position, result)` hears each part.
+
+        On the cube this proves positions that one search from the root does not reach in
+        the same time: the root's search spreads its effort over every first move."""
+        if isinstance(position, str):
+            position = Position(position)
+        started = time.perf_counter()
+        side = position.turn
+        total = 0
+
+        def left_seconds() -> float | None:
+            return None if seconds is None else max(0.0, seconds - (time.perf_counter()
+                                                                    - started))
+
+        def left_nodes() -> int | None:
+            return None if nodes is None else max(1, nodes - total)
+
+        for move in _classes(position):
+            after = position.play(move)
+            if after.is_game_over():
+                break  # the move completes a line: the root search sees it at once
+            refuted = False
+            for reply in _classes(after):
+                part = after.play(reply)
+                if part.is_game_over():
+                    refuted = True  # the reply completes a line for the defender
+                    break
+                result = self.prove(part, attacker=side, nodes=left_nodes(),
+                                    seconds=left_seconds(), progress=progress)
+                total += result.nodes
+                if report is not None:
+                    report(part.to_string(), result)
+                if result.outcome == "unknown":
+                    return PnResult(position.to_string(), side.symbol, "unknown", total,
+                                    time.perf_counter() - started, result.root_pn,
+                                    result.root_dn, result.stats)
+                if result.outcome == "no-win":
+                    refuted = True
+                    break
+            if not refuted:
+                break
+        final = self.prove(position, attacker=side, nodes=left_nodes(),
+                           seconds=left_seconds(), progress=progress)
+        return PnResult(final.position, final.attacker, final.outcome, total + final.nodes,
+                        time.perf_counter() - started, final.root_pn, final.root_dn,
+                        final.stats)
+
     def value(self, position: Position | str, *, nodes: int | None = None,
               seconds: float | None = None, progress: Progress | None = None) -> PnValue:
         """The game value by two questions (see the module's docstring); `nodes` and
@@ -263,6 +318,25 @@ class PnSearch:
                             seconds=left_seconds, progress=progress)
         value = {"win": mover.other.symbol, "no-win": "draw"}.get(second.outcome, "unknown")
         return PnValue(position.to_string(), value, (first, second))
+
+
+def _classes(position: Position) -> list[int]:
+    """The empty cells, one per class under the symmetries that fix the position, most
+    lines through the cell first (then by index)."""
+    from tictactoe.proof.threats import board_of, stabiliser
+
+    board = board_of(position.variant)
+    x, o = position.marks(Side.X), position.marks(Side.O)
+    symmetric = stabiliser(board, x, o)
+    covered = 0
+    out = []
+    for c in sorted(position.legal_moves(), key=lambda c: (-len(board.through[c]), c)):
+        if covered >> c & 1:
+            continue
+        out.append(c)
+        for perm in symmetric:
+            covered |= 1 << perm[c]
+    return out
 
 
 STAT_SLOTS = {"expanded": _k.EXPANDED, "tss_nodes": _t.TSS_NODES, "tss_calls": _t.TSS_CALLS,

@@ -74,6 +74,9 @@ class WrittenProof:
 
     header: Header
     value: PnValue
+    search_nodes: int
+    """Nodes of every search before the writing (with ``by_replies``, its parts too)."""
+    search_seconds: float
     extract_seconds: float
     researched: int
     research_nodes: int
@@ -236,15 +239,33 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
                    nodes: int | None = None, seconds: float | None = None,
                    table_mb: float = DEFAULT_TABLE_MB, progress: Progress | None = None,
                    write_progress: WriteProgress | None = None,
-                   search: PnSearch | None = None, **extra: Any) -> WrittenProof:
+                   search: PnSearch | None = None, by_replies: bool = False,
+                   **extra: Any) -> WrittenProof:
     """Prove a position's value by proof-number search and write the proof to `target` (a
     path, gzip if it ends in ``.gz``, or a binary file). `nodes` and `seconds` bound the
     search for the value; reading the strategy off afterwards is not bounded. Raises
-    `ProofUnavailableError` if a limit stopped the search first (nothing is written)."""
+    `ProofUnavailableError` if a limit stopped the search first (nothing is written).
+
+    With `by_replies`, the side to move's win is first sought two plies down
+    (`PnSearch.prove_by_replies`)."""
     if isinstance(position, str):
         position = Position(position)
     if search is None:
         search = PnSearch(position.variant, table_mb=table_mb)
+    started = time.perf_counter()
+    split_nodes = 0
+    if by_replies:
+        first = search.prove_by_replies(position, nodes=nodes, seconds=seconds,
+                                        progress=progress)
+        if first.outcome == "unknown":
+            raise ProofUnavailableError(
+                f"the search stopped before proving the value of {position.to_string()} "
+                f"({first.nodes:,} nodes, {first.seconds:.1f} s)")
+        split_nodes = first.nodes
+        if seconds is not None:
+            seconds = max(0.0, seconds - first.seconds)
+        if nodes is not None:
+            nodes = max(1, nodes - first.nodes)
     value = search.value(position, nodes=nodes, seconds=seconds, progress=progress)
     if not value.proven:
         last = value.questions[-1]
@@ -252,10 +273,11 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
             f"the search stopped before proving the value of {position.to_string()} "
             f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
             f"{last.root_pn:,}, disproof number {last.root_dn:,})")
+    search_seconds = time.perf_counter() - started
     started = time.perf_counter()
     extra.setdefault("generator", "tictactoe.search.pn")
-    extra.setdefault("search_nodes", value.nodes)
-    extra.setdefault("seconds", round(value.seconds, 3))
+    extra.setdefault("search_nodes", split_nodes + value.nodes)
+    extra.setdefault("seconds", round(search_seconds, 3))
     with ProofWriter(target, position=position, value=value.value, **extra) as writer:
         extractor = _Extractor(search, writer, write_progress)
         if value.value in ("x", "o"):
@@ -268,5 +290,6 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
             search.prove(position, attacker=asked.other, interruptible=False)
             extractor.section(position, asked, "hold")
     assert writer.header is not None
-    return WrittenProof(writer.header, value, time.perf_counter() - started,
+    return WrittenProof(writer.header, value, split_nodes + value.nodes, search_seconds,
+                        time.perf_counter() - started,
                         extractor.researched, extractor.research_nodes)
