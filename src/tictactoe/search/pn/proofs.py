@@ -173,11 +173,6 @@ class _Extractor:
                     ) -> None:
         writer = self.writer
         self.tick()
-        key = canonical_masks(self.variant, mine, theirs)
-        if key in seen:
-            writer.same(seen[key])
-            return
-        seen[key] = writer.next_line
         board = self.board
         empty = board.full & ~(mine | theirs)
         threats = threat_cells(board, mine, theirs) & empty
@@ -196,6 +191,13 @@ class _Extractor:
             if pairs is not None:
                 writer.pairing(pairs)
                 return
+        # leaves are cheaper to write than to look up; other positions met before (up to
+        # symmetry) refer back to the first
+        key = canonical_masks(self.variant, mine, theirs)
+        if key in seen:
+            writer.same(seen[key])
+            return
+        seen[key] = writer.next_line
         move = self.choose(mine, theirs, win)
         writer.move(move)
         self.opponent_node(mine | 1 << move, theirs, win, seen)
