@@ -40,8 +40,8 @@ from tictactoe.search.pn import tss as _t
 from tictactoe.search.pn.driver import DEFAULT_TABLE_MB, PnSearch, PnValue, Progress
 
 FIRST_BUDGET = 20_000
-"""Nodes of the first search again of a child whose table entry was lost; each later round
-multiplies it by 8."""
+"""Nodes of the first search again of a position whose proven child's entry was lost; each
+later round multiplies it by 8."""
 
 TSS_BUDGET = 200_000
 """Positions the kernel's threat search may visit at one of the winner's positions (the
@@ -122,10 +122,11 @@ class _Extractor:
         self.research_nodes += int(misc[_k.NODES])
         return int(pn), int(dn)
 
-    def threat_sequence(self, mine: int, theirs: int) -> list[int] | None:
+    def threat_sequence(self, mine: int, theirs: int, budget: int) -> list[int] | None:
+        """The kernel's threat sequence within `budget` positions (0: no limit)."""
         s = self.search
         t = s.t
-        r = _t.tss(np.uint64(mine), np.uint64(theirs), 64, TSS_BUDGET, t.full, t.lines,
+        r = _t.tss(np.uint64(mine), np.uint64(theirs), 64, budget, t.full, t.lines,
                    t.through, t.line_count, t.k, s.ttss, s.misc, self.seq)
         return None if r < 0 else [int(c) for c in self.seq[:r]]
 
@@ -153,20 +154,30 @@ class _Extractor:
         def done(pn: int, dn: int) -> bool:
             return pn == 0 if win else dn == 0
 
-        scored = []
-        for c in candidates:
-            pn, dn = self.probe(*child(c))
-            if done(pn, dn):
-                return c
-            number = pn if win else dn
-            scored.append((number if number >= 0 else 1 << 62, c))
-        scored.sort()
-        budget = FIRST_BUDGET
-        while True:
-            for _, c in scored:
-                if done(*self.solve(*child(c), nodes=budget)):
+        def proven_child() -> int | None:
+            for c in candidates:
+                if done(*self.probe(*child(c))):
                     return c
-            budget *= 8
+            return None
+
+        found = proven_child()
+        budget = FIRST_BUDGET
+        while found is None:
+            # the entry was overwritten: search this position again (df-pn picks among the
+            # children itself), then read the proven child off the table
+            if win:
+                self.solve(mine, theirs, True, nodes=budget)
+            else:
+                self.solve(theirs, mine, False, nodes=budget)
+            found = proven_child()
+            if found is None:
+                # solved without its children (a threat sequence, a pairing at the root):
+                # search the children one by one
+                for c in candidates:
+                    if done(*self.solve(*child(c), nodes=budget)):
+                        return c
+            budget = min(8 * budget, 1 << 60)
+        return found
 
     # ------------------------------------------------------------------ the tree
     def prover_node(self, mine: int, theirs: int, win: bool, seen: dict[tuple[int, int], int]
@@ -182,7 +193,10 @@ class _Extractor:
         if not empty:
             writer.end()
             return
-        sequence = self.threat_sequence(mine, theirs)
+        sequence = self.threat_sequence(mine, theirs, TSS_BUDGET)
+        if sequence is None and win and all(
+                self.probe(mine | 1 << c, theirs, False)[0] != 0 for c in cells_of(empty)):
+            sequence = self.threat_sequence(mine, theirs, 0)  # no move proven: search on
         if sequence is not None:
             writer.forced(sequence)
             return
