@@ -67,6 +67,26 @@ def lookup(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndar
     return tt[r, e + _k.PN], tt[r, e + _k.DN]
 
 
+@njit(cache=True)
+def lookup_images(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
+                  misc: np.ndarray, tt: np.ndarray, sym: np.ndarray) -> tuple[int, int]:
+    """Like `lookup`, but the first entry of any symmetric image of the position: beyond
+    the symmetric-key plies a position is stored under its own image's key, and the search
+    may have met another image of it (below a parent keyed by its symmetry class)."""
+    for g in range(sym.shape[0]):
+        pg = _k.transform(p, sym, g)
+        dg = _k.transform(d, sym, g)
+        key, _ = _k.root_key(pg, dg, is_or, zob, hv, misc)
+        e = _k.tt_find(tt, key)
+        if e >= 0:
+            r = _k._row(key, tt.shape[0])
+            pn = tt[r, e + _k.PN]
+            dn = tt[r, e + _k.DN]
+            if pn == 0 or dn == 0:
+                return pn, dn
+    return -1, -1
+
+
 @dataclass(frozen=True)
 class WrittenProof:
     """What `write_pn_proof` wrote: the header, the search that proved the value, and how
@@ -100,6 +120,13 @@ class _Extractor:
         s = self.search
         pn, dn = lookup(np.uint64(attacker), np.uint64(defender), attacker_to_move,
                         s.t.zobrist, s.hv, s.misc, s.tt)
+        return int(pn), int(dn)
+
+    def probe_images(self, attacker: int, defender: int, attacker_to_move: bool
+                     ) -> tuple[int, int]:
+        s = self.search
+        pn, dn = lookup_images(np.uint64(attacker), np.uint64(defender), attacker_to_move,
+                               s.t.zobrist, s.hv, s.misc, s.tt, s.t.bytes)
         return int(pn), int(dn)
 
     def solve(self, attacker: int, defender: int, attacker_to_move: bool,
@@ -158,6 +185,10 @@ class _Extractor:
             for c in candidates:
                 if done(*self.probe(*child(c))):
                     return c
+            if (mine | theirs).bit_count() + 1 > self.search.misc[_k.SYM_PLIES]:
+                for c in candidates:
+                    if done(*self.probe_images(*child(c))):
+                        return c
             return None
 
         found = proven_child()
