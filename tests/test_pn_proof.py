@@ -14,11 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
+
+import tictactoe.proof
 from typer.testing import CliRunner
 
 from tictactoe.cli import app
 from tictactoe.core import Position
-from tictactoe.proof import ProofCheckError, check_proof
+from tictactoe.proof import ProofCheckError, check_proof, read_header
 from tictactoe.search import solve_value
 from tictactoe.search.pn.proofs import ProofUnavailableError, write_pn_proof
 
@@ -146,3 +148,16 @@ def test_a_proof_found_by_replies_is_accepted(tmp_path: Path) -> None:
     figures = json.loads(result.stdout)
     assert figures["search_nodes"] > figures["nodes"]  # the parts were searched first
     assert check_proof(target).value == figures["value"] == "x"
+
+
+SHIPPED = Path(tictactoe.proof.__file__).resolve().parent / "reference" / "qubic.proof.gz"
+
+
+@pytest.mark.slow
+def test_the_shipped_qubic_proof_passes_the_checker() -> None:
+    """The first player wins 4x4x4 from the empty board: the shipped proof (about 15 s)."""
+    header = read_header(SHIPPED)
+    assert header.variant.name == "4x4x4" and header.value == "x"
+    assert Position(header.position) == Position("4x4x4")
+    stats = check_proof(SHIPPED)
+    assert stats.value == "x" and stats.lines == header.lines
