@@ -14,10 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-
-import tictactoe.proof
 from typer.testing import CliRunner
 
+import tictactoe.proof
 from tictactoe.cli import app
 from tictactoe.core import Position
 from tictactoe.proof import ProofCheckError, check_proof, read_header
