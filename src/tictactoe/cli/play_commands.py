@@ -63,6 +63,36 @@ class SolverEngine(StrEnum):
     python = "python"
 
 
+class SolveMethod(StrEnum):
+    auto = "auto"
+    ab = "ab"
+    pn = "pn"
+
+
+def pn_chosen(position: Position, value_only: bool) -> bool:
+    """``--method auto``: proof-number search for a value-only question on a 3-D board (the
+    cube), where it measured far faster than alpha-beta (README: "Proof-number search");
+    alpha-beta everywhere else, where it was as fast or faster and also gives distances."""
+    return value_only and len(position.variant.shape) == 3
+
+
+def _pn_json(position: Position, found: Any) -> dict[str, object]:
+    return {"position": position.to_string(), "method": "pn",
+            "winner": None if found.value == "unknown" else found.value,
+            "proven": found.proven, "nodes": found.nodes,
+            "seconds": round(found.seconds, 6)}
+
+
+def _pn_line(position: Position, found: Any, prefix: bool) -> str:
+    text = {"x": "X wins", "o": "O wins", "draw": "draw"}.get(found.value)
+    if text is None:
+        last = found.questions[-1]
+        text = (f"unproven (stopped after {found.nodes:,} nodes, {found.seconds:.1f} s; "
+                f"root proof number {last.root_pn:,}, disproof number {last.root_dn:,})")
+    text += " (proof-number search: the value, without distances)"
+    return f"{position.to_string()}: {text}" if prefix else text
+
+
 @app.command("solve")
 @reports_errors
 def solve_command(
@@ -87,6 +117,10 @@ def solve_command(
         min=1, help="Threads for a big board: scoring its moves, or racing two searches "
                     "for --value (default: one per core).")]
     = os.cpu_count() or 1,
+    method: Annotated[SolveMethod, typer.Option(
+        help="ab: alpha-beta (values, distances, best moves); pn: proof-number search (the "
+             "value only: who wins, or a draw); auto: pn for --value on the cube, else ab.")]
+    = SolveMethod.auto,
 ) -> None:
     """The winner with perfect play, the plies to the end, and the best moves.
 
@@ -95,6 +129,8 @@ def solve_command(
     """
     if value and moves:
         raise TicTacToeError("--value scores one best move only; it cannot go with --moves")
+    if method is SolveMethod.pn and moves:
+        raise TicTacToeError("--method pn proves the value only; it cannot go with --moves")
     def solver(pos: Position, **limits: Any) -> Solution:
         if value:
             return solve_value(pos, threads=threads, **limits)
@@ -102,6 +138,10 @@ def solve_command(
 
     for pos in positions_from(position):
         check_solvable(pos)
+        if method is SolveMethod.pn or (method is SolveMethod.auto
+                                        and pn_chosen(pos, value_only=value)):
+            _solve_pn(pos, nodes, seconds, as_json, prefix=position == "-")
+            continue
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
                 errors.is_terminal and position != "-" else _nothing():
             chosen = quickest_engine(pos) if engine is SolverEngine.auto else engine.value
@@ -111,6 +151,20 @@ def solve_command(
         else:
             console.print(_solve_line(pos, solution, moves, prefix=position == "-"),
                           soft_wrap=True)
+
+
+def _solve_pn(pos: Position, nodes: int | None, seconds: float, as_json: bool,
+              prefix: bool) -> None:
+    from tictactoe.search.pn import PnSearch
+
+    search = PnSearch(pos.variant, table_mb=256)
+    with errors.status(f"proving {pos.to_string()}", spinner="dots") if \
+            errors.is_terminal and not prefix else _nothing():
+        found = search.value(pos, nodes=nodes, seconds=seconds or None)
+    if as_json:
+        print(json.dumps(_pn_json(pos, found)))
+    else:
+        console.print(_pn_line(pos, found, prefix), soft_wrap=True)
 
 
 class _nothing:

@@ -1,4 +1,5 @@
-"""``ttt check-proof``: verify a proof file with the independent checker."""
+"""``ttt prove``: prove a value by proof-number search and write the proof; ``ttt
+check-proof``: verify a proof file with the independent checker."""
 
 from __future__ import annotations
 
@@ -48,3 +49,99 @@ def check_proof_command(
         print(json.dumps(dataclasses.asdict(stats)))
     else:
         console.print(stats.summary(), soft_wrap=True)
+
+
+@app.command("prove")
+@reports_errors
+def prove_command(
+    position: Annotated[str, typer.Argument(
+        help="A variant name (its empty board, e.g. 4x4x4) or a position string.")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Write the proof here (gzip if the name ends in .gz); without it, "
+                      "only the value is proven.")] = None,
+    seconds: Annotated[float, typer.Option(
+        min=0, help="Stop the search after S seconds (0: no limit).")] = 0,
+    nodes: Annotated[int | None, typer.Option(min=1, help="Stop after N search nodes.")]
+    = None,
+    table_mb: Annotated[float, typer.Option(
+        "--table-mb", min=1, help="Megabytes of the transposition table.")] = 1024,
+    by_replies: Annotated[bool, typer.Option(
+        "--by-replies", help="Seek the side to move's win two plies down first: each reply "
+                             "to each move proven on its own (for openings such as the "
+                             "empty cube).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
+    = False,
+) -> None:
+    """Prove the value of a position by proof-number search, and write the proof.
+
+    The search shows its nodes and the root's proof and disproof numbers as it runs, and
+    stops cleanly at the limit or on Ctrl-C (exit status 1 if stopped unproven, 130 on
+    Ctrl-C; no file is written then). The proof file is for `ttt check-proof`.
+    """
+    from tictactoe.core import Position
+    from tictactoe.search.pn import PnSearch
+    from tictactoe.search.pn.proofs import ProofUnavailableError, write_pn_proof
+
+    root = Position(position)
+    search = PnSearch(root.variant, table_mb=table_mb)
+    figures: dict[str, object] = {"position": root.to_string()}
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
+                  transient=True, disable=not errors.is_terminal) as bar:
+        task = bar.add_task("proving", total=None)
+
+        def progress(done: int, pn: int, dn: int, elapsed: float) -> None:
+            bar.update(task, description=f"proving {root.to_string()}: {done:,} nodes, "
+                                         f"root pn {_number(pn)} dn {_number(dn)}")
+
+        def writing(lines: int, again: int) -> None:
+            bar.update(task, description=f"writing the proof: {lines:,} lines, {again:,} "
+                                         "positions searched again")
+
+        if out is None:
+            if by_replies:
+                first = search.prove_by_replies(root, nodes=nodes, seconds=seconds or None,
+                                                progress=progress)
+                figures["by_replies"] = {"outcome": first.outcome, "nodes": first.nodes,
+                                         "seconds": round(first.seconds, 3)}
+            value = search.value(root, nodes=nodes, seconds=seconds or None,
+                                 progress=progress)
+        else:
+            try:
+                written = write_pn_proof(root, out, nodes=nodes, seconds=seconds or None,
+                                         progress=progress, write_progress=writing,
+                                         search=search, by_replies=by_replies)
+            except ProofUnavailableError as err:
+                raise fail(str(err), code=1) from None
+            value = written.value
+            figures.update(search_nodes=written.search_nodes,
+                           search_seconds=round(written.search_seconds, 3),
+                           file=str(out), bytes=out.stat().st_size,
+                           lines=written.header.lines,
+                           extract_seconds=round(written.extract_seconds, 3),
+                           searched_again=written.researched)
+    figures.update(value=value.value, nodes=value.nodes, seconds=round(value.seconds, 3),
+                   questions=[{"attacker": q.attacker, "outcome": q.outcome,
+                               "nodes": q.nodes, "root_pn": q.root_pn, "root_dn": q.root_dn}
+                              for q in value.questions])
+    if as_json:
+        print(json.dumps(figures))
+    else:
+        text = {"x": "X wins", "o": "O wins", "draw": "a draw"}.get(value.value)
+        last = value.questions[-1]
+        if text is None:
+            text = (f"unproven: stopped with root pn {_number(last.root_pn)}, "
+                    f"dn {_number(last.root_dn)}")
+        total = figures.get("search_nodes", value.nodes)
+        spent = figures.get("search_seconds", value.seconds)
+        console.print(f"{root.to_string()}: {text} ({total:,} nodes, {spent:.1f} s)",
+                      soft_wrap=True)
+        if out is not None:
+            console.print(f"proof: {out} ({figures['lines']:,} lines, "
+                          f"{figures['bytes']:,} bytes); check it with "
+                          f"ttt check-proof {out}", soft_wrap=True)
+    if not value.proven:
+        raise typer.Exit(1)
+
+
+def _number(n: int) -> str:
+    return "inf" if n >= 1 << 60 else f"{n:,}"

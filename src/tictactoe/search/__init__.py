@@ -1,4 +1,5 @@
-"""Search: scores, solutions, the readable solver, the compiled kernels and their driver.
+"""Search: scores, solutions, the readable solver, the compiled kernels and their driver, and
+proof-number search (`tictactoe.search.pn`).
 
 Nothing here imports the compiled kernels until a search needs them, so importing this
 package is quick.

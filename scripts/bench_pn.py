@@ -1,0 +1,74 @@
+"""Benchmark proof-number search on Patashnik's Qubic dictionary: every one of its 2,929
+positions (X to move) proven an X win, and, with ``--moves``, every dictionary move shown to
+keep the win. Prints the total time, the nodes and the rate, and the slowest positions.
+
+    python scripts/bench_pn.py [--moves] [--table-mb 256] [--sample N] [--nodes N]
+
+Data: O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 1980.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+from tictactoe.core import Side
+from tictactoe.proof.patashnik import find_dictionary, load_dictionary
+from tictactoe.search.pn import PnSearch
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", action="store_true",
+                        help="also prove each position after its dictionary move")
+    parser.add_argument("--table-mb", type=float, default=256)
+    parser.add_argument("--sample", type=int, default=None,
+                        help="only N entries, a fixed random sample")
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="df-pn nodes allowed per position (default: no limit)")
+    args = parser.parse_args()
+    path = find_dictionary()
+    if path is None:
+        print("the dictionary file is not installed", file=sys.stderr)
+        return 2
+    entries = list(load_dictionary(path).entries)
+    if args.sample is not None:
+        entries = sorted(random.Random(1).sample(entries, min(args.sample, len(entries))),
+                         key=lambda e: e.line)
+    search = PnSearch("4x4x4", table_mb=args.table_mb)
+    search.prove(entries[0].position(), attacker=Side.X)  # compile before timing
+    failures = 0
+    nodes = 0
+    timings: list[tuple[float, int, str]] = []
+    started = time.perf_counter()
+    for number, entry in enumerate(entries, start=1):
+        if number % 250 == 0:
+            print(f"  {number:,} entries, {time.perf_counter() - started:.1f} s", flush=True)
+        position = entry.position()
+        targets = [position]
+        if args.moves:
+            targets.append(position.play(entry.move))
+        for target in targets:
+            result = search.prove(target, attacker=Side.X, nodes=args.nodes,
+                                   interruptible=False)
+            nodes += result.nodes
+            timings.append((result.seconds, result.nodes, target.to_string()))
+            if result.outcome != "win":
+                failures += 1
+                print(f"line {entry.line}: {target.to_string()}: {result.outcome} "
+                      f"({result.nodes:,} nodes)", flush=True)
+    elapsed = time.perf_counter() - started
+    print(f"{len(timings):,} positions proven X wins: {len(timings) - failures:,}; "
+          f"failures: {failures}")
+    print(f"total {elapsed:.2f} s, {nodes:,} df-pn nodes, {nodes / elapsed:,.0f} nodes/s, "
+          f"mean {1000 * elapsed / len(timings):.2f} ms per position")
+    timings.sort(reverse=True)
+    for seconds, n, text in timings[:5]:
+        print(f"  slowest: {seconds:.3f} s {n:,} nodes  {text}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

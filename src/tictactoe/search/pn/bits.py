@@ -1,0 +1,61 @@
+"""Bit tricks on ``uint64`` boards for the compiled kernels.
+
+`popcount` and `lowest` compile to single machine instructions (LLVM's ``ctpop`` and
+``cttz``). Every board constant is a ``np.uint64``: mixing one with a signed integer makes
+numba compute in float64.
+
+>>> import numpy as np
+>>> int(popcount(np.uint64(0b1011))), int(lowest(np.uint64(0b1000)))
+(3, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from llvmlite import ir  # type: ignore[import-untyped]
+from numba import njit, types
+from numba.extending import intrinsic
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@intrinsic
+def _ctpop(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
+    sig = types.int64(types.uint64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
+    sig = types.int64(types.uint64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
+    """Number of set bits."""
+    return _ctpop(x)  # type: ignore[call-arg]
+
+
+@njit(cache=True, inline="always")
+def lowest(x: np.uint64) -> int:  # pragma: no cover - compiled
+    """Index of the lowest set bit (64 for zero)."""
+    return _cttz(x)  # type: ignore[call-arg]
+
+
+@njit(cache=True, inline="always")
+def bit(cell: int) -> np.uint64:  # pragma: no cover - compiled
+    """The mask of one cell."""
+    return ONE << np.uint64(cell)

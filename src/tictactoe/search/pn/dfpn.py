@@ -1,0 +1,712 @@
+"""Depth-first proof-number search (df-pn) with threat-space search, compiled with numba.
+
+The question is "does the attacker win?": an AND/OR tree whose OR nodes have the attacker
+to move and whose AND nodes have the defender to move. A draw or a loss disproves it.
+A position is two ``uint64`` masks, ``p`` (the attacker's marks) and ``d`` (the
+defender's), and whose turn it is.
+
+* **Threat-space search.** An OR node is proven when the attacker wins by a threat
+  sequence (`tss`). At an AND node, the attacker's threat search after a defender "pass"
+  restricts the defender: a reply after which the same sequence still wins (replayed, in
+  time linear in its length) or another threat sequence wins is proven at once, and only
+  the other replies become children. If the pass loses the threat search, no reply can
+  win it back (an extra defender mark never helps the attacker), so the children skip it.
+* **Initial numbers.** A new AND node gets the threat search after a pass at once: its
+  proof number is the count of the defender's replies that can matter (the sequence's
+  cells, its final threats and the defender's threat-making moves), or the number of
+  empty cells without a sequence; its disproof number is 1. A new OR node gets a proof
+  number of ``OR_PN`` and a disproof number of its move count.
+* **Disproof cuts.** A side to move with two threats wins; an attacker with no open line,
+  or whose open lines the defender can pair off (two empty cells per line, none used
+  twice: a bipartite matching), cannot win.
+* **Transpositions and symmetry.** A transposition table of proof and disproof numbers,
+  keyed by a hash that is the same for every symmetric image of a position (the least of
+  the hashes of its images, kept incrementally per symmetry) within ``SYM_PLIES`` marks,
+  and by the plain hash beyond. At nodes within ``SYM_PLIES``, moves equivalent under
+  the position's own symmetries are searched once.
+* **Thresholds.** Nagai's df-pn with Pawlewicz and Lew's 1+epsilon trick: a child's
+  threshold is the second-best number times (1 + epsilon), not plus one.
+
+Table entries are five ``int64`` words (hash, pn, dn, mask, info) in buckets of four; a new
+entry replaces the one with the smallest subtree. ``mask`` holds an expanded AND node's
+children (the defender replies not proven by a threat sequence), ``info`` the best move,
+flags and the subtree size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tictactoe.search.pn.bits import ONE, ZERO, lowest, popcount
+from tictactoe.search.pn.tss import TSS_MISC, replay, scan, tss
+
+INF = 1 << 60
+"""Proof number of a disproven node (and disproof number of a proven one)."""
+
+# misc (int64) slots after the threat search's
+NODES = TSS_MISC
+"""Calls of `mid` so far."""
+LIMIT = TSS_MISC + 1
+"""The search stops when ``NODES`` passes this (the main thread zeroes it to stop)."""
+ABORTED = TSS_MISC + 2
+ROOT_PN = TSS_MISC + 3
+ROOT_DN = TSS_MISC + 4
+EPSILON = TSS_MISC + 5
+"""1 + epsilon, in 1/1024 units: a child's threshold is ``(second * EPSILON >> 10) + 1``."""
+SYM_PLIES = TSS_MISC + 6
+"""Positions with at most this many marks are keyed by their symmetry class."""
+EAGER = TSS_MISC + 7
+"""Whether a new AND node gets its threat search at once (1) or when expanded (0)."""
+EVAL_BUDGET = TSS_MISC + 8
+"""Positions each threat search may visit when a node is created."""
+EXPAND_BUDGET = TSS_MISC + 9
+"""Positions each threat search may visit when an AND node is expanded."""
+PAIRING = TSS_MISC + 10
+OR_PN = TSS_MISC + 11
+"""Initial proof number of an OR node."""
+SUM_MODE = TSS_MISC + 12
+"""How an OR node adds its children's disproof numbers (and an AND node their proof
+numbers): 0 the sum, 1 the largest plus the count of the others."""
+EXPANDED = TSS_MISC + 13
+"""Nodes expanded (children generated)."""
+REPLAYED = TSS_MISC + 14
+"""Defender replies proven by replaying the sequence after a pass."""
+RESEARCHED = TSS_MISC + 15
+"""Defender replies proven by a new threat search."""
+KEPT = TSS_MISC + 16
+"""Defender replies kept as children of expanded AND nodes."""
+TT_STORES = TSS_MISC + 17
+TT_REPLACED = TSS_MISC + 18
+"""Entries of searched nodes (subtree size above 0) overwritten by others."""
+PAIR_CUTS = TSS_MISC + 19
+TSS_EVALS = TSS_MISC + 20
+MAX_DEPTH = TSS_MISC + 21
+"""Deepest node reached."""
+AND_PN = TSS_MISC + 22
+"""Initial proof number of an AND node without a threat sequence after a pass, in units of
+one empty cell / 4."""
+MISC_SIZE = TSS_MISC + 32
+
+# the table
+ENTRY = 5
+BUCKET = 4
+ROW = ENTRY * BUCKET
+HASH = 0
+PN = 1
+DN = 2
+MASK = 3
+INFO = 4
+MASK_VALID = 1 << 8
+_WORK_SHIFT = 16
+_OR_SALT = np.uint64(0x6A09E667F3BCC909)
+
+# per-depth buffers (int64): the children's cells, hashes, symmetries, pn and dn
+B_CELL = 0
+B_KEY = 64
+B_SYM = 128
+B_PN = 192
+B_DN = 256
+BUF_WIDTH = 320
+MAX_PLY = 66
+
+
+# --------------------------------------------------------------------------- table
+@njit(cache=True, inline="always")
+def _row(key: np.uint64, rows: int) -> int:  # pragma: no cover - compiled
+    return int((key ^ (key >> np.uint64(31))) & np.uint64(rows - 1))
+
+
+@njit(cache=True)
+def tt_find(tt: np.ndarray, key: np.uint64) -> int:  # pragma: no cover - compiled
+    """The column of a position's entry in its row (the row is `_row`), or -1."""
+    r = _row(key, tt.shape[0])
+    k = np.int64(key)
+    for e in range(0, ROW, ENTRY):
+        if tt[r, e + HASH] == k and tt[r, e + PN] | tt[r, e + DN] != 0:
+            return e
+    return -1
+
+
+@njit(cache=True)
+def tt_put(tt: np.ndarray, key: np.uint64, pn: int, dn: int, mask: int, info: int,
+           misc: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Store an entry, over the same position's or else the smallest subtree's."""
+    r = _row(key, tt.shape[0])
+    k = np.int64(key)
+    target = -1
+    smallest = np.int64(1) << 62
+    for e in range(0, ROW, ENTRY):
+        if tt[r, e + HASH] == k or tt[r, e + PN] | tt[r, e + DN] == 0:
+            target = e
+            break
+        w = tt[r, e + INFO] >> _WORK_SHIFT
+        if tt[r, e + PN] == 0 or tt[r, e + DN] == 0:
+            w += 1 << 20  # keep solved nodes over unsolved ones of a similar size
+        if w < smallest:
+            smallest = w
+            target = e
+    misc[TT_STORES] += 1
+    if tt[r, target + HASH] != k and tt[r, target + INFO] >> _WORK_SHIFT > 0 \
+            and tt[r, target + PN] | tt[r, target + DN] != 0:
+        misc[TT_REPLACED] += 1
+    tt[r, target + HASH] = k
+    tt[r, target + PN] = pn
+    tt[r, target + DN] = dn
+    tt[r, target + MASK] = mask
+    tt[r, target + INFO] = info
+
+
+@njit(cache=True, nogil=True)
+def zero_table(tt: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Write zeros over a table (every page, outside the interpreter lock)."""
+    for r in range(tt.shape[0]):
+        for c in range(tt.shape[1]):
+            tt[r, c] = 0
+
+
+# --------------------------------------------------------------------------- symmetry
+@njit(cache=True)
+def hashes(p: np.uint64, d: np.uint64, zob: np.ndarray,
+           out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The hash of every symmetric image of (p, d) into ``out``."""
+    for g in range(zob.shape[0]):
+        h = ZERO
+        rest = p
+        while rest != ZERO:
+            c = lowest(rest)
+            rest &= rest - ONE
+            h ^= zob[g, c, 0]
+        rest = d
+        while rest != ZERO:
+            c = lowest(rest)
+            rest &= rest - ONE
+            h ^= zob[g, c, 1]
+        out[g] = h
+
+
+@njit(cache=True, inline="always")
+def child_key(hv: np.ndarray, depth: int, zob: np.ndarray, c: int, side: int,
+              nsym: int) -> tuple[np.uint64, int]:  # pragma: no cover - compiled
+    """The least hash over the first ``nsym`` symmetries after a mark on ``c``, and the
+    symmetry that gives it."""
+    best = hv[depth, 0] ^ zob[0, c, side]
+    g_best = 0
+    for g in range(1, nsym):
+        h = hv[depth, g] ^ zob[g, c, side]
+        if h < best:
+            best = h
+            g_best = g
+    return best, g_best
+
+
+@njit(cache=True, inline="always")
+def map_mask(mask: np.uint64, perm: np.ndarray, g: int) -> np.uint64:  # pragma: no cover
+    """The image of a mask of cells under the permutation ``perm[g]``."""
+    if g == 0:
+        return mask
+    out = ZERO
+    while mask != ZERO:
+        c = lowest(mask)
+        mask &= mask - ONE
+        out |= ONE << np.uint64(perm[g, c])
+    return out
+
+
+@njit(cache=True)
+def transform(mask: np.uint64, sym: np.ndarray, g: int) -> np.uint64:  # pragma: no cover
+    """Symmetry ``g``'s image of a mask, by byte tables."""
+    out = ZERO
+    for chunk in range(sym.shape[1]):
+        out |= sym[g, chunk, np.int64((mask >> np.uint64(8 * chunk)) & np.uint64(0xFF))]
+    return out
+
+
+@njit(cache=True)
+def orbit_representatives(cells: np.uint64, p: np.uint64, d: np.uint64, hv: np.ndarray,
+                          depth: int, nsym: int, perm: np.ndarray,
+                          sym: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """The cells of ``cells`` that are the least of their orbit under the symmetries that
+    map (p, d) onto itself (found by equal hashes, then checked exactly)."""
+    for g in range(1, nsym):
+        if hv[depth, g] != hv[depth, 0]:
+            continue
+        if transform(p, sym, g) != p or transform(d, sym, g) != d:
+            continue
+        rest = cells
+        while rest != ZERO:
+            c = lowest(rest)
+            rest &= rest - ONE
+            if perm[g, c] < c:
+                cells &= ~(ONE << np.uint64(c))
+    return cells
+
+
+# --------------------------------------------------------------------------- pairing
+@njit(cache=True)
+def pairing(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
+            work: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether the defender can pair off the attacker's open lines: two empty cells for
+    each line without a defender mark, no cell used twice (a bipartite matching, each line
+    two single slots, grown by augmenting paths). Then the attacker never completes a line:
+    the defender answers a move on one cell of a pair with the other.
+
+    ``work`` is scratch space of at least ``4 * 2 * lines + 64`` words."""
+    empty = full & ~(p | d)
+    nl = 0
+    for i in range(lines.shape[0]):
+        line = lines[i]
+        if line & d == ZERO:
+            e = line & empty
+            if e & (e - ONE) == ZERO:  # a threat (or a full line): no pair to answer it
+                return False
+            work[nl] = i
+            nl += 1
+    if 2 * nl > popcount(empty):
+        return False
+    slots = 2 * nl
+    owner = work[slots:slots + 64]  # cell -> slot
+    held = work[slots + 64:2 * slots + 64]  # slot -> cell
+    parent = work[2 * slots + 64:3 * slots + 64]
+    queue = work[3 * slots + 64:4 * slots + 64]
+    # slot s is one of the two of line work[s // 2]
+    for c in range(64):
+        owner[c] = -1
+    for s in range(slots):
+        held[s] = -1
+    for start in range(slots):
+        queue[0] = start
+        parent[start] = -1
+        head = 0
+        tail = 1
+        visited = ZERO
+        found = False
+        while head < tail and not found:
+            u = queue[head]
+            head += 1
+            cells = lines[work[u // 2]] & empty & ~visited
+            while cells != ZERO:
+                c = lowest(cells)
+                cells &= cells - ONE
+                visited |= ONE << np.uint64(c)
+                w = owner[c]
+                if w < 0:  # free: u takes c, and each slot on the path passes its cell on
+                    slot = u
+                    cell = c
+                    while slot >= 0:
+                        previous = held[slot]
+                        held[slot] = cell
+                        owner[cell] = slot
+                        cell = previous
+                        slot = parent[slot]
+                    found = True
+                    break
+                parent[w] = u
+                queue[tail] = w
+                tail += 1
+        if not found:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- evaluation
+@njit(cache=True)
+def open_info(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
+              k: int) -> tuple[int, np.uint64]:  # pragma: no cover - compiled
+    """The attacker's open lines (no defender mark) and the defender's threat-making cells
+    (on its lines two marks short with no attacker mark)."""
+    empty = full & ~(p | d)
+    n_open = 0
+    d_make = ZERO
+    for i in range(lines.shape[0]):
+        line = lines[i]
+        if line & d == ZERO:
+            n_open += 1
+        elif line & p == ZERO:
+            e = line & empty
+            if popcount(e) == 2:
+                d_make |= e
+    return n_open, d_make
+
+
+@njit(cache=True)
+def sequence_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
+                   lines: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """The cells a threat sequence uses: the attacker's moves, the forced replies and the
+    final threats."""
+    out = ZERO
+    for i in range(n):
+        b = ONE << np.uint64(seq[i])
+        out |= b
+        p |= b
+        empty = full & ~(p | d)
+        t = ZERO
+        for j in range(lines.shape[0]):
+            line = lines[j]
+            if line & d == ZERO:
+                e = line & empty
+                if e != ZERO and e & (e - ONE) == ZERO:
+                    t |= e
+        out |= t
+        if t & (t - ONE) != ZERO:
+            break
+        d |= t
+    return out
+
+
+@njit(cache=True)
+def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
+             through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
+             misc: np.ndarray, seq: np.ndarray,
+             work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Initial (pn, dn) of a new AND node: the defender to move, with no threat."""
+    empty = full & ~(p | d)
+    if empty == ZERO:
+        return INF, 0
+    p_threat, d_threat, _, _ = scan(p, d, full, lines)
+    if d_threat != ZERO:
+        return INF, 0  # the defender completes its line
+    if p_threat != ZERO:
+        if p_threat & (p_threat - ONE) != ZERO:
+            return 0, INF
+        if empty & (empty - ONE) == ZERO:
+            return INF, 0  # the defender blocks on the last empty cell: a draw
+        return misc[OR_PN], popcount(empty) - 1  # one reply, then an OR node
+    n_open, d_make = open_info(p, d, full, lines, k)
+    if n_open == 0:
+        return INF, 0
+    if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
+        misc[PAIR_CUTS] += 1
+        return INF, 0
+    if misc[EAGER] != 0:
+        misc[TSS_EVALS] += 1
+        r = tss(p, d, 64, misc[EVAL_BUDGET], full, lines, through, count, k, ttss, misc, seq)
+        if r >= 0:
+            cells = sequence_cells(p, d, seq, r, full, lines) | d_make
+            return max(1, popcount(cells & empty)), 1
+    return max(1, popcount(empty) * misc[AND_PN] >> 2), 1
+
+
+@njit(cache=True)
+def eval_or(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray, k: int,
+            misc: np.ndarray, work: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+    """Initial (pn, dn) of a new OR node: the attacker to move, with no threat and no
+    threat sequence (its AND parent checked)."""
+    empty = full & ~(p | d)
+    if empty == ZERO:
+        return INF, 0
+    p_threat, d_threat, _, _ = scan(p, d, full, lines)
+    if p_threat != ZERO:
+        return 0, INF
+    if d_threat != ZERO:
+        if d_threat & (d_threat - ONE) != ZERO:
+            return INF, 0
+        return misc[OR_PN], 1
+    n_open, _ = open_info(p, d, full, lines, k)
+    if n_open == 0:
+        return INF, 0
+    if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
+        misc[PAIR_CUTS] += 1
+        return INF, 0
+    return misc[OR_PN], popcount(empty)
+
+
+# --------------------------------------------------------------------------- expansion
+@njit(cache=True)
+def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines: np.ndarray,
+                 through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
+                 misc: np.ndarray, seqs: np.ndarray,
+                 candidates: np.uint64) -> np.uint64:  # pragma: no cover - compiled
+    """The defender's replies at an AND node that no threat sequence refutes at once:
+    after a pass, the attacker's threat search; every reply after which its sequence
+    still wins (replayed) or another one does is left out."""
+    p_threat, _, _, _ = scan(p, d, full, lines)
+    if p_threat != ZERO:
+        return p_threat & candidates  # the only reply that does not lose at once
+    seq = seqs[depth]
+    r = tss(p, d, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss, misc, seq)
+    if r < 0:
+        return candidates  # no reply can give the attacker a sequence it lacks now
+    kept = ZERO
+    rest = candidates
+    inner = seqs[depth + 1]
+    while rest != ZERO:
+        m = lowest(rest)
+        rest &= rest - ONE
+        b = ONE << np.uint64(m)
+        if replay(p, d | b, seq, r, full, lines) >= 0:
+            misc[REPLAYED] += 1
+            continue
+        r2 = tss(p, d | b, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss,
+                 misc, inner)
+        if r2 >= 0:
+            misc[RESEARCHED] += 1
+            continue
+        kept |= b
+    misc[KEPT] += popcount(kept)
+    return kept
+
+
+_MID = ("UniTuple(int64, 2)(uint64, uint64, int64, int64, boolean, int64, int64, uint64, "
+        "int64, uint64, uint64[::1], int64[:, ::1], int64[::1], int64, uint64[:, :, ::1], "
+        "int64[:, ::1], int64[:, ::1], uint64[:, :, ::1], int64[:, ::1], uint64[:, ::1], "
+        "int64[:, ::1], uint64[:, ::1], int64[:, ::1], int64[::1], int64[::1])")
+
+
+@njit(cache=True, inline="always")
+def _grow(total: int, x: int, mode: int, largest: int) -> int:  # pragma: no cover
+    """Add a child's number to a sum (mode 0) or count it past the largest (mode 1)."""
+    if x >= INF or total >= INF:
+        return INF
+    s = total + x if mode == 0 else total + 1
+    return min(s, INF - 1)
+
+
+@njit(_MID, cache=True, nogil=True)
+def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int, thdn: int,
+        key: np.uint64, g_node: int, full: np.uint64, lines: np.ndarray, through: np.ndarray,
+        count: np.ndarray, k: int, zob: np.ndarray, perm: np.ndarray, inv: np.ndarray,
+        sym: np.ndarray, tt: np.ndarray, ttss: np.ndarray, buf: np.ndarray, hv: np.ndarray,
+        seqs: np.ndarray, misc: np.ndarray,
+        work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Df-pn below one node until its pn reaches ``thpn`` or its dn ``thdn`` (or it is
+    solved, or the node limit stops it); returns (pn, dn) and keeps them in the table.
+
+    ``hv[depth]`` holds the hash of every symmetric image of the node (only the identity's
+    beyond ``SYM_PLIES``); ``key`` is its table key and ``g_node`` the symmetry that maps
+    it onto the image the key stands for."""
+    misc[NODES] += 1
+    if depth > misc[MAX_DEPTH]:
+        misc[MAX_DEPTH] = depth
+    start = misc[NODES]
+    nsym = zob.shape[0] if ply + 1 <= misc[SYM_PLIES] else 1
+    node_nsym = zob.shape[0] if ply <= misc[SYM_PLIES] else 1
+    r = _row(key, tt.shape[0])
+    e = tt_find(tt, key)
+    pn = misc[OR_PN]
+    dn = 1
+    info = np.int64(0)
+    mask = ZERO
+    has_mask = False
+    if e >= 0:
+        pn = tt[r, e + PN]
+        dn = tt[r, e + DN]
+        info = tt[r, e + INFO]
+        if pn >= thpn or dn >= thdn:
+            return pn, dn
+        if info & MASK_VALID != 0:
+            mask = map_mask(np.uint64(tt[r, e + MASK]), inv, g_node)
+            has_mask = True
+    if misc[NODES] > misc[LIMIT]:
+        misc[ABORTED] = 1
+        return pn, dn
+    empty = full & ~(p | d)
+    # ---- the children
+    if is_or:
+        _, d_threat, _, _ = scan(p, d, full, lines)
+        cells = d_threat if d_threat != ZERO else empty
+        if node_nsym > 1 and d_threat == ZERO:
+            cells = orbit_representatives(cells, p, d, hv, depth, node_nsym, perm, sym)
+    elif has_mask:
+        cells = mask
+    else:
+        cells = empty
+        if node_nsym > 1:
+            cells = orbit_representatives(cells, p, d, hv, depth, node_nsym, perm, sym)
+        cells = and_children(p, d, depth, full, lines, through, count, k, ttss, misc, seqs,
+                             cells)
+        misc[EXPANDED] += 1
+    mask = cells
+    n = 0
+    rest = cells
+    side = 0 if is_or else 1
+    mode = misc[SUM_MODE]
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        b = ONE << np.uint64(c)
+        ck, cg = child_key(hv, depth, zob, c, side, nsym)
+        if not is_or:
+            ck ^= _OR_SALT  # the child is an OR node
+        buf[depth, B_CELL + n] = c
+        buf[depth, B_KEY + n] = np.int64(ck)
+        buf[depth, B_SYM + n] = cg
+        ce = tt_find(tt, ck)
+        if ce >= 0:
+            cr = _row(ck, tt.shape[0])
+            cpn = tt[cr, ce + PN]
+            cdn = tt[cr, ce + DN]
+        else:
+            if is_or:
+                cpn, cdn = eval_and(p | b, d, full, lines, through, count, k, ttss, misc,
+                                    seqs[depth + 1], work)
+            else:
+                cpn, cdn = eval_or(p, d | b, full, lines, k, misc, work)
+            tt_put(tt, ck, cpn, cdn, 0, 0, misc)
+        buf[depth, B_PN + n] = cpn
+        buf[depth, B_DN + n] = cdn
+        n += 1
+        if is_or and cpn == 0:
+            break  # proven: no need to look further
+        if not is_or and cdn == 0:
+            break
+    # ---- the search
+    best = -1
+    while True:
+        # the node's numbers from its children's, and the two best children
+        best = -1
+        second = INF
+        if is_or:
+            pn = INF
+            dn = 0
+            largest = 0
+            for j in range(n):
+                cpn = buf[depth, B_PN + j]
+                cdn = buf[depth, B_DN + j]
+                if best < 0 or cpn < pn or (cpn == pn and cdn < buf[depth, B_DN + best]):
+                    if best >= 0:
+                        second = min(second, pn)
+                    pn = cpn
+                    best = j
+                elif cpn < second:
+                    second = cpn
+                if mode == 0:
+                    dn = _grow(dn, cdn, 0, 0)
+                elif cdn > 0:  # mode 1 counts the children not disproven
+                    largest = max(largest, cdn)
+                    dn = _grow(dn, cdn, 1, 0)
+            if mode == 1 and dn < INF and n > 0:
+                dn = min(largest + dn - 1, INF - 1) if dn > 0 else 0
+            if n == 0:
+                pn = INF
+                dn = 0
+        else:
+            dn = INF
+            pn = 0
+            largest = 0
+            for j in range(n):
+                cpn = buf[depth, B_PN + j]
+                cdn = buf[depth, B_DN + j]
+                if best < 0 or cdn < dn or (cdn == dn and cpn < buf[depth, B_PN + best]):
+                    if best >= 0:
+                        second = min(second, dn)
+                    dn = cdn
+                    best = j
+                elif cdn < second:
+                    second = cdn
+                if mode == 0:
+                    pn = _grow(pn, cpn, 0, 0)
+                elif cpn > 0:  # mode 1 counts the children not proven
+                    largest = max(largest, cpn)
+                    pn = _grow(pn, cpn, 1, 0)
+            if mode == 1 and pn < INF and n > 0:
+                pn = min(largest + pn - 1, INF - 1) if pn > 0 else 0
+            if n == 0:
+                pn = 0
+                dn = INF
+        if depth == 0:
+            misc[ROOT_PN] = pn
+            misc[ROOT_DN] = dn
+        if pn >= thpn or dn >= thdn or pn == 0 or dn == 0 or misc[ABORTED] != 0:
+            break
+        # thresholds of the best child
+        cpn = buf[depth, B_PN + best]
+        cdn = buf[depth, B_DN + best]
+        if is_or:
+            t = second if second < INF else thpn
+            grown = (t * misc[EPSILON] >> 10) + 1 if t < (INF >> 11) else t
+            c_thpn = min(thpn, max(grown, t + 1) if t < INF else INF)
+            if mode == 0:
+                c_thdn = thdn - dn + cdn if dn < INF else thdn
+            else:
+                c_thdn = thdn - (dn - cdn) if dn < INF else thdn
+            c_thdn = min(max(c_thdn, cdn + 1), INF)
+        else:
+            t = second if second < INF else thdn
+            grown = (t * misc[EPSILON] >> 10) + 1 if t < (INF >> 11) else t
+            c_thdn = min(thdn, max(grown, t + 1) if t < INF else INF)
+            if mode == 0:
+                c_thpn = thpn - pn + cpn if pn < INF else thpn
+            else:
+                c_thpn = thpn - (pn - cpn) if pn < INF else thpn
+            c_thpn = min(max(c_thpn, cpn + 1), INF)
+        c = buf[depth, B_CELL + best]
+        b = ONE << np.uint64(c)
+        side = 0 if is_or else 1
+        for g in range(nsym):
+            hv[depth + 1, g] = hv[depth, g] ^ zob[g, c, side]
+        child_or = not is_or
+        cp = p | b if is_or else p
+        cd = d if is_or else d | b
+        cpn, cdn = mid(cp, cd, ply + 1, depth + 1, child_or, c_thpn, c_thdn,
+                       np.uint64(buf[depth, B_KEY + best]), buf[depth, B_SYM + best], full,
+                       lines, through, count, k, zob, perm, inv, sym, tt, ttss, buf, hv, seqs,
+                       misc, work)
+        buf[depth, B_PN + best] = cpn
+        buf[depth, B_DN + best] = cdn
+    # ---- keep the node
+    done = misc[NODES] - start + (info >> _WORK_SHIFT)
+    best_move = 0
+    if is_or and pn == 0 and best >= 0:
+        best_move = perm[g_node, buf[depth, B_CELL + best]] + 1
+    flags = 0
+    stored_mask = 0
+    if not is_or:
+        flags = MASK_VALID
+        stored_mask = int(np.int64(map_mask(mask, perm, g_node)))
+    tt_put(tt, key, pn, dn, stored_mask, done << _WORK_SHIFT | flags | best_move, misc)
+    return pn, dn
+
+
+@njit(cache=True)
+def root_key(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
+             misc: np.ndarray) -> tuple[np.uint64, int]:  # pragma: no cover - compiled
+    """Fill ``hv[0]`` for a root position; its table key and symmetry."""
+    hashes(p, d, zob, hv[0])
+    nsym = zob.shape[0] if popcount(p | d) <= misc[SYM_PLIES] else 1
+    key = hv[0, 0]
+    g = 0
+    for h in range(1, nsym):
+        if hv[0, h] < key:
+            key = hv[0, h]
+            g = h
+    if is_or:
+        key ^= _OR_SALT
+    return key, g
+
+
+@njit(cache=True, nogil=True)
+def search(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: np.ndarray,
+           through: np.ndarray, count: np.ndarray, k: int, zob: np.ndarray, perm: np.ndarray,
+           inv: np.ndarray, sym: np.ndarray, tt: np.ndarray, ttss: np.ndarray, buf: np.ndarray,
+           hv: np.ndarray, seqs: np.ndarray, misc: np.ndarray,
+           work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Df-pn from a root that is not over (the attacker to move if ``is_or``): its (pn, dn)
+    when solved or stopped by the node limit. The caller settles roots that a threat, a
+    threat sequence or a disproof cut decides (`root_value`)."""
+    key, g = root_key(p, d, is_or, zob, hv, misc)
+    misc[ABORTED] = 0
+    return mid(p, d, popcount(p | d), 0, is_or, INF, INF, key, g, full, lines, through, count,
+               k, zob, perm, inv, sym, tt, ttss, buf, hv, seqs, misc, work)
+
+
+@njit(cache=True, nogil=True)
+def root_value(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: np.ndarray,
+               through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
+               misc: np.ndarray, seq: np.ndarray,
+               work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+    """(pn, dn) of a root position by the checks done when a node is created, and for an
+    OR root the threat search too: solved, or unsolved numbers for `search`."""
+    if is_or:
+        p_threat, _, _, _ = scan(p, d, full, lines)
+        if p_threat != ZERO:
+            return 0, INF
+        r = tss(p, d, 64, 0, full, lines, through, count, k, ttss, misc, seq)
+        if r >= 0:
+            return 0, INF
+        return eval_or(p, d, full, lines, k, misc, work)
+    saved = misc[EAGER]
+    misc[EAGER] = 0
+    pn, dn = eval_and(p, d, full, lines, through, count, k, ttss, misc, seq, work)
+    misc[EAGER] = saved
+    return pn, dn

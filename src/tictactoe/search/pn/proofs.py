@@ -1,0 +1,342 @@
+"""Proof files from proof-number search: the value proven, then the strategy read off the
+transposition table and written in the proof format (``docs/proof-format.md``).
+
+A win is one ``S x win`` (or ``o``) section: at the winner's turn a move (``M``), a line
+completed (``W``), or a threat sequence (``F``, with the kernel's sequence as the hint the
+checker tries first); at the loser's turn every reply up to the position's symmetries
+(``R``); a position met before, up to symmetry, refers back to it (``= n``). The winner's
+move is a child the table holds as proven; where the entry was overwritten, the children
+are searched again, with growing node budgets, until one is proven.
+
+A draw is two ``hold`` sections, each read off the disproof of the other side's win: the
+holder's move is a child the table holds as disproven, and the leaves are lines completed,
+pairings (``P``, found by `tictactoe.proof.small.find_pairing`) and full boards (``E``).
+
+>>> import io
+>>> from tictactoe.proof import check_proof
+>>> buffer = io.BytesIO()
+>>> written = write_pn_proof("4x3", buffer, table_mb=4)
+>>> written.header.value, check_proof(buffer.getvalue()).value
+('x', 'x')
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+from numba import njit
+
+from tictactoe.core import Position, Side, canonical_masks
+from tictactoe.proof.format import Header, ProofWriter
+from tictactoe.proof.small import find_pairing
+from tictactoe.proof.threats import board_of, cells_of, stabiliser, threat_cells
+from tictactoe.search.pn import dfpn as _k
+from tictactoe.search.pn import tss as _t
+from tictactoe.search.pn.driver import DEFAULT_TABLE_MB, PnSearch, PnValue, Progress
+
+FIRST_BUDGET = 20_000
+"""Nodes of the first search again of a position whose proven child's entry was lost; each
+later round multiplies it by 8."""
+
+TSS_BUDGET = 200_000
+"""Positions the kernel's threat search may visit at one of the winner's positions (the
+checker's own bound for a forced leaf is the same)."""
+
+WriteProgress = Callable[[int, int], None]
+"""``progress(lines written, children searched again)``."""
+
+
+class ProofUnavailableError(RuntimeError):
+    """The search stopped before it proved the value, so there is no proof to write."""
+
+
+@njit(cache=True)
+def lookup(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
+           misc: np.ndarray, tt: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+    """A position's (pn, dn) in the table, or (-1, -1) if it has no entry."""
+    key, _ = _k.root_key(p, d, is_or, zob, hv, misc)
+    e = _k.tt_find(tt, key)
+    if e < 0:
+        return -1, -1
+    r = _k._row(key, tt.shape[0])
+    return tt[r, e + _k.PN], tt[r, e + _k.DN]
+
+
+@njit(cache=True)
+def lookup_images(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
+                  misc: np.ndarray, tt: np.ndarray, sym: np.ndarray) -> tuple[int, int]:
+    """Like `lookup`, but the first entry of any symmetric image of the position: beyond
+    the symmetric-key plies a position is stored under its own image's key, and the search
+    may have met another image of it (below a parent keyed by its symmetry class)."""
+    for g in range(sym.shape[0]):
+        pg = _k.transform(p, sym, g)
+        dg = _k.transform(d, sym, g)
+        key, _ = _k.root_key(pg, dg, is_or, zob, hv, misc)
+        e = _k.tt_find(tt, key)
+        if e >= 0:
+            r = _k._row(key, tt.shape[0])
+            pn = tt[r, e + _k.PN]
+            dn = tt[r, e + _k.DN]
+            if pn == 0 or dn == 0:
+                return pn, dn
+    return -1, -1
+
+
+@dataclass(frozen=True)
+class WrittenProof:
+    """What `write_pn_proof` wrote: the header, the search that proved the value, and how
+    the strategy was read off (seconds, children searched again, their nodes)."""
+
+    header: Header
+    value: PnValue
+    search_nodes: int
+    """Nodes of every search before the writing (with ``by_replies``, its parts too)."""
+    search_seconds: float
+    extract_seconds: float
+    researched: int
+    research_nodes: int
+
+
+class _Extractor:
+    def __init__(self, search: PnSearch, writer: ProofWriter,
+                 progress: WriteProgress | None) -> None:
+        self.search = search
+        self.writer = writer
+        self.variant = search.variant
+        self.board = board_of(search.variant)
+        self.progress = progress
+        self.researched = 0
+        self.research_nodes = 0
+        self.seq = np.zeros(64, dtype=np.int64)
+        self._last = 0.0
+
+    # ------------------------------------------------------------------ kernels
+    def probe(self, attacker: int, defender: int, attacker_to_move: bool) -> tuple[int, int]:
+        s = self.search
+        pn, dn = lookup(np.uint64(attacker), np.uint64(defender), attacker_to_move,
+                        s.t.zobrist, s.hv, s.misc, s.tt)
+        return int(pn), int(dn)
+
+    def probe_images(self, attacker: int, defender: int, attacker_to_move: bool
+                     ) -> tuple[int, int]:
+        s = self.search
+        pn, dn = lookup_images(np.uint64(attacker), np.uint64(defender), attacker_to_move,
+                               s.t.zobrist, s.hv, s.misc, s.tt, s.t.bytes)
+        return int(pn), int(dn)
+
+    def solve(self, attacker: int, defender: int, attacker_to_move: bool,
+              nodes: int) -> tuple[int, int]:
+        """Search a position again (the attacker of the current table), within `nodes`."""
+        s = self.search
+        t = s.t
+        p, d = np.uint64(attacker), np.uint64(defender)
+        misc = s.misc
+        pn, dn = _k.root_value(p, d, attacker_to_move, t.full, t.lines, t.through,
+                               t.line_count, t.k, s.ttss, misc, s.seqs[0], s.work)
+        if pn == 0 or dn == 0:
+            return int(pn), int(dn)
+        misc[_k.NODES] = 0
+        misc[_k.LIMIT] = nodes
+        pn, dn = _k.search(p, d, attacker_to_move, t.full, t.lines, t.through, t.line_count,
+                           t.k, t.zobrist, t.permutations, t.inverses, t.bytes, s.tt, s.ttss,
+                           s.buf, s.hv, s.seqs, misc, s.work)
+        self.researched += 1
+        self.research_nodes += int(misc[_k.NODES])
+        return int(pn), int(dn)
+
+    def threat_sequence(self, mine: int, theirs: int, budget: int) -> list[int] | None:
+        """The kernel's threat sequence within `budget` positions (0: no limit)."""
+        s = self.search
+        t = s.t
+        r = _t.tss(np.uint64(mine), np.uint64(theirs), 64, budget, t.full, t.lines,
+                   t.through, t.line_count, t.k, s.ttss, s.misc, self.seq)
+        return None if r < 0 else [int(c) for c in self.seq[:r]]
+
+    def tick(self) -> None:
+        if self.progress is not None:
+            now = time.perf_counter()
+            if now - self._last > 0.25:
+                self._last = now
+                self.progress(self.writer.next_line - 1, self.researched)
+
+    # ------------------------------------------------------------------ choosing moves
+    def choose(self, mine: int, theirs: int, win: bool) -> int:
+        """A move of the prover that keeps the win (``win``) or the hold: its child is
+        proven (disproven) in the table, or is proven by searching again."""
+        empty = self.board.full & ~(mine | theirs)
+        blocks = threat_cells(self.board, theirs, mine) & empty
+        candidates = cells_of(blocks) if blocks else cells_of(empty)
+
+        def child(c: int) -> tuple[int, int, bool]:
+            # the table's attacker is the prover (win) or the opponent (hold)
+            if win:
+                return mine | 1 << c, theirs, False
+            return theirs, mine | 1 << c, True
+
+        def done(pn: int, dn: int) -> bool:
+            return pn == 0 if win else dn == 0
+
+        def proven_child() -> int | None:
+            for c in candidates:
+                if done(*self.probe(*child(c))):
+                    return c
+            if (mine | theirs).bit_count() + 1 > self.search.misc[_k.SYM_PLIES]:
+                for c in candidates:
+                    if done(*self.probe_images(*child(c))):
+                        return c
+            return None
+
+        found = proven_child()
+        budget = FIRST_BUDGET
+        while found is None:
+            # the entry was overwritten: search this position again (df-pn picks among the
+            # children itself), then read the proven child off the table
+            if win:
+                self.solve(mine, theirs, True, nodes=budget)
+            else:
+                self.solve(theirs, mine, False, nodes=budget)
+            found = proven_child()
+            if found is None:
+                # solved without its children (a threat sequence, a pairing at the root):
+                # search the children one by one
+                for c in candidates:
+                    if done(*self.solve(*child(c), nodes=budget)):
+                        return c
+            budget = min(8 * budget, 1 << 60)
+        return found
+
+    # ------------------------------------------------------------------ the tree
+    def prover_node(self, mine: int, theirs: int, win: bool, seen: dict[tuple[int, int], int]
+                    ) -> None:
+        writer = self.writer
+        self.tick()
+        board = self.board
+        empty = board.full & ~(mine | theirs)
+        threats = threat_cells(board, mine, theirs) & empty
+        if threats:
+            writer.win(cells_of(threats)[0])
+            return
+        if not empty:
+            writer.end()
+            return
+        sequence = self.threat_sequence(mine, theirs, TSS_BUDGET)
+        if sequence is None and win and all(
+                self.probe(mine | 1 << c, theirs, False)[0] != 0 for c in cells_of(empty)):
+            sequence = self.threat_sequence(mine, theirs, 0)  # no move proven: search on
+        if sequence is not None:
+            writer.forced(sequence)
+            return
+        if not win:
+            pairs = find_pairing(board, mine, theirs)
+            if pairs is not None:
+                writer.pairing(pairs)
+                return
+        # leaves are cheaper to write than to look up; other positions met before (up to
+        # symmetry) refer back to the first
+        key = canonical_masks(self.variant, mine, theirs)
+        if key in seen:
+            writer.same(seen[key])
+            return
+        seen[key] = writer.next_line
+        move = self.choose(mine, theirs, win)
+        writer.move(move)
+        self.opponent_node(mine | 1 << move, theirs, win, seen)
+
+    def opponent_node(self, mine: int, theirs: int, win: bool,
+                      seen: dict[tuple[int, int], int]) -> None:
+        board = self.board
+        empty = board.full & ~(mine | theirs)
+        threats = threat_cells(board, mine, theirs) & empty
+        if threats & (threats - 1):
+            answer = 0  # every reply leaves the prover a line to complete
+        elif threats:
+            answer = threats  # only the block needs an answer
+        else:
+            answer = empty
+        replies: list[int] = []
+        if answer:
+            symmetric = stabiliser(board, mine, theirs)
+            covered = 0
+            for c in cells_of(answer):
+                if covered >> c & 1:
+                    continue
+                replies.append(c)
+                for perm in symmetric:
+                    covered |= 1 << perm[c]
+        self.writer.replies(replies)
+        for c in replies:
+            self.prover_node(mine, theirs | 1 << c, win, seen)
+
+    def section(self, position: Position, prover: Side, claim: str) -> None:
+        self.writer.section(prover, claim)
+        mine, theirs = position.marks(prover), position.marks(prover.other)
+        seen: dict[tuple[int, int], int] = {}
+        if position.turn is prover:
+            self.prover_node(mine, theirs, claim == "win", seen)
+        else:
+            self.opponent_node(mine, theirs, claim == "win", seen)
+
+
+def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
+                   nodes: int | None = None, seconds: float | None = None,
+                   table_mb: float = DEFAULT_TABLE_MB, progress: Progress | None = None,
+                   write_progress: WriteProgress | None = None,
+                   search: PnSearch | None = None, by_replies: bool = False,
+                   **extra: Any) -> WrittenProof:
+    """Prove a position's value by proof-number search and write the proof to `target` (a
+    path, gzip if it ends in ``.gz``, or a binary file). `nodes` and `seconds` bound the
+    search for the value; reading the strategy off afterwards is not bounded. Raises
+    `ProofUnavailableError` if a limit stopped the search first (nothing is written).
+
+    With `by_replies`, the side to move's win is first sought two plies down
+    (`PnSearch.prove_by_replies`)."""
+    if isinstance(position, str):
+        position = Position(position)
+    if search is None:
+        search = PnSearch(position.variant, table_mb=table_mb)
+    started = time.perf_counter()
+    split_nodes = 0
+    if by_replies:
+        first = search.prove_by_replies(position, nodes=nodes, seconds=seconds,
+                                        progress=progress)
+        if first.outcome == "unknown":
+            raise ProofUnavailableError(
+                f"the search stopped before proving the value of {position.to_string()} "
+                f"({first.nodes:,} nodes, {first.seconds:.1f} s)")
+        split_nodes = first.nodes
+        if seconds is not None:
+            seconds = max(0.0, seconds - first.seconds)
+        if nodes is not None:
+            nodes = max(1, nodes - first.nodes)
+    value = search.value(position, nodes=nodes, seconds=seconds, progress=progress)
+    if not value.proven:
+        last = value.questions[-1]
+        raise ProofUnavailableError(
+            f"the search stopped before proving the value of {position.to_string()} "
+            f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
+            f"{last.root_pn:,}, disproof number {last.root_dn:,})")
+    search_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    extra.setdefault("generator", "tictactoe.search.pn")
+    extra.setdefault("search_nodes", split_nodes + value.nodes)
+    extra.setdefault("seconds", round(search_seconds, 3))
+    with ProofWriter(target, position=position, value=value.value, **extra) as writer:
+        extractor = _Extractor(search, writer, write_progress)
+        if value.value in ("x", "o"):
+            # the last question asked was the winner's: its table is current
+            extractor.section(position, Side.parse(value.value), "win")
+        else:
+            # the table answers the last question, the other side's win (disproven)
+            asked = Side.parse(value.questions[-1].attacker)
+            extractor.section(position, asked.other, "hold")
+            search.prove(position, attacker=asked.other, interruptible=False)
+            extractor.section(position, asked, "hold")
+    assert writer.header is not None
+    return WrittenProof(writer.header, value, split_nodes + value.nodes, search_seconds,
+                        time.perf_counter() - started,
+                        extractor.researched, extractor.research_nodes)

@@ -1,0 +1,327 @@
+"""Threat-space search: does the side to move win by a threat sequence?
+
+The definition is the one proof files use (``docs/proof-format.md``). A *threat* of a side
+is a line with k-1 of its marks, one empty cell and no mark of the other side. The
+*prover*, to move, wins by a threat sequence if
+
+1. it has a threat (it completes the line at once); or
+2. the opponent has no threat, or threats on one empty cell ``b`` only, and the prover has
+   a move ``c`` (``b`` itself if the opponent has a threat) after which it has threats on
+   two or more empty cells (the opponent blocks one and the prover completes another), or
+   on exactly one, ``t``: the opponent must play ``t``, and then the prover wins by a
+   threat sequence again.
+
+The search is depth-first over the prover's moves, which are only the cells of lines with
+k-2 of its marks and no opponent mark (no other move makes a threat). The opponent's
+replies are forced, so the tree has no branching for the opponent. A transposition table
+keeps failed positions (with the number of prover moves they were searched for) and won
+ones (with their first move), shared by every call.
+
+A position is two ``uint64`` masks: ``P`` (the prover, to move) and ``D`` (the opponent).
+Adding an opponent mark never turns a failure into a win, so a failed search also rules
+out the position with any opponent mark added (the proof-number search relies on it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tictactoe.search.pn.bits import ONE, ZERO, lowest, popcount
+
+# ``misc`` (int64) slots that the threat search uses; the proof-number search adds its own.
+TSS_NODES = 0
+"""Positions the threat search has visited (all calls)."""
+TSS_LIMIT = 1
+"""The threat search stops (answering "unknown") once ``TSS_NODES`` passes this."""
+TSS_CALLS = 2
+TSS_WINS = 3
+TSS_ABORTS = 4
+TSS_ORDER = 5
+"""Whether candidate moves are ordered (1) or taken lowest cell first (0)."""
+TSS_MISC = 8
+
+FAIL = -1
+UNKNOWN = -2
+
+# A table row holds two entries of three words: P, D, data. Data: status in bits 0-1
+# (1 failed, 2 won), the move (won) in bits 2-9, the moves searched (failed) or the
+# sequence length (won) in bits 10-17, and the subtree size in bits 18 and up.
+TSS_ROW = 6
+_FAILED = 1
+_WON = 2
+
+
+@njit(cache=True, inline="always")
+def _slot(p: np.uint64, d: np.uint64, rows: int) -> int:  # pragma: no cover - compiled
+    h = p * np.uint64(0x9E3779B97F4A7C15) ^ d * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(32)
+    return int(h & np.uint64(rows - 1))
+
+
+@njit(cache=True)
+def tt_probe(tt: np.ndarray, p: np.uint64, d: np.uint64) -> np.uint64:  # pragma: no cover
+    """The data word of a position's entry, or 0."""
+    r = _slot(p, d, tt.shape[0])
+    if tt[r, 0] == p and tt[r, 1] == d and tt[r, 2] != ZERO:
+        return np.uint64(tt[r, 2])
+    if tt[r, 3] == p and tt[r, 4] == d and tt[r, 5] != ZERO:
+        return np.uint64(tt[r, 5])
+    return ZERO
+
+
+@njit(cache=True)
+def tt_store(tt: np.ndarray, p: np.uint64, d: np.uint64,
+             data: np.uint64) -> None:  # pragma: no cover - compiled
+    """Keep an entry: the first slot holds the bigger subtree, the second the newest."""
+    r = _slot(p, d, tt.shape[0])
+    if tt[r, 0] == p and tt[r, 1] == d:
+        tt[r, 2] = data
+        return
+    if tt[r, 3] == p and tt[r, 4] == d:
+        tt[r, 5] = data
+        return
+    if (data >> np.uint64(18)) >= (tt[r, 2] >> np.uint64(18)):
+        tt[r, 3] = tt[r, 0]
+        tt[r, 4] = tt[r, 1]
+        tt[r, 5] = tt[r, 2]
+        tt[r, 0] = p
+        tt[r, 1] = d
+        tt[r, 2] = data
+    else:
+        tt[r, 3] = p
+        tt[r, 4] = d
+        tt[r, 5] = data
+
+
+@njit(cache=True, inline="always")
+def _pack(status: int, move: int, depth: int, size: int) -> np.uint64:  # pragma: no cover
+    if size > (1 << 40):
+        size = 1 << 40
+    return np.uint64(status | move << 2 | depth << 10 | size << 18)
+
+
+@njit(cache=True)
+def scan(p: np.uint64, d: np.uint64, full: np.uint64,
+         lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64,
+                                     np.uint64]:  # pragma: no cover - compiled
+    """One pass over the lines: the prover's threat cells, the opponent's threat cells,
+    the cells of the prover's lines two marks short (its threat-making moves) and those of
+    them on two or more such lines (each makes two threats at once, unless the lines
+    overlap and share their other empty cell)."""
+    empty = full & ~(p | d)
+    p_threat = ZERO
+    d_threat = ZERO
+    cand = ZERO
+    twice = ZERO
+    for i in range(lines.shape[0]):
+        line = lines[i]
+        e = line & empty
+        if e == ZERO:
+            continue
+        if line & d == ZERO:
+            if e & (e - ONE) == ZERO:
+                p_threat |= e
+            elif popcount(e) == 2:
+                twice |= cand & e
+                cand |= e
+        elif line & p == ZERO and e & (e - ONE) == ZERO:
+            d_threat |= e
+    return p_threat, d_threat, cand, twice
+
+
+@njit(cache=True)
+def threat_cells(p: np.uint64, d: np.uint64, full: np.uint64,
+                 lines: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """The cells where ``p`` has a threat."""
+    empty = full & ~(p | d)
+    out = ZERO
+    for i in range(lines.shape[0]):
+        line = lines[i]
+        if line & d == ZERO:
+            e = line & empty
+            if e != ZERO and e & (e - ONE) == ZERO:
+                out |= e
+    return out
+
+
+@njit(cache=True, inline="always")
+def _partners(c: int, p: np.uint64, d: np.uint64, empty: np.uint64, lines: np.ndarray,
+             through: np.ndarray, count: np.ndarray) -> np.uint64:  # pragma: no cover
+    """The cells where the move ``c`` makes threats: the other empty cells of the prover's
+    lines two short through ``c`` (several lines may share one, where lines overlap)."""
+    b = ONE << np.uint64(c)
+    out = ZERO
+    for j in range(count[c]):
+        line = lines[through[c, j]]
+        if line & d == ZERO:
+            e = line & empty
+            if popcount(e) == 2:
+                out |= e & ~b
+    return out
+
+
+@njit(cache=True)
+def _weight(c: int, t: np.uint64, p: np.uint64, d: np.uint64, empty: np.uint64,
+            lines: np.ndarray, through: np.ndarray, count: np.ndarray,
+            k: int) -> int:  # pragma: no cover - compiled
+    """Ordering key of the threat move ``c`` (reply ``t``): the prover's lines through ``c``
+    three short (future threat moves), minus the opponent's lines through ``t`` that its
+    forced reply brings close to a threat."""
+    w = 0
+    for j in range(count[c]):
+        line = lines[through[c, j]]
+        if line & d == ZERO and popcount(line & empty) == 3:
+            w += 4
+    tc = lowest(t)
+    for j in range(count[tc]):
+        line = lines[through[tc, j]]
+        if line & p == ZERO:
+            n = popcount(line & d)
+            if n == k - 2:
+                w -= 16  # the reply makes a threat: the prover must answer it
+            elif n == k - 3:
+                w -= 1
+    return w
+
+
+_SIG = ("int64(uint64, uint64, int64, int64, uint64, uint64[::1], int64[:, ::1], int64[::1], "
+        "int64, uint64[:, ::1], int64[::1], int64[::1])")
+
+
+@njit(_SIG, cache=True, nogil=True)
+def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
+            lines: np.ndarray, through: np.ndarray, count: np.ndarray, k: int,
+            tt: np.ndarray, misc: np.ndarray, seq: np.ndarray) -> int:  # pragma: no cover
+    """The threat search below one position: the length of a winning sequence (its moves
+    written from ``seq[pos]``), `FAIL`, or `UNKNOWN` if the node limit stopped it.
+
+    ``rem`` is how many more prover moves a sequence may have."""
+    misc[TSS_NODES] += 1
+    if misc[TSS_NODES] > misc[TSS_LIMIT]:
+        return UNKNOWN
+    data = tt_probe(tt, p, d)
+    if data != ZERO:
+        status = int(data & np.uint64(3))
+        depth = int((data >> np.uint64(10)) & np.uint64(0xFF))
+        if status == _FAILED and depth >= rem:
+            return FAIL
+        if status == _WON and depth <= rem:
+            c = int((data >> np.uint64(2)) & np.uint64(0xFF))
+            seq[pos] = c
+            if depth == 1:
+                return 1
+            b = ONE << np.uint64(c)
+            empty = full & ~(p | d)
+            t = _partners(c, p, d, empty, lines, through, count)
+            r = _search(p | b, d | t, rem - 1, pos + 1, full, lines, through, count, k, tt,
+                        misc, seq)
+            if r >= 0:
+                return r + 1
+            if r == UNKNOWN:
+                return UNKNOWN
+            # the stored win was lost to replaced entries below it: search again
+    p_threat, d_threat, cand, twice = scan(p, d, full, lines)
+    if p_threat != ZERO:
+        return 0
+    if d_threat != ZERO:
+        if d_threat & (d_threat - ONE) != ZERO:
+            return FAIL
+        cand &= d_threat
+    if rem <= 0 or cand == ZERO:
+        return FAIL
+    empty = full & ~(p | d)
+    now = cand & twice  # on two lines: two threats at once, unless the lines overlap
+    while now != ZERO:
+        c = lowest(now)
+        now &= now - ONE
+        if popcount(_partners(c, p, d, empty, lines, through, count)) >= 2:
+            seq[pos] = c
+            tt_store(tt, p, d, _pack(_WON, c, 1, 1))
+            return 1
+    start = misc[TSS_NODES]
+    # candidates with their replies and ordering keys (at most 64)
+    n = popcount(cand)
+    cells = np.empty(n, dtype=np.int64)
+    keys = np.empty(n, dtype=np.int64)
+    replies = np.empty(n, dtype=np.uint64)
+    i = 0
+    rest = cand
+    ordered = misc[TSS_ORDER] != 0
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        t = _partners(c, p, d, empty, lines, through, count)
+        cells[i] = c
+        replies[i] = t
+        keys[i] = _weight(c, t, p, d, empty, lines, through, count, k) if ordered else 0
+        i += 1
+    for j in range(n):
+        top = j
+        for q in range(j + 1, n):
+            if keys[q] > keys[top]:
+                top = q
+        if top != j:
+            cells[j], cells[top] = cells[top], cells[j]
+            keys[j], keys[top] = keys[top], keys[j]
+            replies[j], replies[top] = replies[top], replies[j]
+        c = cells[j]
+        r = _search(p | ONE << np.uint64(c), d | replies[j], rem - 1, pos + 1, full, lines,
+                    through, count, k, tt, misc, seq)
+        if r >= 0:
+            seq[pos] = c
+            tt_store(tt, p, d, _pack(_WON, c, r + 1, misc[TSS_NODES] - start))
+            return r + 1
+        if r == UNKNOWN:
+            return UNKNOWN
+    tt_store(tt, p, d, _pack(_FAILED, 0, min(rem, 255), misc[TSS_NODES] - start))
+    return FAIL
+
+
+@njit(cache=True, nogil=True)
+def tss(p: np.uint64, d: np.uint64, rem: int, budget: int, full: np.uint64,
+        lines: np.ndarray, through: np.ndarray, count: np.ndarray, k: int, tt: np.ndarray,
+        misc: np.ndarray, seq: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Whether ``p``, to move, wins by a threat sequence of at most ``rem`` of its moves:
+    the sequence's length (its moves in ``seq``; 0 if ``p`` has a threat now), `FAIL`, or
+    `UNKNOWN` if more than ``budget`` positions (0: no limit) would be needed."""
+    misc[TSS_CALLS] += 1
+    if budget > 0:
+        misc[TSS_LIMIT] = misc[TSS_NODES] + budget
+    else:
+        misc[TSS_LIMIT] = np.int64(1) << 62
+    r = _search(p, d, rem, 0, full, lines, through, count, k, tt, misc, seq)
+    if r >= 0:
+        misc[TSS_WINS] += 1
+    elif r == UNKNOWN:
+        misc[TSS_ABORTS] += 1
+    return r
+
+
+@njit(cache=True, nogil=True)
+def replay(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
+           lines: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Whether the prover's moves ``seq[:n]`` win by a threat sequence here: the number of
+    them used (0 if the prover has a threat now), or `FAIL`."""
+    for i in range(n + 1):
+        p_threat, d_threat, _, _ = scan(p, d, full, lines)
+        if p_threat != ZERO:
+            return i
+        if i == n:
+            return FAIL
+        if d_threat & (d_threat - ONE) != ZERO:
+            return FAIL
+        c = seq[i]
+        b = ONE << np.uint64(c)
+        if (p | d) & b != ZERO or (d_threat != ZERO and d_threat != b):
+            return FAIL
+        p |= b
+        t = threat_cells(p, d, full, lines)
+        if t == ZERO:
+            return FAIL
+        if t & (t - ONE) != ZERO:
+            return i + 1
+        d |= t
+    return FAIL

@@ -1,0 +1,155 @@
+"""Proof-number search (`tictactoe.search.pn`) against the α-β solver on random positions,
+on known values, on Patashnik's Qubic dictionary, and under limits and bad input."""
+
+from __future__ import annotations
+
+import _thread
+import random
+import threading
+from functools import cache
+
+import pytest
+
+from tictactoe.core import IllegalMoveError, Position, Side
+from tictactoe.proof.patashnik import Dictionary, find_dictionary, load_dictionary
+from tictactoe.search import solve_value
+from tictactoe.search.pn import PnSearch, game_value, prove
+
+
+def random_position(rng: random.Random, variant: str, marks: int) -> Position | None:
+    """A position after `marks` random moves, or None if the game ended on the way."""
+    position = Position(variant)
+    for _ in range(marks):
+        position.push(rng.choice(position.legal_moves()))
+        if position.is_game_over():
+            return None
+    return position
+
+
+@cache
+def search_for(variant: str) -> PnSearch:
+    return PnSearch(variant, table_mb=16)
+
+
+@pytest.mark.parametrize(("variant", "count", "low", "high", "seed"), [
+    ("4x4k4", 40, 5, 10, 1),
+    ("5x5k4", 40, 4, 12, 2),
+    ("6x5k4", 30, 6, 14, 3),
+    ("4x4x4", 12, 10, 16, 4),
+])
+def test_pn_value_agrees_with_alpha_beta(variant: str, count: int, low: int, high: int,
+                                         seed: int) -> None:
+    rng = random.Random(seed)
+    search = search_for(variant)
+    compared = 0
+    values: set[str] = set()
+    attempts = 0
+    while compared < count:
+        attempts += 1
+        assert attempts < 20 * count
+        position = random_position(rng, variant, rng.randint(low, high))
+        if position is None:
+            continue
+        reference = solve_value(position, nodes=300_000)
+        if not reference.proven:
+            continue  # too hard for a quick α-β answer: not a comparison
+        winner = reference.winner
+        expected = "draw" if winner is None else winner.symbol
+        found = search.value(position)
+        assert found.value == expected, position.to_string()
+        compared += 1
+        values.add(expected)
+    assert len(values) >= 2  # the sample is not all one value
+
+
+@pytest.mark.parametrize("variant", ["3x3", "4x3", "4x4k3", "4x4k4", "5x4k4", "5x5k4"])
+def test_empty_board_values_agree_with_alpha_beta(variant: str) -> None:
+    reference = solve_value(Position(variant))
+    winner = reference.winner
+    assert reference.proven
+    assert game_value(variant, table_mb=8).value == ("draw" if winner is None
+                                                     else winner.symbol)
+
+
+def test_the_value_asks_one_question_for_a_win_and_two_otherwise() -> None:
+    held = game_value("x2/1o1/3 x", table_mb=1)  # a corner answered by the centre
+    assert held.value == "draw" and len(held.questions) == 2
+    assert [q.attacker for q in held.questions] == ["x", "o"]
+    lost = game_value("xx1/oo1/x2 o", table_mb=1)
+    assert lost.value == "o" and len(lost.questions) == 1
+
+
+def test_the_attacker_can_be_the_side_not_to_move() -> None:
+    # O to move but X has two threats: X wins whatever O does
+    position = "xx1/1x1/o1o o"
+    assert prove(position, attacker="o", table_mb=1).outcome == "win"
+    assert prove("x1x/1o1/o2 o", attacker="x", table_mb=1).outcome == "no-win"
+    assert prove("x1x/1o1/o1x o", attacker=Side.X, table_mb=1).outcome == "win"
+
+
+def test_a_node_limit_stops_the_search_unproven() -> None:
+    result = prove("7x7k5", nodes=50, table_mb=4)
+    assert result.outcome == "unknown" and not result.proven
+    assert 0 < result.root_pn < 1 << 60 and 0 < result.root_dn < 1 << 60
+    assert result.nodes <= 51
+
+
+def test_a_deadline_stops_the_search_and_progress_is_reported() -> None:
+    reports: list[tuple[int, int, int, float]] = []
+    result = prove("4x4x4", seconds=0.6, table_mb=16,
+                   progress=lambda *report: reports.append(report))
+    assert result.outcome == "unknown"
+    assert 0.5 < result.seconds < 3
+    assert reports and reports[-1][0] > 0
+    assert all(r[0] <= result.nodes for r in reports)
+
+
+def test_ctrl_c_stops_the_search_and_is_raised_afterwards() -> None:
+    search = PnSearch("4x4x4", table_mb=16)
+    search.prove("x3/4/4/3o:4/4/4/4:4/4/4/4:4/4/4/4 x", nodes=10)  # compiled and ready
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        search.prove(Position("4x4x4"))
+    timer.join()
+    assert search.misc[1 + 8] == 0  # its node limit was dropped to stop the kernel
+
+
+def test_bad_input_is_refused_clearly() -> None:
+    with pytest.raises(IllegalMoveError, match="game is over"):
+        prove("xxx/oo1/3 o")
+    with pytest.raises(ValueError, match="unknown proof-number search option 'speed'"):
+        PnSearch("3x3", speed=2)
+    with pytest.raises(ValueError, match="for 3x3, not 4x3"):
+        PnSearch("3x3", table_mb=1).prove("4x3")
+
+
+@cache
+def dictionary() -> Dictionary:
+    path = find_dictionary()
+    assert path is not None
+    return load_dictionary(path)
+
+
+def test_patashnik_positions_are_x_wins_and_their_moves_keep_the_win() -> None:
+    """A fixed sample of the late positions (plies 12 to 16; the whole dictionary:
+    ``scripts/bench_pn.py --moves``)."""
+    late = [e for e in dictionary().entries if e.ply >= 12]
+    entries = random.Random(7).sample(late, 12)
+    search = PnSearch("4x4x4", table_mb=64)
+    for entry in entries:
+        position = entry.position()
+        assert search.prove(position, attacker=Side.X).outcome == "win", entry.line
+        after = position.play(entry.move)
+        assert search.prove(after, attacker=Side.X).outcome == "win", entry.line
+
+
+@pytest.mark.parametrize(("variant", "outcome"), [
+    ("4x4k3", "win"), ("6x5k4", "win"), ("4x4k4", "no-win"), ("3x3", "no-win"),
+])
+def test_proving_by_replies_agrees_with_one_search(variant: str, outcome: str) -> None:
+    parts: list[str] = []
+    search = PnSearch(variant, table_mb=8)
+    found = search.prove_by_replies(variant, report=lambda text, result: parts.append(text))
+    assert found.outcome == outcome == PnSearch(variant, table_mb=8).prove(variant).outcome
+    assert parts and all(Position(text).ply == 2 for text in parts)

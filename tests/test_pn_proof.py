@@ -1,0 +1,162 @@
+"""Proofs written from proof-number search are accepted by the independent checker, and
+``ttt prove`` writes them, reports figures, stops at limits and on Ctrl-C."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import tictactoe.proof
+from tictactoe.cli import app
+from tictactoe.core import Position
+from tictactoe.proof import ProofCheckError, check_proof, read_header
+from tictactoe.search import solve_value
+from tictactoe.search.pn.proofs import ProofUnavailableError, write_pn_proof
+
+runner = CliRunner()
+
+
+def expected_value(position: str) -> str:
+    reference = solve_value(Position(position))
+    assert reference.proven
+    winner = reference.winner
+    return "draw" if winner is None else winner.symbol
+
+
+@pytest.mark.parametrize("position", [
+    "3x3", "4x3", "4x4k3", "4x4k4", "6x5k4", "x2/1o1/3 x", "xx1/oo1/x2 o",
+    # a mid-game cube position from Patashnik's strategy (X to move, ply 10)
+    "xxo1/1o2/4/xo1x:4/4/1o2/4:4/1o2/4/4:1x2/4/4/4 x",
+])
+def test_pn_proofs_are_accepted_by_the_checker(position: str) -> None:
+    buffer = io.BytesIO()
+    written = write_pn_proof(position, buffer, table_mb=16)
+    stats = check_proof(buffer.getvalue())
+    assert stats.value == written.header.value == written.value.value
+    if Position(position).variant.cells <= 30:
+        assert stats.value == expected_value(position)
+    else:
+        assert stats.value == "x"
+    assert stats.lines == written.header.lines
+
+
+def test_a_corrupted_pn_proof_is_rejected() -> None:
+    buffer = io.BytesIO()
+    write_pn_proof("6x5k4", buffer, table_mb=16)
+    lines = buffer.getvalue().decode().splitlines()
+    first_reply = next(i for i, line in enumerate(lines) if line.startswith("R "))
+    tokens = lines[first_reply].split()
+    lines[first_reply] = "R " + " ".join([str(int(tokens[1]) - 1), *tokens[3:]])  # one less
+    with pytest.raises(ProofCheckError):
+        check_proof("\n".join(lines).encode())
+
+
+def test_no_proof_is_written_when_the_search_stops_first(tmp_path: Path) -> None:
+    target = tmp_path / "cube.proof"
+    with pytest.raises(ProofUnavailableError, match="stopped before proving"):
+        write_pn_proof("4x4x4", target, nodes=100, table_mb=16)
+    assert not target.exists()
+
+
+def test_ttt_prove_writes_a_checked_proof_and_reports_figures(tmp_path: Path) -> None:
+    target = tmp_path / "6x5k4.proof.gz"
+    result = runner.invoke(app, ["prove", "6x5k4", "--out", str(target), "--json",
+                                 "--table-mb", "16"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["value"] == expected_value("6x5k4")
+    assert figures["bytes"] == target.stat().st_size and figures["lines"] > 10
+    assert gzip.decompress(target.read_bytes()).startswith(b'{"format": "tictactoe-proof"')
+    checked = runner.invoke(app, ["check-proof", str(target)])
+    assert checked.exit_code == 0 and "valid" in checked.stdout
+    plain = runner.invoke(app, ["prove", "4x3", "--table-mb", "4"])
+    assert plain.exit_code == 0 and "X wins" in plain.stdout
+
+
+def test_ttt_prove_stops_at_a_limit_and_refuses_bad_input(tmp_path: Path) -> None:
+    target = tmp_path / "cube.proof"
+    result = runner.invoke(app, ["prove", "4x4x4", "--nodes", "100", "--out", str(target),
+                                 "--table-mb", "16"])
+    assert result.exit_code == 1 and "stopped before proving" in result.output
+    assert not target.exists()
+    result = runner.invoke(app, ["prove", "4x4x4", "--nodes", "100", "--json",
+                                 "--table-mb", "16"])
+    assert result.exit_code == 1 and json.loads(result.stdout)["value"] == "unknown"
+    result = runner.invoke(app, ["prove", "xxx/oo1/3 o"])
+    assert result.exit_code == 2 and "game is over" in result.output
+    result = runner.invoke(app, ["prove", "3x3x3x3x3"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+def test_ctrl_c_stops_ttt_prove_cleanly(tmp_path: Path) -> None:
+    target = tmp_path / "cube.proof"
+    code = "from tictactoe.cli import main; main()"
+    with subprocess.Popen(
+            [sys.executable, "-c", code, "prove", "4x4x4", "--out", str(target),
+             "--table-mb", "32"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            time.sleep(5)  # past start-up: well into the search
+            assert process.poll() is None, process.communicate()
+            sent = time.monotonic()
+            process.send_signal(signal.SIGINT)
+            _, err = process.communicate(timeout=20)
+            stopped_after = time.monotonic() - sent
+        finally:
+            process.kill()
+    assert process.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert stopped_after < 5
+    assert not target.exists()
+
+
+def test_ttt_solve_method_pn_agrees_with_ab_and_auto_picks_pn_on_the_cube() -> None:
+    for position in ("5x4k4", "x2/1o1/3 x", "xx1/oo1/x2 o", "6x5k4"):
+        pn = runner.invoke(app, ["solve", position, "--method", "pn", "--json"])
+        ab = runner.invoke(app, ["solve", position, "--method", "ab", "--json", "--value"])
+        assert pn.exit_code == ab.exit_code == 0, pn.output + ab.output
+        found, reference = json.loads(pn.stdout), json.loads(ab.stdout)
+        assert found["method"] == "pn" and found["proven"]
+        assert found["winner"] == reference["winner"]
+    cube = "xxo1/1o2/4/xo1x:4/4/1o2/4:4/1o2/4/4:1x2/4/4/4 x"
+    auto = runner.invoke(app, ["solve", cube, "--value", "--json"])
+    assert auto.exit_code == 0 and json.loads(auto.stdout)["method"] == "pn"
+    assert json.loads(auto.stdout)["winner"] == "x"
+    text = runner.invoke(app, ["solve", cube, "--value"])
+    assert "X wins (proof-number search" in text.stdout
+    refused = runner.invoke(app, ["solve", "3x3", "--method", "pn", "--moves"])
+    assert refused.exit_code == 2 and "value only" in refused.output
+
+
+def test_a_proof_found_by_replies_is_accepted(tmp_path: Path) -> None:
+    target = tmp_path / "6x5k4.proof"
+    result = runner.invoke(app, ["prove", "6x5k4", "--by-replies", "--out", str(target),
+                                 "--json", "--table-mb", "16"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["search_nodes"] > figures["nodes"]  # the parts were searched first
+    assert check_proof(target).value == figures["value"] == "x"
+
+
+SHIPPED = Path(tictactoe.proof.__file__).resolve().parent / "reference" / "qubic.proof.gz"
+
+
+@pytest.mark.slow
+def test_the_shipped_qubic_proof_passes_the_checker() -> None:
+    """The first player wins 4x4x4 from the empty board: the shipped proof (about 15 s)."""
+    header = read_header(SHIPPED)
+    assert header.variant.name == "4x4x4" and header.value == "x"
+    assert Position(header.position) == Position("4x4x4")
+    stats = check_proof(SHIPPED)
+    assert stats.value == "x" and stats.lines == header.lines
