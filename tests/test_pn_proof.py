@@ -98,6 +98,12 @@ def test_ttt_prove_stops_at_a_limit_and_refuses_bad_input(tmp_path: Path) -> Non
     assert result.exit_code == 2 and "Traceback" not in result.output
 
 
+def take_ctrl_c() -> None:
+    """In the child: take Ctrl-C as on a terminal, even when this test run ignores it (a
+    background job starts with SIGINT ignored, and Python keeps an ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 def test_ctrl_c_stops_ttt_prove_cleanly(tmp_path: Path) -> None:
     target = tmp_path / "cube.proof"
@@ -105,7 +111,8 @@ def test_ctrl_c_stops_ttt_prove_cleanly(tmp_path: Path) -> None:
     with subprocess.Popen(
             [sys.executable, "-c", code, "prove", "4x4x4", "--out", str(target),
              "--table-mb", "32"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=take_ctrl_c) as process:
         try:
             time.sleep(5)  # past start-up: well into the search
             assert process.poll() is None, process.communicate()
