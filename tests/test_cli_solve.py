@@ -146,12 +146,17 @@ def test_move() -> None:
 
 def test_move_is_bounded_on_every_board_and_says_when_unproven() -> None:
     started = time.perf_counter()
-    result = runner.invoke(app, ["move", "4x4x4", "--seconds", "0.5"])
+    o_first = "x3/4/4/4:4/4/4/4:4/4/4/4:4/4/4/4 o"  # O's first reply: out of reach
+    result = runner.invoke(app, ["move", o_first, "--seconds", "0.5"])
     assert result.exit_code == 0, result.output
     assert time.perf_counter() - started < 30
     move, _, note = result.stdout.partition(" ")
-    assert Position("4x4x4").parse_move(move) in Position("4x4x4").legal_moves()
+    assert Position(o_first).parse_move(move) in Position(o_first).legal_moves()
     assert note.startswith("(unproven: heuristic")
+    # X on the empty cube plays from the shipped proof: a proven win, however short the limit
+    result = runner.invoke(app, ["move", "4x4x4", "--seconds", "0.01", "--json"])
+    answer = json.loads(result.stdout)
+    assert answer["score"] == {"kind": "win", "plies": None} and answer["proven"] is True
     result = runner.invoke(app, ["move", "5x5k4", "--nodes", "2000", "--json"])
     answer = json.loads(result.stdout)
     assert answer["score"]["kind"] == "heuristic" and answer["proven"] is False
@@ -186,3 +191,14 @@ def test_solve_engines_agree_from_the_command_line() -> None:
         assert {row["engine"] for row in rows} == {engine}
         answers[engine] = [(r["winner"], r["plies"], r["best"], r["moves"]) for r in rows]
     assert answers["python"] == answers["compiled"]
+
+
+def test_arena_on_the_cube_with_fixed_colours_and_a_limit() -> None:
+    """``--no-alternate`` keeps the first player X; perfect as X wins from the proof."""
+    result = runner.invoke(app, ["arena", "perfect", "random", "--variant", "4x4x4",
+                                 "--games", "2", "--no-alternate", "--seconds", "0.5"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("│")[1:7] for line in result.stdout.splitlines()
+            if "perfect" in line or "random" in line]
+    assert [[cell.strip() for cell in row] for row in rows] == [
+        ["perfect", "2", "0", "0", "2", "0"], ["random", "0", "0", "2", "0", "0"]]

@@ -354,3 +354,21 @@ async def test_the_side_panel_comes_back_when_the_terminal_grows() -> None:
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
         assert app.query_one("#side").display and hidden_cells(app) == []
+
+
+@pytest.mark.asyncio
+async def test_perfect_as_x_on_the_cube_plays_the_proof_and_wins() -> None:
+    """The cube's perfect level plays X from the shipped proof: every move is labelled
+    proven, and a naive defence (the first empty cell, typed) loses."""
+    app = TicTacToeApp(vs_perfect("4x4x4", human=Side.O))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("tab")
+        while not app.game.position.is_game_over():
+            assert re.search(r"X played \d:[a-d][1-4] \(proven: forced win\)$",
+                             app.status_text), app.status_text
+            target = app.game.position.legal_moves()[0]
+            await pilot.press(*app.game.position.move_name(target), "enter")
+            await settle(pilot)
+        assert app.game.position.winner() is Side.X
+        assert app.status_text.startswith("X (perfect) wins: ")

@@ -125,8 +125,15 @@ def test_move_and_position_answers_match_their_schemas(tmp_path: Path) -> None:
         assert move.score.text == str(expected.moves[move.cell])
         assert move.position == PositionInfo.model_validate_json(client.post(
             "/api/position", json={"position": start, "moves": [move.move]}).content)
-        # a cube is out of reach: an estimate, marked as such, and a real move
+        # X on the empty cube: the shipped proof's move, a proven win of unknown length
         cube = client.post("/api/move", json={"position": "qubic", "player": "perfect"})
+        assert cube.status_code == 200, cube.text
+        proven = MoveResponse.model_validate_json(cube.content)
+        assert proven.score is not None and proven.score.kind == "win"
+        assert proven.score.plies is None and proven.score.text == "forced win"
+        # O's first reply on the cube is out of reach: an estimate, marked as such
+        cube = client.post("/api/move", json={"position": "x3/4/4/4:4/4/4/4:4/4/4/4:4/4/4/4 o",
+                                              "player": "perfect"})
         assert cube.status_code == 200, cube.text
         estimate = MoveResponse.model_validate_json(cube.content)
         assert estimate.score is not None and estimate.score.kind == "heuristic"

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from tictactoe.core import Position
 from tictactoe.core.svg import COLOURS, Hint, HintKind, draw
 from tictactoe.extras import require
-from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solution import Solution
 
 
@@ -73,6 +73,10 @@ def hint(score: Score, *, best: bool = False) -> Hint:
         kind, short = "win", f"W{score.plies}"
     elif isinstance(score, Loss):
         kind, short = "loss", f"L{score.plies}"
+    elif isinstance(score, ForcedWin):
+        kind, short = "win", "W"
+    elif isinstance(score, ForcedLoss):
+        kind, short = "loss", "L"
     elif isinstance(score, Draw):
         kind, short = "draw", "D"
     else:

@@ -41,6 +41,8 @@ def _outcome_text(score: Score, mover: Side, remaining: int) -> str:
     if winner is None:
         return f"draw ({remaining} plies)"
     plies = score.plies
+    if plies is None:
+        return f"{winner.name} wins (proven; length not computed)"
     return f"{winner.name} wins in {plies} {'ply' if plies == 1 else 'plies'}"
 
 
@@ -232,10 +234,22 @@ def arena_command(
     seed: Annotated[int, typer.Option(help="Seed; the same seed replays the same match.")]
     = 0,
     depth: Annotated[int | None, typer.Option(min=1, help="Heuristic search depth.")] = None,
+    alternate: Annotated[bool, typer.Option(
+        help="Alternate colours; with --no-alternate the first player is X in every game.")]
+    = True,
+    nodes: Annotated[int | None, typer.Option(
+        min=1, help="Stop a searching player after N nodes a move (MCTS: iterations).")]
+    = None,
+    seconds: Annotated[float, typer.Option(
+        min=0, help="Stop a searching player after S seconds a move (0: no limit).")] = 0.0,
     plot: Annotated[Path | None, typer.Option(help="Save a chart of the results (PNG).")]
     = None,
 ) -> None:
-    """Play a match, alternating colours, and print wins, draws, losses and game length."""
+    """Play a match, alternating colours, and print wins, draws, losses and game length.
+
+    On big boards give the searching players a limit (``--seconds 1``): the perfect player
+    without one solves every position to the end.
+    """
     for name in (first, second):
         make_player(name)  # unknown names fail before any game is played
     if plot is not None:
@@ -249,7 +263,8 @@ def arena_command(
             bar.advance(task)
 
         match = play_match(first, second, variant=variant, games=games, seed=seed,
-                           depth=depth, on_game=advance)
+                           depth=depth, on_game=advance, alternate=alternate,
+                           limit=Limit(nodes=nodes, seconds=seconds or None))
     _print_match(match)
     if plot is not None:
         _plot_match(match, plot)

@@ -13,7 +13,7 @@ from tictactoe.core.errors import (
     VariantError,
 )
 from tictactoe.core.position import Outcome, Position, Side, Status, Termination
-from tictactoe.core.symmetry import canonical_masks, symmetries
+from tictactoe.core.symmetry import canonical_masks, symmetries, transform_mask
 from tictactoe.core.variant import MAX_CELLS, Variant
 
 __all__ = [
@@ -33,4 +33,5 @@ __all__ = [
     "VariantError",
     "canonical_masks",
     "symmetries",
+    "transform_mask",
 ]

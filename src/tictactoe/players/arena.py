@@ -104,8 +104,9 @@ class Match:
 
 def play_match(first: str, second: str, *, variant: Variant | str = "3x3", games: int = 10,
                seed: int | None = 0, depth: int | None = None, limit: Limit | None = None,
-               on_game: Callable[[Game], None] | None = None) -> Match:
-    """Play `games` games; the first player is X in games 1, 3, 5, ... and O in the others.
+               on_game: Callable[[Game], None] | None = None, alternate: bool = True) -> Match:
+    """Play `games` games; the first player is X in games 1, 3, 5, ... and O in the others
+    (X in every game if not `alternate`). `limit` bounds every move of both players.
 
     Each player is built once with its own seed (`seed` and `seed + 1`), so a seed
     reproduces the whole match.
@@ -117,7 +118,7 @@ def play_match(first: str, second: str, *, variant: Variant | str = "3x3", games
     names = (first, second) if first != second else (f"{first} (1)", f"{second} (2)")
     match = Match(variant, (Standing(names[0]), Standing(names[1])))
     for number in range(games):
-        first_is_x = number % 2 == 0
+        first_is_x = number % 2 == 0 or not alternate
         x_player, o_player = (a, b) if first_is_x else (b, a)
         game = play_game(x_player, o_player, variant, limit)
         match.add(game, first_is_x)

@@ -10,12 +10,14 @@ package is quick.
 ('win in 1', [2])
 """
 
-from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solution import Solution, check_solvable, solution_json
 from tictactoe.search.solver import solve, solve_value
 
 __all__ = [
     "Draw",
+    "ForcedLoss",
+    "ForcedWin",
     "Heuristic",
     "Loss",
     "Score",

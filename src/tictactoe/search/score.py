@@ -1,4 +1,5 @@
-"""Scores: a win or a loss in N plies, a draw, or a heuristic value.
+"""Scores: a win or a loss in N plies, a draw, a win or loss proven without its length, or a
+heuristic value.
 
 A score is always for the side to move in the position scored, and plies count from that
 position to the end of the game with best play. Scores compare like python-chess's ``Mate``:
@@ -12,6 +13,15 @@ Win(plies=5), Win(plies=3)]
 ('win in 5', 'loss in 4', 'draw')
 >>> Loss(4).after_move()  # the same line, one ply earlier, for the player who moved into it
 Win(plies=5)
+
+A proof of a win (say by proof-number search, or from a proof file) need not say how long the
+win takes: `ForcedWin` and `ForcedLoss` are proven too, and rank next to the slowest win and
+below the fastest loss, since their length is unknown.
+
+>>> sorted([Win(41), ForcedWin(), Loss(3), ForcedLoss()])
+[ForcedLoss(), Loss(plies=3), ForcedWin(), Win(plies=41)]
+>>> str(ForcedWin()), ForcedWin().after_move(), ForcedWin().is_proven
+('forced win', ForcedLoss(), True)
 """
 
 from __future__ import annotations
@@ -93,9 +103,9 @@ class Score:
         """
         kind = data.get("kind")
         if kind == "win":
-            return Win(int(data["plies"]))
+            return ForcedWin() if data.get("plies") is None else Win(int(data["plies"]))
         if kind == "loss":
-            return Loss(int(data["plies"]))
+            return ForcedLoss() if data.get("plies") is None else Loss(int(data["plies"]))
         if kind == "draw":
             return Draw()
         if kind == "heuristic":
@@ -104,12 +114,17 @@ class Score:
 
     @staticmethod
     def parse(text: str) -> Score:
-        """Parse the text form: ``win in 5``, ``loss in 4``, ``draw`` or ``heuristic 1.5``.
+        """Parse the text form: ``win in 5``, ``loss in 4``, ``draw``, ``forced win``,
+        ``forced loss`` or ``heuristic 1.5``.
 
-        >>> Score.parse("win in 5"), Score.parse("heuristic -0.5")
-        (Win(plies=5), Heuristic(value=-0.5))
+        >>> Score.parse("win in 5"), Score.parse("heuristic -0.5"), Score.parse("forced win")
+        (Win(plies=5), Heuristic(value=-0.5), ForcedWin())
         """
         words = text.split()
+        if words == ["forced", "win"]:
+            return ForcedWin()
+        if words == ["forced", "loss"]:
+            return ForcedLoss()
         try:
             if len(words) == 3 and words[0] in ("win", "loss") and words[1] == "in":
                 plies = int(words[2])
@@ -165,6 +180,48 @@ class Loss(Score):
 
     def __str__(self) -> str:
         return f"loss in {self.plies}"
+
+
+@dataclass(frozen=True, eq=True, order=False, slots=True)
+class ForcedWin(Score):
+    """The side to move wins, proven, in a number of plies that was not computed. It ranks
+    below every `Win` of known length."""
+
+    def _rank(self) -> tuple[int, float, int]:
+        return (2, float("-inf"), 0)
+
+    def winner(self, mover: Side) -> Side | None:
+        return mover
+
+    def after_move(self) -> Score:
+        return ForcedLoss()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "win", "plies": None}
+
+    def __str__(self) -> str:
+        return "forced win"
+
+
+@dataclass(frozen=True, eq=True, order=False, slots=True)
+class ForcedLoss(Score):
+    """The side to move loses, proven, in a number of plies that was not computed. It ranks
+    below every `Loss` of known length."""
+
+    def _rank(self) -> tuple[int, float, int]:
+        return (0, float("-inf"), 0)
+
+    def winner(self, mover: Side) -> Side | None:
+        return mover.other
+
+    def after_move(self) -> Score:
+        return ForcedWin()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "loss", "plies": None}
+
+    def __str__(self) -> str:
+        return "forced loss"
 
 
 @dataclass(frozen=True, eq=True, order=False, slots=True)

@@ -14,7 +14,7 @@ from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
-from tictactoe.search.score import Draw, Loss, Score, Win
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
 from tictactoe.search.solver import solve
 from tictactoe.tui.game import HUMAN, Game
 
@@ -90,6 +90,10 @@ def hint_label(score: Score, *, short: bool = False) -> str:
         return f"W{score.plies}" if short else f"win {score.plies}"
     if isinstance(score, Loss):
         return f"L{score.plies}" if short else f"loss {score.plies}"
+    if isinstance(score, ForcedWin):
+        return "W" if short else "win"
+    if isinstance(score, ForcedLoss):
+        return "L" if short else "loss"
     if isinstance(score, Draw):
         return "D" if short else "draw"
     return "?"
@@ -97,9 +101,9 @@ def hint_label(score: Score, *, short: bool = False) -> str:
 
 def hint_kind(score: Score) -> str:
     """``win``, ``loss``, ``draw`` or ``unknown``: the colour class of a hint."""
-    if isinstance(score, Win):
+    if isinstance(score, Win | ForcedWin):
         return "win"
-    if isinstance(score, Loss):
+    if isinstance(score, Loss | ForcedLoss):
         return "loss"
     if isinstance(score, Draw):
         return "draw"

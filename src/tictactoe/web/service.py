@@ -30,7 +30,9 @@ import anyio.to_thread
 from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import make_player
-from tictactoe.search.score import Score
+from tictactoe.players.perfect import proof_numbers_apply
+from tictactoe.players.strategy import SHIPPED, Strategy, shipped
+from tictactoe.search.score import ForcedWin, Score
 from tictactoe.search.solution import Solution
 from tictactoe.web import worker
 from tictactoe.web.convert import PLAYER_OR_LEVEL, PerfectMoves, playable, position_info, score_info
@@ -150,13 +152,24 @@ class Engine:
         """A computer player's move in a playable position, and its score (None if the player
         does not score moves); the same seed gives the same move."""
         if name == "perfect":
-            # The perfect player's own rule (a seeded random choice among the solver's best
-            # moves), over a solution that is cached for every client.
+            # A shipped strategy's move first (on the cube as X: a proven win, here, in a
+            # millisecond or two), else the perfect player's own rule (a seeded random choice
+            # among the solver's best moves) over a solution cached for every client, else
+            # proof-number search on a worker.
+            if board.variant.name in SHIPPED:
+                strategy = await self.strategy(board)
+                move = None if strategy is None else strategy.move(board)
+                if move is not None:
+                    return move, ForcedWin()
             key = (board.to_string(),)
             known = self.perfect_moves.get(key)
             if known is None:
                 solution = await self.solution_for(board, self.max_nodes, self.max_seconds,
                                                    priority)
+                if not solution.proven and proof_numbers_apply(board.variant):
+                    return await self.lane(board).run(
+                        priority, worker.perfect_search, board.to_string(), seed,
+                        self.max_nodes, self.max_seconds, solution)
                 if not solution.proven:  # estimates: answered, never remembered
                     cell = random.Random(seed).choice(solution.best)
                     return cell, solution.moves[cell]
@@ -170,6 +183,10 @@ class Engine:
             return choice.move, choice.score
         return await self.lane(board).run(priority, worker.choose, board.to_string(), name,
                                           seed, self.max_seconds)
+
+    async def strategy(self, board: Position) -> Strategy | None:
+        """The shipped strategy of this board (read on a thread the first time)."""
+        return await anyio.to_thread.run_sync(shipped, board.variant)
 
     async def move_answer(self, position: str, name: str, seed: int | None) -> bytes:
         """The JSON answer of ``POST /api/move``: a player's move and the position after it."""
@@ -246,6 +263,8 @@ class Engine:
             await anyio.to_thread.run_sync(solver.load)
             await asyncio.gather(self.small.run(Priority.WARM, worker.load),
                                  self.large.run(Priority.WARM, worker.load))
+            for name in SHIPPED:  # the shipped strategies (the cube's: about two seconds)
+                await anyio.to_thread.run_sync(shipped, name)
             for variant, plies in self.warm_plies.items():
                 boards = await anyio.to_thread.run_sync(early_positions, variant, plies)
                 for board in boards:

@@ -26,6 +26,7 @@ import time
 from tictactoe.core import Position
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import make_player
+from tictactoe.players.perfect import PerfectPlayer
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
 from tictactoe.web.engine import WebSolver
@@ -82,6 +83,15 @@ def choose(position: str, player: str, seed: int | None, seconds: float
     return choice.move, choice.score
 
 
+def perfect_search(position: str, seed: int | None, nodes: int | None, seconds: float,
+                   estimate: Solution) -> tuple[int, Score | None]:
+    """The perfect player's proof-number search, after the solver gave only `estimate`."""
+    board = Position(position)
+    choice = PerfectPlayer(seed).by_proof_numbers(board, Limit(nodes=nodes, seconds=seconds),
+                                                  estimate)
+    return choice.move, choice.score
+
+
 def memory() -> int:
     """This process's resident memory in bytes (its peak where the system does not say).
 
@@ -96,4 +106,4 @@ def memory() -> int:
         return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-__all__ = ["choose", "load", "memory", "solve", "solver", "start"]
+__all__ = ["choose", "load", "memory", "perfect_search", "solve", "solver", "start"]

@@ -17,7 +17,8 @@ function hintFor(score) {
   const kind = score.kind === "heuristic" ? "estimate" : score.kind;
   const value = Math.round((score.value || 0) * 10) / 10;
   const text = score.kind === "heuristic" ? `estimate ${value > 0 ? "+" : ""}${value}` : score.text;
-  const short = { win: `W${score.plies}`, loss: `L${score.plies}`, draw: "D" }[score.kind]
+  const length = score.plies == null ? "" : score.plies;  // a forced win of unknown length
+  const short = { win: `W${length}`, loss: `L${length}`, draw: "D" }[score.kind]
     || `≈${value > 0 ? "+" : ""}${Math.round(value)}`;
   return { kind, text, short };
 }
