@@ -3,11 +3,14 @@
 
     python scripts/bench_web.py                      # starts `ttt serve` on a free local port
     python scripts/bench_web.py --url http://127.0.0.1:8000 --clients 50 --games 400
+    python scripts/bench_web.py --variants 4x4x4 --perfect x --clients 1 --games 100
 
 Each client plays as the page does, through the server-owned game endpoints: it starts a game
 (POST /api/games, X human, O perfect), then sends a random legal move at a time (POST
 /api/games/{id}/moves with the game's ply); the server checks it, plays perfect's reply and
-stores both. Boards alternate between 3x3 and 4x4 (``--variants``). The run stops after
+stores both (``--perfect x``: perfect plays X, so on the cube it plays from the shipped proof
+and every request times a proof move). Boards alternate between 3x3 and 4x4 (``--variants``).
+The run stops after
 --games games or --seconds seconds, whichever comes first, and prints requests per second and
 the p50 / p99 latency, overall and per board; ``--repeat N`` runs it N times on the same
 server and prints the spread.
@@ -49,6 +52,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0, help="stop after this long")
     parser.add_argument("--variants", default="3x3,4x4",
                         help="boards the clients take turns with (comma-separated)")
+    parser.add_argument("--perfect", choices=("x", "o"), default="o",
+                        help="the side perfect plays (the client plays the other)")
     parser.add_argument("--cold", action="store_true",
                         help="start at once, without waiting for the server's warm-up")
     parser.add_argument("--repeat", type=int, default=1, help="runs on the same server")
@@ -66,7 +71,8 @@ def main() -> int:
         runs = []
         for _ in range(args.repeat):
             report = game_load(url, clients=args.clients, games=args.games,
-                               seconds=args.seconds, variants=tuple(args.variants.split(",")))
+                               seconds=args.seconds, variants=tuple(args.variants.split(",")),
+                               perfect=args.perfect)
             print_report(report, args.clients)
             runs.append(report.summary())
             errors += report.errors

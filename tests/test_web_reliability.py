@@ -79,6 +79,18 @@ def test_game_load_has_no_errors(server: Server) -> None:
     assert load.games == 20 and load.errors == 0 and load.summary()[0] > 20
 
 
+def test_perfect_wins_every_cube_game_as_x_through_the_server(server: Server) -> None:
+    """Clients play O at random against perfect on the cube: perfect plays X from the shipped
+    proof, and every game ends in its win (the server's stored results say so)."""
+    server.wait_ready()
+    load = reliability.game_load(server.url, clients=2, games=6, seconds=60,
+                                 variants=("4x4x4",), perfect="x")
+    assert load.games == 6 and load.errors == 0
+    games = reliability.request(server.url, "GET", "/api/history?limit=500")[1]
+    cube = [g for g in games["games"] if g["variant"] == "4x4x4"]
+    assert len(cube) >= 6 and all(g["result"] == "x" for g in cube), cube
+
+
 def test_wrk_plays_games_without_errors(server: Server) -> None:
     wrk = shutil.which("wrk")
     if wrk is None:

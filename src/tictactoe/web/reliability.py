@@ -605,7 +605,7 @@ class LoadReport:
 
 
 async def _game_client(url: str, number: int, variants: list[str], report: LoadReport,
-                       stop_at: float, games_left: list[int]) -> None:
+                       stop_at: float, games_left: list[int], perfect: str = "o") -> None:
     rng = random.Random(number)
     client = await RawClient.connect(url)
     game = 0
@@ -623,8 +623,9 @@ async def _game_client(url: str, number: int, variants: list[str], report: LoadR
             games_left[0] -= 1
             variant = variants[(number + game) % len(variants)]
             game += 1
+            human = "x" if perfect == "o" else "o"
             status, state = await timed(variant, "POST", "/api/games", {
-                "variant": variant, "players": {"x": "human", "o": "perfect"},
+                "variant": variant, "players": {human: "human", perfect: "perfect"},
                 "seed": rng.randrange(2**31)})
             while status < 300 and not state["game"]["result"]:
                 status, state = await timed(variant, "POST",
@@ -637,17 +638,18 @@ async def _game_client(url: str, number: int, variants: list[str], report: LoadR
 
 
 def game_load(url: str, *, clients: int = 50, games: int = 400, seconds: float = 60.0,
-              variants: tuple[str, ...] = ("3x3", "4x4")) -> LoadReport:
-    """``clients`` clients each play whole games against ``perfect`` through the game
-    endpoints (create, then a random legal move at a time, the server replying), until
-    ``games`` games or ``seconds``. Latencies are per board."""
+              variants: tuple[str, ...] = ("3x3", "4x4"), perfect: str = "o") -> LoadReport:
+    """``clients`` clients each play whole games against ``perfect`` (playing ``perfect``,
+    ``x`` or ``o``) through the game endpoints (create, then a random legal move at a time,
+    the server replying), until ``games`` games or ``seconds``. Latencies are per board."""
     report = LoadReport()
 
     async def run() -> None:
         started, cpu = time.perf_counter(), time.process_time()
         left = [games]
         await asyncio.gather(*(_game_client(url, n, list(variants), report,
-                                            started + seconds, left) for n in range(clients)))
+                                            started + seconds, left, perfect)
+                               for n in range(clients)))
         report.seconds = time.perf_counter() - started
         report.client_cpu = time.process_time() - cpu
 
