@@ -3,6 +3,13 @@ positions (X to move) proven an X win, and, with ``--moves``, every dictionary m
 keep the win. Prints the total time, the nodes and the rate, and the slowest positions.
 
     python scripts/bench_pn.py [--moves] [--table-mb 256] [--sample N] [--nodes N]
+                               [--seconds S] [--file-order]
+
+Positions are proven deepest first (most marks first) in one table, so that a shallow
+position's search finds the deeper positions of the strategy already proven; ``--file-order``
+takes them in the dictionary's order instead. The first entry is the empty board (the whole
+of Qubic): ``--seconds`` bounds each position, and a position it stops is reported as
+unproven.
 
 Data: O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 1980.
 """
@@ -28,6 +35,10 @@ def main() -> int:
                         help="only N entries, a fixed random sample")
     parser.add_argument("--nodes", type=int, default=None,
                         help="df-pn nodes allowed per position (default: no limit)")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="seconds allowed per position (default: no limit)")
+    parser.add_argument("--file-order", action="store_true",
+                        help="the dictionary's order, not deepest first")
     args = parser.parse_args()
     path = find_dictionary()
     if path is None:
@@ -37,8 +48,13 @@ def main() -> int:
     if args.sample is not None:
         entries = sorted(random.Random(1).sample(entries, min(args.sample, len(entries))),
                          key=lambda e: e.line)
+    if not args.file_order:
+        entries.sort(key=lambda e: (-e.position().ply, e.line))
     search = PnSearch("4x4x4", table_mb=args.table_mb)
-    search.prove(entries[0].position(), attacker=Side.X)  # compile before timing
+    deepest = max(entries, key=lambda e: e.position().ply).position()
+    search.prove(deepest, attacker=Side.X)  # load the kernels before timing
+    search.clear()
+    unproven = 0
     failures = 0
     nodes = 0
     timings: list[tuple[float, int, str]] = []
@@ -52,16 +68,20 @@ def main() -> int:
             targets.append(position.play(entry.move))
         for target in targets:
             result = search.prove(target, attacker=Side.X, nodes=args.nodes,
-                                   interruptible=False)
+                                   seconds=args.seconds)
             nodes += result.nodes
             timings.append((result.seconds, result.nodes, target.to_string()))
-            if result.outcome != "win":
+            if result.outcome == "unknown":
+                unproven += 1
+                print(f"line {entry.line}: {target.to_string()}: unproven within the limit "
+                      f"({result.nodes:,} nodes, {result.seconds:.1f} s)", flush=True)
+            elif result.outcome != "win":
                 failures += 1
                 print(f"line {entry.line}: {target.to_string()}: {result.outcome} "
                       f"({result.nodes:,} nodes)", flush=True)
     elapsed = time.perf_counter() - started
-    print(f"{len(timings):,} positions proven X wins: {len(timings) - failures:,}; "
-          f"failures: {failures}")
+    print(f"{len(timings):,} positions; proven X wins: {len(timings) - failures - unproven:,}; "
+          f"unproven within the limit: {unproven}; failures: {failures}")
     print(f"total {elapsed:.2f} s, {nodes:,} df-pn nodes, {nodes / elapsed:,.0f} nodes/s, "
           f"mean {1000 * elapsed / len(timings):.2f} ms per position")
     timings.sort(reverse=True)

@@ -65,3 +65,10 @@ def test_unknown_case_is_a_clear_error() -> None:
     result = runner.invoke(app, ["bench", "--case", "7x7"])
     assert result.exit_code == 2
     assert "unknown case '7x7'" in result.output
+
+
+def test_the_cube_strategy_case_plays_and_times_the_proofs_moves() -> None:
+    result = runner.invoke(app, ["bench", "--json", "--case", "qubic-strategy"])
+    assert result.exit_code == 0, result.output
+    (case,) = json.loads(result.stdout)["cases"]
+    assert case["ok"] and case["result"] == "X wins 20 of 20" and case["seconds"] > 0

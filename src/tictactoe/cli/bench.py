@@ -34,12 +34,19 @@ EXPECTED = {
     "5x5k4": "draw", "4x6k4": "draw", "6x5k4": "first player wins",
     "5x6k4": "first player wins", "6x6k4": "first player wins", "4x8k4": "draw",
     "9x4k4": "first player wins",
+    "4x8k4-pn": "draw", "9x4k4-pn": "first player wins",
+    "qubic-strategy": "X wins 20 of 20", "qubic-check": "valid",
+    "qubic-dictionary": "2,929 X wins", "qubic-prove": "first player wins",
 }
 """The known value of every case, by key; a solve that disagrees fails the bench."""
 
 QUICK = ("3x3", "3x3-strong", "4x4", "4x4-census", "5x5k4", "4x6k4", "6x5k4", "5x6k4",
-         "6x6k4")
-"""The cases `--quick` runs: all but (4,8,4) and (9,4,4)."""
+         "6x6k4", "qubic-strategy")
+"""The cases `--quick` runs: all but the slow ones ((4,8,4) and (9,4,4) by both searches,
+the checker and the dictionary on the cube)."""
+
+ON_REQUEST = ("qubic-prove",)
+"""Cases that run only when named with ``--case`` (proving Qubic takes about 8 minutes)."""
 
 
 _CASE_HELP = f"Run only this case (repeatable): {', '.join(EXPECTED)}."
@@ -138,7 +145,8 @@ def _run_cases(quick: bool, repeat: int, limit: float, only: list[str] | None = 
 
     jit = warm_up()
     cases: list[Case] = []
-    keys = [k for k in EXPECTED if (not quick or k in QUICK) and (not only or k in only)]
+    keys = [k for k in EXPECTED if (not quick or k in QUICK) and (not only or k in only)
+            and (k not in ON_REQUEST or (only and k in only))]
 
     def wanted(key: str) -> bool:
         return key in keys
@@ -166,10 +174,128 @@ def _run_cases(quick: bool, repeat: int, limit: float, only: list[str] | None = 
             _every_move(case, name, repeat, limit)
         cases.append(case)
 
+    _proof_number_cases(cases, wanted, limit)
     for case in cases:
         if case.proven and case.expected not in (case.result, _value_word(case.result)):
             case.ok = False
     return cases, jit
+
+
+def _proof_number_cases(cases: list[Case], wanted: Callable[[str], bool], limit: float) -> None:
+    """Proof-number search and the proofs: (4,8,4) and (9,4,4) by df-pn, the cube's
+    strategy, the checker on the shipped proof, Patashnik's dictionary, Qubic from empty."""
+    from tictactoe.search.pn import PnSearch
+
+    for name in ("4x8k4", "9x4k4"):
+        if wanted(f"{name}-pn"):
+            variant = Variant.parse(name)
+            case = Case(f"{name}-pn", f"({variant.rows},{variant.columns},{variant.k}) by df-pn",
+                        5.0, EXPECTED[f"{name}-pn"], quick=False)
+            found = PnSearch(variant).value(Position(variant), seconds=limit)
+            case.seconds, case.nodes, case.proven = found.seconds, found.nodes, found.proven
+            case.result = {"x": "first player wins", "o": "second player wins"}.get(
+                found.value, found.value)
+            cases.append(case)
+    if wanted("qubic-strategy"):
+        cases.append(_qubic_strategy())
+    if wanted("qubic-check"):
+        cases.append(_qubic_check())
+    if wanted("qubic-dictionary"):
+        cases.append(_qubic_dictionary(limit))
+    if wanted("qubic-prove"):
+        case = Case("qubic-prove", "Qubic proved from empty (by replies, 4 GB table)", 600.0,
+                    EXPECTED["qubic-prove"], quick=False)
+        search = PnSearch("4x4x4", table_mb=4096)
+        result = search.prove_by_replies(Position("4x4x4"), seconds=max(limit, 900.0))
+        case.seconds, case.nodes, case.proven = result.seconds, result.nodes, result.proven
+        case.result = "first player wins" if result.outcome == "win" else result.outcome
+        cases.append(case)
+
+
+def _qubic_strategy() -> Case:
+    """The shipped strategy as X against random and rules players, 10 games each: the
+    time is the slowest move (the target is the web's p99 of 50 ms), nodes the moves."""
+    from tictactoe.core import Side
+    from tictactoe.players import make_player
+    from tictactoe.players.strategy import shipped
+
+    case = Case("qubic-strategy", "4x4x4: slowest X move from the proof", 0.05,
+                EXPECTED["qubic-strategy"])
+    strategy = shipped("4x4x4")
+    if strategy is None:
+        case.proven, case.result = False, "the shipped proof is missing"
+        return case
+    wins = moves = 0
+    slowest = 0.0
+    for game in range(20):
+        opponent = make_player("random" if game % 2 else "rules", seed=game)
+        board = Position("4x4x4")
+        while not board.is_game_over():
+            if board.turn is Side.X:
+                started = time.perf_counter()
+                move = strategy.move(board)
+                slowest = max(slowest, time.perf_counter() - started)
+                moves += 1
+                if move is None:
+                    break
+            else:
+                move = opponent.choose(board).move
+            board.push(move)
+        wins += board.winner() is Side.X
+    case.seconds, case.result = slowest, f"X wins {wins} of 20"
+    case.name += f" ({moves} moves)"
+    return case
+
+
+def _qubic_check() -> Case:
+    from tictactoe.players.strategy import shipped_path
+    from tictactoe.proof import ProofError, check_proof
+
+    case = Case("qubic-check", "checker on the shipped Qubic proof", 120.0,
+                EXPECTED["qubic-check"], quick=False)
+    path = shipped_path("4x4x4")
+    if path is None:
+        case.proven, case.result = False, "the shipped proof is missing"
+        return case
+    started = time.perf_counter()
+    try:
+        stats = check_proof(path)
+    except ProofError as err:
+        case.result = f"rejected: {err}"
+    else:
+        case.result, case.nodes = "valid", stats.positions
+    case.seconds = time.perf_counter() - started
+    return case
+
+
+def _qubic_dictionary(limit: float) -> Case:
+    """Every position of Patashnik's dictionary proven an X win by df-pn, in one table."""
+    from tictactoe.core import Side
+    from tictactoe.proof.patashnik import find_dictionary, load_dictionary
+    from tictactoe.search.pn import PnSearch
+
+    case = Case("qubic-dictionary", "Patashnik's dictionary proved by df-pn", 60.0,
+                EXPECTED["qubic-dictionary"], quick=False)
+    path = find_dictionary()
+    if path is None:
+        case.proven, case.result = False, "the dictionary is missing"
+        return case
+    entries = list(load_dictionary(path).entries)
+    search = PnSearch("4x4x4")
+    search.prove(entries[0].position(), attacker=Side.X)  # load the kernels first
+    started = time.perf_counter()
+    wins = nodes = 0
+    for entry in entries:
+        left = limit - (time.perf_counter() - started)
+        if left <= 0:
+            case.proven = False
+            break
+        result = search.prove(entry.position(), attacker=Side.X, seconds=left)
+        nodes += result.nodes
+        wins += result.outcome == "win"
+    case.seconds, case.nodes = time.perf_counter() - started, nodes
+    case.result = f"{wins:,} X wins" if case.proven else f"stopped after {wins:,} X wins"
+    return case
 
 
 def _solved_from_empty(cases: list[Case], repeat: int, limit: float) -> None:
@@ -273,7 +399,7 @@ def bench(
                              else "right", no_wrap=column == "case")
         for c in cases:
             seconds = c.seconds or 0.0
-            rate = f"{c.nodes / seconds / 1e6:.1f} M" if c.nodes and seconds else "-"
+            rate = _rate(c.nodes / seconds) if c.nodes and seconds else "-"
             mark = "" if c.met else " (missed)"
             table.add_row(c.name, c.result if c.ok else f"[red]WRONG: {c.result}[/]",
                           _duration(seconds), _duration(c.target) + mark,
@@ -291,6 +417,14 @@ def bench(
         for c in wrong:
             errors.print(f"[bold red]error:[/] {c.name}: got {c.result}, expected {c.expected}")
         raise typer.Exit(1)
+
+
+def _rate(per_second: float) -> str:
+    if per_second >= 1e6:
+        return f"{per_second / 1e6:.1f} M"
+    if per_second >= 1e3:
+        return f"{per_second / 1e3:.1f} k"
+    return f"{per_second:.0f}"
 
 
 def _duration(seconds: float) -> str:
