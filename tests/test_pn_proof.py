@@ -156,6 +156,27 @@ def test_a_proof_found_by_replies_is_accepted(tmp_path: Path) -> None:
     assert check_proof(target).value == figures["value"] == "x"
 
 
+def test_replies_proven_on_two_threads_give_an_accepted_proof(tmp_path: Path) -> None:
+    for position, name in [("6x5k4", "a.proof"),
+                           ("x3/4/1o2/4:4/4/4/4:4/4/4/4:4/4/4/4 x", "b.proof.gz")]:
+        target = tmp_path / name
+        result = runner.invoke(app, ["prove", position, "--by-replies", "--threads", "2",
+                                     "--out", str(target), "--json", "--table-mb", "64"])
+        assert result.exit_code == 0, result.output
+        figures = json.loads(result.stdout)
+        assert figures["threads"] == 2 and figures["value"] == "x"
+        assert figures["lines"] > 100 and figures["bytes"] == target.stat().st_size
+        stats = check_proof(target)
+        assert stats.value == "x" and stats.lines == figures["lines"]
+    result = runner.invoke(app, ["prove", "4x4x4", "--threads", "2"])
+    assert result.exit_code == 2 and "--threads works with --by-replies" in result.output
+    target = tmp_path / "cube.proof"
+    result = runner.invoke(app, ["prove", "4x4x4", "--by-replies", "--threads", "2",
+                                 "--seconds", "0.5", "--table-mb", "16", "--out", str(target)])
+    assert result.exit_code == 1 and "stopped before proving" in result.output
+    assert not target.exists()
+
+
 SHIPPED = Path(tictactoe.proof.__file__).resolve().parent / "reference" / "qubic.proof.gz"
 
 

@@ -4,6 +4,7 @@ check-proof``: verify a proof file with the independent checker."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 from pathlib import Path
 from typing import Annotated
@@ -69,6 +70,9 @@ def prove_command(
         "--by-replies", help="Seek the side to move's win two plies down first: each reply "
                              "to each move proven on its own (for openings such as the "
                              "empty cube).")] = False,
+    threads: Annotated[int, typer.Option(
+        min=1, help="With --by-replies: prove the replies on N threads, each with a table "
+                    "of --table-mb megabytes.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
     = False,
 ) -> None:
@@ -78,12 +82,18 @@ def prove_command(
     stops cleanly at the limit or on Ctrl-C (exit status 1 if stopped unproven, 130 on
     Ctrl-C; no file is written then). The proof file is for `ttt check-proof`.
     """
-    from tictactoe.core import Position
+    from tictactoe.core import Position, TicTacToeError
     from tictactoe.search.pn import PnSearch
-    from tictactoe.search.pn.proofs import ProofUnavailableError, write_pn_proof
+    from tictactoe.search.pn.proofs import (
+        ProofUnavailableError,
+        write_by_replies_in_parallel,
+        write_pn_proof,
+    )
 
     root = Position(position)
-    search = PnSearch(root.variant, table_mb=table_mb)
+    if threads > 1 and not by_replies:
+        raise TicTacToeError("--threads works with --by-replies (the replies are proven in "
+                             "parallel)")
     figures: dict[str, object] = {"position": root.to_string()}
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
                   transient=True, disable=not errors.is_terminal) as bar:
@@ -93,32 +103,52 @@ def prove_command(
             bar.update(task, description=f"proving {root.to_string()}: {done:,} nodes, "
                                          f"root pn {_number(pn)} dn {_number(dn)}")
 
+        def parts(done: int, total: int, nodes: int, elapsed: float) -> None:
+            bar.update(task, description=f"proving {root.to_string()} by replies on "
+                                         f"{threads} threads: {done}/{total} replies, "
+                                         f"{nodes:,} nodes")
+
         def writing(lines: int, again: int) -> None:
             bar.update(task, description=f"writing the proof: {lines:,} lines, {again:,} "
                                          "positions searched again")
 
-        if out is None:
-            if by_replies:
-                first = search.prove_by_replies(root, nodes=nodes, seconds=seconds or None,
-                                                progress=progress)
-                figures["by_replies"] = {"outcome": first.outcome, "nodes": first.nodes,
-                                         "seconds": round(first.seconds, 3)}
-            value = search.value(root, nodes=nodes, seconds=seconds or None,
-                                 progress=progress)
-        else:
+        written = None
+        if threads > 1:
             try:
-                written = write_pn_proof(root, out, nodes=nodes, seconds=seconds or None,
-                                         progress=progress, write_progress=writing,
-                                         search=search, by_replies=by_replies)
+                written = write_by_replies_in_parallel(
+                    root, out if out is not None else io.BytesIO(), threads=threads,
+                    table_mb=table_mb, seconds=seconds or None, progress=parts)
             except ProofUnavailableError as err:
                 raise fail(str(err), code=1) from None
+        if written is not None:
             value = written.value
+            figures["threads"] = threads
+        else:
+            search = PnSearch(root.variant, table_mb=table_mb)
+            if out is None:
+                if by_replies:
+                    first = search.prove_by_replies(root, nodes=nodes, seconds=seconds or None,
+                                                    progress=progress)
+                    figures["by_replies"] = {"outcome": first.outcome, "nodes": first.nodes,
+                                             "seconds": round(first.seconds, 3)}
+                value = search.value(root, nodes=nodes, seconds=seconds or None,
+                                     progress=progress)
+            else:
+                try:
+                    written = write_pn_proof(root, out, nodes=nodes, seconds=seconds or None,
+                                             progress=progress, write_progress=writing,
+                                             search=search, by_replies=by_replies)
+                except ProofUnavailableError as err:
+                    raise fail(str(err), code=1) from None
+                value = written.value
+        if written is not None:
             figures.update(search_nodes=written.search_nodes,
                            search_seconds=round(written.search_seconds, 3),
-                           file=str(out), bytes=out.stat().st_size,
                            lines=written.header.lines,
                            extract_seconds=round(written.extract_seconds, 3),
                            searched_again=written.researched)
+            if out is not None:
+                figures.update(file=str(out), bytes=out.stat().st_size)
     figures.update(value=value.value, nodes=value.nodes, seconds=round(value.seconds, 3),
                    questions=[{"attacker": q.attacker, "outcome": q.outcome,
                                "nodes": q.nodes, "root_pn": q.root_pn, "root_dn": q.root_dn}

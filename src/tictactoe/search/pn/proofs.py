@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -37,7 +37,7 @@ from tictactoe.proof.small import find_pairing
 from tictactoe.proof.threats import board_of, cells_of, stabiliser, threat_cells
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
-from tictactoe.search.pn.driver import DEFAULT_TABLE_MB, PnSearch, PnValue, Progress
+from tictactoe.search.pn.driver import DEFAULT_TABLE_MB, PnResult, PnSearch, PnValue, Progress
 
 FIRST_BUDGET = 20_000
 """Nodes of the first search again of a position whose proven child's entry was lost; each
@@ -340,3 +340,169 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
     return WrittenProof(writer.header, value, split_nodes + value.nodes, search_seconds,
                         time.perf_counter() - started,
                         extractor.researched, extractor.research_nodes)
+
+
+class _Recorded:
+    """A stand-in for `ProofWriter` that keeps the nodes of one subtree in memory, numbered
+    from 0, to be replayed into the real writer later (`= n` targets shifted)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[tuple[str, tuple[int, ...], int]] = []
+
+    @property
+    def next_line(self) -> int:
+        return len(self.nodes)
+
+    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0) -> int:
+        self.nodes.append((kind, tuple(cells), target))
+        return len(self.nodes) - 1
+
+    def move(self, cell: int) -> int:
+        return self.node("M", (cell,))
+
+    def win(self, cell: int) -> int:
+        return self.node("W", (cell,))
+
+    def forced(self, hint: Iterable[int] = ()) -> int:
+        return self.node("F", hint)
+
+    def pairing(self, pairs: Iterable[tuple[int, int]]) -> int:
+        return self.node("P", [c for pair in pairs for c in pair])
+
+    def end(self) -> int:
+        return self.node("E")
+
+    def same(self, line: int) -> int:
+        return self.node("=", target=line)
+
+    def replies(self, cells: Iterable[int]) -> int:
+        return self.node("R", cells)
+
+    def replay(self, writer: ProofWriter) -> None:
+        base = writer.next_line
+        for kind, cells, target in self.nodes:
+            writer.node(kind, cells, base + target if kind == "=" else 0)
+
+
+PartProgress = Callable[[int, int, int, float], None]
+"""``progress(parts done, parts, nodes so far, seconds)``."""
+
+
+def write_by_replies_in_parallel(
+        position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
+        threads: int, table_mb: float = DEFAULT_TABLE_MB, seconds: float | None = None,
+        progress: PartProgress | None = None, **extra: Any) -> WrittenProof | None:
+    """Prove that the side to move wins two plies down, each reply class on its own, on
+    `threads` threads (each with its own table of `table_mb` megabytes), and write the proof:
+    the move, its replies, and each reply's subtree read off the table that proved it.
+
+    Returns None, having written nothing, if the side to move's first move class (most lines
+    first) is refuted: the caller then proves the position the usual way. Raises
+    `ProofUnavailableError` if the time limit stops it, and `KeyboardInterrupt` (after
+    stopping every search) on Ctrl-C."""
+    import queue
+    import threading
+
+    if isinstance(position, str):
+        position = Position(position)
+    from tictactoe.search.pn.driver import _classes
+
+    side = position.turn
+    started = time.perf_counter()
+    moves = _classes(position)
+    if not moves or position.play(moves[0]).is_game_over():
+        return None
+    move = moves[0]
+    after = position.play(move)
+    replies = _classes(after)
+    if any(after.play(r).is_game_over() for r in replies):
+        return None
+    deadline = None if seconds is None else started + seconds
+    searches = [PnSearch(position.variant, table_mb=table_mb) for _ in range(max(1, threads))]
+    work: queue.Queue[int] = queue.Queue()
+    for index in range(len(replies)):
+        work.put(index)
+    results: dict[int, tuple[str, int, _Recorded | None]] = {}
+    failures: list[BaseException] = []
+    again = [0, 0]  # positions searched again while reading the strategy off, their nodes
+    stop = threading.Event()
+
+    def worker(search: PnSearch) -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    index = work.get_nowait()
+                except queue.Empty:
+                    return
+                part = after.play(replies[index])
+                result = search.prove(part, attacker=side, interruptible=False)
+                if result.outcome != "win":
+                    results[index] = (result.outcome, result.nodes, None)
+                    stop.set()
+                    return
+                recorded = _Recorded()
+                extractor = _Extractor(search, recorded, None)  # type: ignore[arg-type]
+                extractor.prover_node(part.marks(side), part.marks(side.other), True, {})
+                again[0] += extractor.researched
+                again[1] += extractor.research_nodes
+                results[index] = ("win", result.nodes, recorded)
+        except BaseException as err:  # handed to the caller
+            failures.append(err)
+            stop.set()
+
+    pool = [threading.Thread(target=worker, args=(s,), name=f"tictactoe-pn-{n}", daemon=True)
+            for n, s in enumerate(searches)]
+    for thread in pool:
+        thread.start()
+
+    def halt() -> None:
+        stop.set()
+        for search in searches:
+            search.misc[_k.LIMIT] = 0
+        for thread in pool:
+            thread.join()
+
+    try:
+        while any(thread.is_alive() for thread in pool):
+            for thread in pool:
+                thread.join(0.05)
+            now = time.perf_counter()
+            if deadline is not None and now > deadline:
+                halt()
+                break
+            if progress is not None:
+                running = sum(int(s.misc[_k.NODES]) for s in searches)
+                done = sum(n for _, n, _ in results.values())
+                progress(len(results), len(replies), done + running, now - started)
+    except KeyboardInterrupt:
+        halt()
+        raise
+    if failures:
+        raise failures[0]
+    nodes = sum(n for _, n, _ in results.values())
+    search_seconds = time.perf_counter() - started
+    if len(results) < len(replies) or any(o == "unknown" for o, _, _ in results.values()):
+        raise ProofUnavailableError(
+            f"the search stopped before proving the value of {position.to_string()} "
+            f"({nodes:,} nodes, {search_seconds:.1f} s)")
+    if any(o != "win" for o, _, _ in results.values()):
+        return None
+    started = time.perf_counter()
+    extra.setdefault("generator", "tictactoe.search.pn")
+    extra.setdefault("search_nodes", nodes)
+    extra.setdefault("seconds", round(search_seconds, 3))
+    extra.setdefault("threads", len(searches))
+    with ProofWriter(target, position=position, value=side.symbol, **extra) as writer:
+        writer.section(side, "win")
+        writer.move(move)
+        writer.replies(replies)
+        for index in range(len(replies)):
+            recorded = results[index][2]
+            assert recorded is not None
+            recorded.replay(writer)
+    assert writer.header is not None
+    root = PnResult(position.to_string(), side.symbol, "win", nodes, search_seconds, 0,
+                    int(_k.INF))
+    return WrittenProof(writer.header, PnValue(position.to_string(), side.symbol, (root,)),
+                        nodes, search_seconds, time.perf_counter() - started, again[0],
+                        again[1])
