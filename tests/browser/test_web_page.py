@@ -159,6 +159,29 @@ def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
     shot(page, "cube")
 
 
+def test_perfect_plays_x_on_the_cube_from_the_proof(page: Any, server: Any, shot: Shot) -> None:
+    """Playing O on the cube: every computer move comes from the shipped proof, labelled
+    proven, and a naive defence (the first empty cell) loses."""
+    open_page(page, server.url)
+    page.select_option("#variant", "4x4x4")
+    page.wait_for_selector("[data-name='2:b3']")
+    page.check("input[name=side][value=o]")
+    for _ in range(32):
+        page.wait_for_function(f"({FINISHED}) || ({YOUR_TURN})")
+        if page.evaluate(FINISHED):
+            break
+        reply = page.locator("#status .reply").inner_text()
+        assert re.search(r"\(proven: forced win for it\)\.$", reply), reply
+        before = marks(page)
+        page.locator(".cell[aria-disabled=false]").first.click()
+        page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {before + 1}"
+                               f" || ({FINISHED})")
+    page.wait_for_function(FINISHED)
+    assert page.locator("#status").inner_text().startswith("The computer wins")
+    assert page.locator(".cell.winning").count() == 4
+    shot(page, "cube-proof")
+
+
 def test_history_survives_a_restart(page: Any, start_server: Any, tmp_path: Path,
                                     shot: Shot) -> None:
     first = start_server(tmp_path)
