@@ -39,6 +39,9 @@ def main() -> int:
                         help="seconds allowed per position (default: no limit)")
     parser.add_argument("--file-order", action="store_true",
                         help="the dictionary's order, not deepest first")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a search setting (tictactoe.search.pn.driver.OPTIONS), "
+                             "e.g. eval_budget=100; repeatable")
     args = parser.parse_args()
     path = find_dictionary()
     if path is None:
@@ -50,7 +53,11 @@ def main() -> int:
                          key=lambda e: e.line)
     if not args.file_order:
         entries.sort(key=lambda e: (-e.position().ply, e.line))
-    search = PnSearch("4x4x4", table_mb=args.table_mb)
+    options: dict[str, int] = {}
+    for text in args.option:
+        name, _, value = text.partition("=")
+        options[name] = int(value)
+    search = PnSearch("4x4x4", table_mb=args.table_mb, **options)
     deepest = max(entries, key=lambda e: e.position().ply).position()
     search.prove(deepest, attacker=Side.X)  # load the kernels before timing
     search.clear()

@@ -34,7 +34,7 @@ from tictactoe.search.solution import Solution
 from tictactoe.search.solver import quickest_engine, solve
 
 if TYPE_CHECKING:
-    from tictactoe.search.pn import PnSearch
+    from tictactoe.search.pn import PnResult, PnSearch
 
 SOLVER_SHARE = 0.4
 """The share of the time limit the solver gets before proof-number search takes over."""
@@ -90,30 +90,29 @@ class PerfectPlayer:
     def by_proof_numbers(self, position: Position, limit: Limit,
                          estimate: Solution) -> Choice:
         """Proof-number search within `limit`, after the solver gave only `estimate` (its
-        scores order the moves and label the move if nothing is proven)."""
-        deadline = None if limit.seconds is None else time.perf_counter() + limit.seconds
+        scores order the moves and label the move if nothing is proven). The limit bounds
+        all the searches together; a node limit counts `PN_NODE_COST` solver nodes for
+        each proof-number node."""
+        budget = _Budget(limit)
         mover = position.turn
         searches = _searches(position.variant)
+        losses: dict[int, int] = {}  # proven losing moves, by the nodes their proof took
+        unknown: int | None = None
+        ordered = _by_estimate(position, estimate)
         with searches.lock:
-            root = searches.of(mover).prove(position, attacker=mover, nodes=limit.nodes,
-                                            seconds=_share(deadline, 0.4))
-            ordered = _by_estimate(position, estimate)
+            root = budget.prove(searches.of(mover), position, mover, 0.4)
             if root.outcome == "win":
                 for move in ordered:
-                    child = searches.of(mover).prove(position.play(move), attacker=mover,
-                                                     nodes=limit.nodes,
-                                                     seconds=_share(deadline, 0.2))
+                    if budget.spent():
+                        break
+                    child = budget.prove(searches.of(mover), position.play(move), mover, 0.2)
                     if child.outcome == "win":
                         return Choice(move, ForcedWin())
-            losses: dict[int, int] = {}  # proven losing moves, by the nodes their proof took
-            unknown: int | None = None
             for move in ordered:
-                if deadline is not None and time.perf_counter() > deadline:
+                if budget.spent():
                     break
-                after = position.play(move)
-                reply = searches.of(mover.other).prove(
-                    after, attacker=mover.other, nodes=limit.nodes,
-                    seconds=_share(deadline, 0.5))
+                reply = budget.prove(searches.of(mover.other), position.play(move),
+                                     mover.other, 0.5)
                 if reply.outcome == "no-win":
                     score: Score = (Draw() if root.outcome == "no-win"
                                     else _estimate_of(estimate, move))
@@ -126,10 +125,38 @@ class PerfectPlayer:
             return Choice(unknown, _estimate_of(estimate, unknown))
         if losses and len(losses) == len(ordered):
             return Choice(*_slowest_loss(losses, estimate))
-        # the time ran out before every move was asked: the solver's estimate
+        # the limit ran out before every move was asked: the solver's estimate
         rest = [m for m in ordered if m not in losses]
         move = rest[0] if rest else ordered[0]
         return Choice(move, _estimate_of(estimate, move))
+
+
+PN_NODE_COST = 20
+"""Solver nodes counted for one proof-number node against a node limit: a df-pn node runs a
+threat search and costs tens to hundreds of α-β nodes' time."""
+
+
+class _Budget:
+    """What is left of a limit across several proof-number searches."""
+
+    def __init__(self, limit: Limit) -> None:
+        self.deadline = (None if limit.seconds is None
+                         else time.perf_counter() + limit.seconds)
+        self.nodes = None if limit.nodes is None else max(1, limit.nodes // PN_NODE_COST)
+
+    def spent(self) -> bool:
+        return ((self.deadline is not None and time.perf_counter() >= self.deadline)
+                or (self.nodes is not None and self.nodes <= 0))
+
+    def prove(self, search: PnSearch, position: Position, attacker: Side,
+              fraction: float) -> PnResult:
+        """Ask one question with `fraction` of what is left (at least one node)."""
+        nodes = None if self.nodes is None else max(1, int(self.nodes * fraction))
+        result = search.prove(position, attacker=attacker, nodes=nodes,
+                              seconds=_share(self.deadline, fraction))
+        if self.nodes is not None:
+            self.nodes -= result.nodes
+        return result
 
 
 def proof_numbers_apply(variant: Variant) -> bool:
