@@ -19,7 +19,7 @@ wins 4x4x4 (`shipped`), which the cube's perfect player follows as X.
 >>> strategy = shipped("4x4x4")
 >>> board = Position("4x4x4")
 >>> board.move_name(strategy.move(board))   # the proof opens in a corner
-'a1A'
+'1:a1'
 >>> strategy.move(board.play(0)) is None    # O to move: not the strategy's side
 True
 >>> shipped("3x3") is None
