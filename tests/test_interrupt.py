@@ -9,12 +9,7 @@ import sys
 import time
 
 import pytest
-
-
-def take_ctrl_c() -> None:
-    """In the child: take Ctrl-C as on a terminal, even when this test run ignores it (a
-    background job starts with SIGINT ignored, and Python keeps an ignored SIGINT)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+from subprocesses import take_ctrl_c
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from subprocesses import take_ctrl_c
 from typer.testing import CliRunner
 
 import tictactoe.proof
@@ -96,12 +97,6 @@ def test_ttt_prove_stops_at_a_limit_and_refuses_bad_input(tmp_path: Path) -> Non
     assert result.exit_code == 2 and "game is over" in result.output
     result = runner.invoke(app, ["prove", "3x3x3x3x3"])
     assert result.exit_code == 2 and "Traceback" not in result.output
-
-
-def take_ctrl_c() -> None:
-    """In the child: take Ctrl-C as on a terminal, even when this test run ignores it (a
-    background job starts with SIGINT ignored, and Python keeps an ignored SIGINT)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")

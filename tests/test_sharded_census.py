@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from subprocesses import take_ctrl_c
 
 from tictactoe.analysis.backends import LocalPool, check_backend, count_sharded
 from tictactoe.analysis.census import census
@@ -83,12 +84,6 @@ def test_a_stopped_census_goes_on_from_the_last_finished_ply(tmp_path: Path) -> 
     full, rest = sharded_census(v, InlineExecutor(), tmp_path / "s", 3)
     assert rest.resumed_from_ply == 6 and rest.tasks_run == 3 * (len(full["by_ply"]) - 6)
     assert _figures(full) == _figures(census_counts(v))
-
-
-def take_ctrl_c() -> None:
-    """In the child: take Ctrl-C as on a terminal, even when this test run ignores it (a
-    background job starts with SIGINT ignored, and Python keeps an ignored SIGINT)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")

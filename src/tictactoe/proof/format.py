@@ -400,7 +400,50 @@ def iter_records(source: Source) -> Iterator[Record]:
 
 
 # --------------------------------------------------------------------------- writing
-class ProofWriter:
+class NodeWriter:
+    """The named node helpers over one method, `node(kind, cells, target)`, and the
+    `next_line` property: `ProofWriter` writes the nodes to a file; a subclass may keep
+    them elsewhere (``tictactoe.search.pn.proofs`` keeps a subtree in memory)."""
+
+    @property
+    def next_line(self) -> int:
+        """The line number the next node will have."""
+        raise NotImplementedError
+
+    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0) -> int:
+        """Write a node of any kind; return its line number."""
+        raise NotImplementedError
+
+    def move(self, cell: int) -> int:
+        """``M c``: the prover plays c; the opponent's node follows."""
+        return self.node("M", (cell,))
+
+    def win(self, cell: int) -> int:
+        """``W c``: the prover completes a line."""
+        return self.node("W", (cell,))
+
+    def forced(self, hint: Iterable[int] = ()) -> int:
+        """``F c1 c2 ...``: the prover wins by a threat sequence (the cells are a hint)."""
+        return self.node("F", hint)
+
+    def pairing(self, pairs: Iterable[tuple[int, int]]) -> int:
+        """``P a1 b1 a2 b2 ...``: a pairing strategy holds."""
+        return self.node("P", [c for pair in pairs for c in pair])
+
+    def end(self) -> int:
+        """``E``: the board is full."""
+        return self.node("E")
+
+    def same(self, line: int) -> int:
+        """``= n``: the same position, up to symmetry, as the prover node on line n."""
+        return self.node("=", target=line)
+
+    def replies(self, cells: Iterable[int]) -> int:
+        """``R n c1 ... cn``: the opponent's replies; their prover nodes follow in order."""
+        return self.node("R", cells)
+
+
+class ProofWriter(NodeWriter):
     """Write a proof file line by line; the header (with its line count) is written on
     `close`. Each node method returns the node's line number, for later ``= n`` references.
 
@@ -458,34 +501,6 @@ class ProofWriter:
             raise ValueError(f"unknown node kind {kind!r}")
         self._shape.node(kind, children, self._next)
         return self._emit(format_node(kind, cells, target))
-
-    def move(self, cell: int) -> int:
-        """``M c``: the prover plays c; the opponent's node follows."""
-        return self.node("M", (cell,))
-
-    def win(self, cell: int) -> int:
-        """``W c``: the prover completes a line."""
-        return self.node("W", (cell,))
-
-    def forced(self, hint: Iterable[int] = ()) -> int:
-        """``F c1 c2 ...``: the prover wins by a threat sequence (the cells are a hint)."""
-        return self.node("F", hint)
-
-    def pairing(self, pairs: Iterable[tuple[int, int]]) -> int:
-        """``P a1 b1 a2 b2 ...``: a pairing strategy holds."""
-        return self.node("P", [c for pair in pairs for c in pair])
-
-    def end(self) -> int:
-        """``E``: the board is full."""
-        return self.node("E")
-
-    def same(self, line: int) -> int:
-        """``= n``: the same position, up to symmetry, as the prover node on line n."""
-        return self.node("=", target=line)
-
-    def replies(self, cells: Iterable[int]) -> int:
-        """``R n c1 ... cn``: the opponent's replies; their prover nodes follow in order."""
-        return self.node("R", cells)
 
     def __enter__(self) -> ProofWriter:
         return self

@@ -23,6 +23,8 @@ pairings (``P``, found by `tictactoe.proof.small.find_pairing`) and full boards 
 from __future__ import annotations
 
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,12 +34,19 @@ import numpy as np
 from numba import njit
 
 from tictactoe.core import Position, Side, canonical_masks
-from tictactoe.proof.format import Header, ProofWriter
+from tictactoe.proof.format import Header, NodeWriter, ProofWriter
 from tictactoe.proof.small import find_pairing
 from tictactoe.proof.threats import board_of, cells_of, stabiliser, threat_cells
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
-from tictactoe.search.pn.driver import DEFAULT_TABLE_MB, PnResult, PnSearch, PnValue, Progress
+from tictactoe.search.pn.driver import (
+    DEFAULT_TABLE_MB,
+    PnResult,
+    PnSearch,
+    PnValue,
+    Progress,
+    _classes,
+)
 
 FIRST_BUDGET = 20_000
 """Nodes of the first search again of a position whose proven child's entry was lost; each
@@ -103,7 +112,7 @@ class WrittenProof:
 
 
 class _Extractor:
-    def __init__(self, search: PnSearch, writer: ProofWriter,
+    def __init__(self, search: PnSearch, writer: NodeWriter,
                  progress: WriteProgress | None) -> None:
         self.search = search
         self.writer = writer
@@ -272,8 +281,10 @@ class _Extractor:
         for c in replies:
             self.prover_node(mine, theirs | 1 << c, win, seen)
 
-    def section(self, position: Position, prover: Side, claim: str) -> None:
-        self.writer.section(prover, claim)
+    def section(self, writer: ProofWriter, position: Position, prover: Side,
+                claim: str) -> None:
+        """Start a section in `writer` (this extractor's) and write its tree."""
+        writer.section(prover, claim)
         mine, theirs = position.marks(prover), position.marks(prover.other)
         seen: dict[tuple[int, int], int] = {}
         if position.turn is prover:
@@ -329,22 +340,22 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
         extractor = _Extractor(search, writer, write_progress)
         if value.value in ("x", "o"):
             # the last question asked was the winner's: its table is current
-            extractor.section(position, Side.parse(value.value), "win")
+            extractor.section(writer, position, Side.parse(value.value), "win")
         else:
             # the table answers the last question, the other side's win (disproven)
             asked = Side.parse(value.questions[-1].attacker)
-            extractor.section(position, asked.other, "hold")
+            extractor.section(writer, position, asked.other, "hold")
             search.prove(position, attacker=asked.other, interruptible=False)
-            extractor.section(position, asked, "hold")
+            extractor.section(writer, position, asked, "hold")
     assert writer.header is not None
     return WrittenProof(writer.header, value, split_nodes + value.nodes, search_seconds,
                         time.perf_counter() - started,
                         extractor.researched, extractor.research_nodes)
 
 
-class _Recorded:
-    """A stand-in for `ProofWriter` that keeps the nodes of one subtree in memory, numbered
-    from 0, to be replayed into the real writer later (`= n` targets shifted)."""
+class _Recorded(NodeWriter):
+    """Keeps the nodes of one subtree in memory, numbered from 0, to be replayed into the
+    real writer later (``= n`` targets shifted)."""
 
     def __init__(self) -> None:
         self.nodes: list[tuple[str, tuple[int, ...], int]] = []
@@ -356,27 +367,6 @@ class _Recorded:
     def node(self, kind: str, cells: Iterable[int] = (), target: int = 0) -> int:
         self.nodes.append((kind, tuple(cells), target))
         return len(self.nodes) - 1
-
-    def move(self, cell: int) -> int:
-        return self.node("M", (cell,))
-
-    def win(self, cell: int) -> int:
-        return self.node("W", (cell,))
-
-    def forced(self, hint: Iterable[int] = ()) -> int:
-        return self.node("F", hint)
-
-    def pairing(self, pairs: Iterable[tuple[int, int]]) -> int:
-        return self.node("P", [c for pair in pairs for c in pair])
-
-    def end(self) -> int:
-        return self.node("E")
-
-    def same(self, line: int) -> int:
-        return self.node("=", target=line)
-
-    def replies(self, cells: Iterable[int]) -> int:
-        return self.node("R", cells)
 
     def replay(self, writer: ProofWriter) -> None:
         base = writer.next_line
@@ -400,13 +390,8 @@ def write_by_replies_in_parallel(
     first) is refuted: the caller then proves the position the usual way. Raises
     `ProofUnavailableError` if the time limit stops it, and `KeyboardInterrupt` (after
     stopping every search) on Ctrl-C."""
-    import queue
-    import threading
-
     if isinstance(position, str):
         position = Position(position)
-    from tictactoe.search.pn.driver import _classes
-
     side = position.turn
     started = time.perf_counter()
     moves = _classes(position)
@@ -441,7 +426,7 @@ def write_by_replies_in_parallel(
                     stop.set()
                     return
                 recorded = _Recorded()
-                extractor = _Extractor(search, recorded, None)  # type: ignore[arg-type]
+                extractor = _Extractor(search, recorded, None)
                 extractor.prover_node(part.marks(side), part.marks(side.other), True, {})
                 again[0] += extractor.researched
                 again[1] += extractor.research_nodes
