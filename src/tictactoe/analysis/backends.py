@@ -108,7 +108,10 @@ class LocalPool:
         if self._pool is not None:
             if error is not None:
                 self._kill()
-            self._pool.shutdown(wait=error is None, cancel_futures=True)
+            # wait even after an error: the workers are dead, so the pool's manager thread
+            # ends at once; leaving it running lets the interpreter's exit hook write to the
+            # pool's closed wake-up pipe (an OSError traceback after Ctrl-C)
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def _kill(self) -> None:
