@@ -151,6 +151,22 @@ def test_a_proof_found_by_replies_is_accepted(tmp_path: Path) -> None:
     assert check_proof(target).value == figures["value"] == "x"
 
 
+def test_prove_seeks_replies_first_on_the_empty_cube_only(tmp_path: Path) -> None:
+    """Without --by-replies, the empty cube is proven by replies (on one thread per core),
+    and the flat boards by one search."""
+    flat = runner.invoke(app, ["prove", "6x5k4", "--json", "--table-mb", "16"])
+    assert flat.exit_code == 0, flat.output
+    figures = json.loads(flat.stdout)
+    assert figures["replies_first"] is False and figures["threads"] == 1
+    assert "search_nodes" not in figures  # one search, no parts
+    target = tmp_path / "cube.proof"
+    cube = runner.invoke(app, ["prove", "4x4x4", "--threads", "2", "--seconds", "0.5",
+                               "--table-mb", "16", "--out", str(target)])
+    # by replies on two threads (no "--threads works with --by-replies" refusal), stopped
+    assert cube.exit_code == 1 and "stopped before proving" in cube.output
+    assert not target.exists()
+
+
 def test_replies_proven_on_two_threads_give_an_accepted_proof(tmp_path: Path) -> None:
     for position, name in [("6x5k4", "a.proof"),
                            ("x3/4/1o2/4:4/4/4/4:4/4/4/4:4/4/4/4 x", "b.proof.gz")]:
@@ -163,7 +179,7 @@ def test_replies_proven_on_two_threads_give_an_accepted_proof(tmp_path: Path) ->
         assert figures["lines"] > 100 and figures["bytes"] == target.stat().st_size
         stats = check_proof(target)
         assert stats.value == "x" and stats.lines == figures["lines"]
-    result = runner.invoke(app, ["prove", "4x4x4", "--threads", "2"])
+    result = runner.invoke(app, ["prove", "4x4x4", "--no-by-replies", "--threads", "2"])
     assert result.exit_code == 2 and "--threads works with --by-replies" in result.output
     target = tmp_path / "cube.proof"
     result = runner.invoke(app, ["prove", "4x4x4", "--by-replies", "--threads", "2",

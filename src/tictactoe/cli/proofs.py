@@ -66,13 +66,15 @@ def prove_command(
     = None,
     table_mb: Annotated[float, typer.Option(
         "--table-mb", min=1, help="Megabytes of the transposition table.")] = 1024,
-    by_replies: Annotated[bool, typer.Option(
-        "--by-replies", help="Seek the side to move's win two plies down first: each reply "
-                             "to each move proven on its own (for openings such as the "
-                             "empty cube).")] = False,
-    threads: Annotated[int, typer.Option(
+    by_replies: Annotated[bool | None, typer.Option(
+        "--by-replies/--no-by-replies",
+        help="Seek the side to move's win two plies down first: each reply to each move "
+             "proven on its own. Default: on for an empty board of 64 cells or more (the "
+             "cube), off otherwise.", show_default=False)] = None,
+    threads: Annotated[int | None, typer.Option(
         min=1, help="With --by-replies: prove the replies on N threads, each with a table "
-                    "of --table-mb megabytes.")] = 1,
+                    "of --table-mb megabytes. Default: one per core, up to 4 (1 without "
+                    "--by-replies).", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
     = False,
 ) -> None:
@@ -86,15 +88,22 @@ def prove_command(
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
         ProofUnavailableError,
+        default_threads,
+        replies_first,
         write_by_replies_in_parallel,
         write_pn_proof,
     )
 
     root = Position(position)
-    if threads > 1 and not by_replies:
+    if by_replies is None:
+        by_replies = replies_first(root)
+    if threads is None:
+        threads = default_threads(by_replies)
+    elif threads > 1 and not by_replies:
         raise TicTacToeError("--threads works with --by-replies (the replies are proven in "
                              "parallel)")
-    figures: dict[str, object] = {"position": root.to_string()}
+    figures: dict[str, object] = {"position": root.to_string(), "replies_first": by_replies,
+                                  "threads": threads}
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
                   transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task("proving", total=None)
@@ -122,7 +131,6 @@ def prove_command(
                 raise fail(str(err), code=1) from None
         if written is not None:
             value = written.value
-            figures["threads"] = threads
         else:
             search = PnSearch(root.variant, table_mb=table_mb)
             if out is None:
