@@ -160,3 +160,21 @@ def test_perfect_labels_what_it_cannot_prove() -> None:
     choice = PerfectPlayer(seed=2).choose(board, Limit(seconds=1.0))
     assert choice.move in board.legal_moves()
     assert isinstance(choice.score, Heuristic) and not choice.score.is_proven
+
+
+def test_the_web_worker_warms_the_cubes_proof_number_searches() -> None:
+    """The large worker's warm-up makes perfect's two cube searches and runs them once (the
+    kernels load then, not on the first move off the strategy)."""
+    from tictactoe.players import perfect
+    from tictactoe.search.pn import dfpn
+    from tictactoe.web import worker
+
+    cube = Variant.parse("4x4x4")
+    assert worker.load("4x4x4") > 0
+    searches = perfect._all_searches[cube]
+    for side in (Side.X, Side.O):
+        search = searches.of(side)
+        assert search._attacker is side and search.misc[dfpn.NODES] >= 1  # it searched
+    before = {side: searches.of(side) for side in (Side.X, Side.O)}
+    perfect.warm_proof_numbers(cube)  # a second warm-up keeps the same searches
+    assert {side: searches.of(side) for side in (Side.X, Side.O)} == before

@@ -225,3 +225,21 @@ def _searches(variant: Variant) -> _Searches:
         if found is None:
             found = _all_searches[variant] = _Searches(variant)
         return found
+
+
+def warm_proof_numbers(variant: Variant | str) -> None:
+    """Make the perfect player's two proof-number searches on `variant` and load their
+    compiled kernels, a few seconds the first time in a process, so that its first move
+    off the strategy does not pay for it. Does nothing where the search does not apply.
+
+    >>> warm_proof_numbers("3x3")  # α-β solves 3x3: nothing to warm
+    """
+    if isinstance(variant, str):
+        variant = Variant.parse(variant)
+    if not proof_numbers_apply(variant):
+        return
+    searches = _searches(variant)
+    with searches.lock:
+        for side in (Side.X, Side.O):
+            searches.of(side).prove(Position(variant), attacker=side, nodes=1,
+                                    interruptible=False)

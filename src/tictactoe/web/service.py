@@ -262,7 +262,7 @@ class Engine:
         try:
             await anyio.to_thread.run_sync(solver.load)
             await asyncio.gather(self.small.run(Priority.WARM, worker.load),
-                                 self.large.run(Priority.WARM, worker.load))
+                                 self.large.run(Priority.WARM, worker.load, *SHIPPED))
             for name in SHIPPED:  # the shipped strategies (the cube's: about two seconds)
                 await anyio.to_thread.run_sync(shipped, name)
             for variant, plies in self.warm_plies.items():

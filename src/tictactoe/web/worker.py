@@ -26,7 +26,7 @@ import time
 from tictactoe.core import Position
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import make_player
-from tictactoe.players.perfect import PerfectPlayer
+from tictactoe.players.perfect import PerfectPlayer, warm_proof_numbers
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
 from tictactoe.web.engine import WebSolver
@@ -65,9 +65,13 @@ def start(parent: int, niceness: int = 0) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def load() -> int:
-    """Load the compiled search (a second or so); return this process's memory in bytes."""
+def load(*proof_numbers: str) -> int:
+    """Load the compiled search (a second or so), and the perfect player's proof-number
+    searches on the variants named (a few seconds each); return this process's memory in
+    bytes."""
     solver().load()
+    for variant in proof_numbers:
+        warm_proof_numbers(variant)
     return memory()
 
 
