@@ -3,7 +3,7 @@ positions (X to move) proven an X win, and, with ``--moves``, every dictionary m
 keep the win. Prints the total time, the nodes and the rate, and the slowest positions.
 
     python scripts/bench_pn.py [--moves] [--table-mb 256] [--sample N] [--nodes N]
-                               [--seconds S] [--file-order]
+                               [--seconds S] [--file-order] [--threads N]
 
 Positions are proven deepest first (most marks first) in one table, so that a shallow
 position's search finds the deeper positions of the strategy already proven; ``--file-order``
@@ -19,11 +19,13 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import threading
 import time
 
 from tictactoe.core import Side
-from tictactoe.proof.patashnik import find_dictionary, load_dictionary
+from tictactoe.proof.patashnik import Entry, find_dictionary, load_dictionary
 from tictactoe.search.pn import PnSearch
+from tictactoe.search.pn.dfpn import LIMIT
 
 
 def main() -> int:
@@ -39,6 +41,9 @@ def main() -> int:
                         help="seconds allowed per position (default: no limit)")
     parser.add_argument("--file-order", action="store_true",
                         help="the dictionary's order, not deepest first")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="prove the entries on N threads, each with its own table "
+                             "(every N-th entry, deepest first)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a search setting (tictactoe.search.pn.driver.OPTIONS), "
                              "e.g. eval_budget=100; repeatable")
@@ -57,35 +62,68 @@ def main() -> int:
     for text in args.option:
         name, _, value = text.partition("=")
         options[name] = int(value)
-    search = PnSearch("4x4x4", table_mb=args.table_mb, **options)
+    searches = [PnSearch("4x4x4", table_mb=args.table_mb, **options)
+                for _ in range(args.threads)]
     deepest = max(entries, key=lambda e: e.position().ply).position()
-    search.prove(deepest, attacker=Side.X)  # load the kernels before timing
-    search.clear()
+    for search in searches:
+        search.prove(deepest, attacker=Side.X)  # load the kernels before timing
+        search.clear()
     unproven = 0
     failures = 0
     nodes = 0
     timings: list[tuple[float, int, str]] = []
+    lock = threading.Lock()
+    done = [0]
+    stop = threading.Event()
     started = time.perf_counter()
-    for number, entry in enumerate(entries, start=1):
-        if number % 250 == 0:
-            print(f"  {number:,} entries, {time.perf_counter() - started:.1f} s", flush=True)
-        position = entry.position()
-        targets = [position]
-        if args.moves:
-            targets.append(position.play(entry.move))
-        for target in targets:
-            result = search.prove(target, attacker=Side.X, nodes=args.nodes,
-                                   seconds=args.seconds)
-            nodes += result.nodes
-            timings.append((result.seconds, result.nodes, target.to_string()))
-            if result.outcome == "unknown":
-                unproven += 1
-                print(f"line {entry.line}: {target.to_string()}: unproven within the limit "
-                      f"({result.nodes:,} nodes, {result.seconds:.1f} s)", flush=True)
-            elif result.outcome != "win":
-                failures += 1
-                print(f"line {entry.line}: {target.to_string()}: {result.outcome} "
-                      f"({result.nodes:,} nodes)", flush=True)
+
+    def prove_share(search: PnSearch, share: list[Entry]) -> None:
+        nonlocal unproven, failures, nodes
+        for entry in share:
+            if stop.is_set():
+                return
+            position = entry.position()
+            targets = [position]
+            if args.moves:
+                targets.append(position.play(entry.move))
+            for target in targets:
+                result = search.prove(target, attacker=Side.X, nodes=args.nodes,
+                                      seconds=args.seconds)
+                with lock:
+                    nodes += result.nodes
+                    timings.append((result.seconds, result.nodes, target.to_string()))
+                    if result.outcome == "unknown":
+                        unproven += 1
+                        print(f"line {entry.line}: {target.to_string()}: unproven within the "
+                              f"limit ({result.nodes:,} nodes, {result.seconds:.1f} s)",
+                              flush=True)
+                    elif result.outcome != "win":
+                        failures += 1
+                        print(f"line {entry.line}: {target.to_string()}: {result.outcome} "
+                              f"({result.nodes:,} nodes)", flush=True)
+            with lock:
+                done[0] += 1
+                if done[0] % 250 == 0:
+                    print(f"  {done[0]:,} entries, {time.perf_counter() - started:.1f} s",
+                          flush=True)
+
+    # each thread takes every N-th entry, so each share stays deepest first
+    workers = [threading.Thread(target=prove_share, args=(search, entries[i::args.threads]),
+                                daemon=True)
+               for i, search in enumerate(searches)]
+    for worker in workers:
+        worker.start()
+    try:
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.1)
+    except KeyboardInterrupt:
+        stop.set()
+        for search in searches:
+            search.misc[LIMIT] = 0
+        for worker in workers:
+            worker.join()
+        raise
     elapsed = time.perf_counter() - started
     print(f"{len(timings):,} positions; proven X wins: {len(timings) - failures - unproven:,}; "
           f"unproven within the limit: {unproven}; failures: {failures}")
