@@ -143,8 +143,8 @@ def test_ttt_solve_method_pn_agrees_with_ab_and_auto_picks_pn_on_the_cube() -> N
 
 def test_a_proof_found_by_replies_is_accepted(tmp_path: Path) -> None:
     target = tmp_path / "6x5k4.proof"
-    result = runner.invoke(app, ["prove", "6x5k4", "--by-replies", "--out", str(target),
-                                 "--json", "--table-mb", "16"])
+    result = runner.invoke(app, ["prove", "6x5k4", "--by-replies", "--threads", "1", "--out",
+                                 str(target), "--json", "--table-mb", "16"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
     assert figures["search_nodes"] > figures["nodes"]  # the parts were searched first
@@ -165,6 +165,12 @@ def test_prove_seeks_replies_first_on_the_empty_cube_only(tmp_path: Path) -> Non
     # by replies on two threads (no "--threads works with --by-replies" refusal), stopped
     assert cube.exit_code == 1 and "stopped before proving" in cube.output
     assert not target.exists()
+    limited = runner.invoke(app, ["prove", "4x4x4", "--threads", "2", "--nodes", "1000",
+                                  "--table-mb", "16", "--json"])
+    assert limited.exit_code == 1, limited.output
+    figures = json.loads(limited.stdout)
+    assert figures["value"] == "unknown" and figures["replies_first"] is True
+    assert 0 < figures["nodes"] <= 1002  # the threads share the limit (each may pass it by one)
 
 
 def test_replies_proven_on_two_threads_give_an_accepted_proof(tmp_path: Path) -> None:

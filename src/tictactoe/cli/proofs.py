@@ -126,9 +126,13 @@ def prove_command(
             try:
                 written = write_by_replies_in_parallel(
                     root, out if out is not None else io.BytesIO(), threads=threads,
-                    table_mb=table_mb, seconds=seconds or None, progress=parts)
+                    table_mb=table_mb, seconds=seconds or None, nodes=nodes, progress=parts)
             except ProofUnavailableError as err:
-                raise fail(str(err), code=1) from None
+                if out is not None:
+                    raise fail(str(err), code=1) from None
+                # the value only was asked for: report it unknown, as one search would
+                _report_stopped(figures, err.nodes, err.seconds, threads, as_json)
+                raise typer.Exit(1) from None
         if written is not None:
             value = written.value
         else:
@@ -179,6 +183,18 @@ def prove_command(
                           f"ttt check-proof {out}", soft_wrap=True)
     if not value.proven:
         raise typer.Exit(1)
+
+
+def _report_stopped(figures: dict[str, object], nodes: int, seconds: float, threads: int,
+                    as_json: bool) -> None:
+    """Print the figures of a search by replies on threads that a limit stopped (there is no
+    one root with proof and disproof numbers then)."""
+    figures.update(value="unknown", nodes=nodes, seconds=round(seconds, 3), questions=[])
+    if as_json:
+        print(json.dumps(figures))
+    else:
+        console.print(f"{figures['position']}: unproven: stopped by the limit, by replies on "
+                      f"{threads} threads ({nodes:,} nodes, {seconds:.1f} s)", soft_wrap=True)
 
 
 def _number(n: int) -> str:

@@ -83,7 +83,13 @@ def default_threads(by_replies: bool) -> int:
 
 
 class ProofUnavailableError(RuntimeError):
-    """The search stopped before it proved the value, so there is no proof to write."""
+    """The search stopped before it proved the value, so there is no proof to write; with
+    the `nodes` searched and the `seconds` spent."""
+
+    def __init__(self, message: str, nodes: int = 0, seconds: float = 0.0) -> None:
+        super().__init__(message)
+        self.nodes = nodes
+        self.seconds = seconds
 
 
 @njit(cache=True)
@@ -340,7 +346,7 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
         if first.outcome == "unknown":
             raise ProofUnavailableError(
                 f"the search stopped before proving the value of {position.to_string()} "
-                f"({first.nodes:,} nodes, {first.seconds:.1f} s)")
+                f"({first.nodes:,} nodes, {first.seconds:.1f} s)", first.nodes, first.seconds)
         split_nodes = first.nodes
         if seconds is not None:
             seconds = max(0.0, seconds - first.seconds)
@@ -352,7 +358,8 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
         raise ProofUnavailableError(
             f"the search stopped before proving the value of {position.to_string()} "
             f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
-            f"{last.root_pn:,}, disproof number {last.root_dn:,})")
+            f"{last.root_pn:,}, disproof number {last.root_dn:,})", split_nodes + value.nodes,
+            time.perf_counter() - started)
     search_seconds = time.perf_counter() - started
     started = time.perf_counter()
     extra.setdefault("generator", "tictactoe.search.pn")
@@ -403,15 +410,16 @@ PartProgress = Callable[[int, int, int, float], None]
 def write_by_replies_in_parallel(
         position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
         threads: int, table_mb: float = DEFAULT_TABLE_MB, seconds: float | None = None,
-        progress: PartProgress | None = None, **extra: Any) -> WrittenProof | None:
+        nodes: int | None = None, progress: PartProgress | None = None,
+        **extra: Any) -> WrittenProof | None:
     """Prove that the side to move wins two plies down, each reply class on its own, on
     `threads` threads (each with its own table of `table_mb` megabytes), and write the proof:
     the move, its replies, and each reply's subtree read off the table that proved it.
 
     Returns None, having written nothing, if the side to move's first move class (most lines
     first) is refuted: the caller then proves the position the usual way. Raises
-    `ProofUnavailableError` if the time limit stops it, and `KeyboardInterrupt` (after
-    stopping every search) on Ctrl-C."""
+    `ProofUnavailableError` if the time limit or the node limit (all threads' nodes
+    together) stops it, and `KeyboardInterrupt` (after stopping every search) on Ctrl-C."""
     if isinstance(position, str):
         position = Position(position)
     side = position.turn
@@ -442,7 +450,14 @@ def write_by_replies_in_parallel(
                 except queue.Empty:
                     return
                 part = after.play(replies[index])
-                result = search.prove(part, attacker=side, interruptible=False)
+                # a share of the nodes left for each thread, so that together they keep
+                # within the limit
+                left = None if nodes is None else max(1, (nodes - spent()) // len(searches))
+                busy.add(id(search))
+                try:
+                    result = search.prove(part, attacker=side, nodes=left, interruptible=False)
+                finally:
+                    busy.discard(id(search))
                 if result.outcome != "win":
                     results[index] = (result.outcome, result.nodes, None)
                     stop.set()
@@ -456,6 +471,13 @@ def write_by_replies_in_parallel(
         except BaseException as err:  # handed to the caller
             failures.append(err)
             stop.set()
+
+    busy: set[int] = set()  # the searches running a part now
+
+    def spent() -> int:
+        """Nodes of the parts done and of the searches running (read while they run)."""
+        running = sum(int(s.misc[_k.NODES]) for s in searches if id(s) in busy)
+        return sum(n for _, n, _ in list(results.values())) + running
 
     pool = [threading.Thread(target=worker, args=(s,), name=f"tictactoe-pn-{n}", daemon=True)
             for n, s in enumerate(searches)]
@@ -474,24 +496,24 @@ def write_by_replies_in_parallel(
             for thread in pool:
                 thread.join(0.05)
             now = time.perf_counter()
-            if deadline is not None and now > deadline:
+            if (deadline is not None and now > deadline) or (
+                    nodes is not None and spent() > nodes):
                 halt()
                 break
             if progress is not None:
-                running = sum(int(s.misc[_k.NODES]) for s in searches)
-                done = sum(n for _, n, _ in results.values())
-                progress(len(results), len(replies), done + running, now - started)
+                progress(len(results), len(replies), spent(), now - started)
     except KeyboardInterrupt:
         halt()
         raise
     if failures:
         raise failures[0]
-    nodes = sum(n for _, n, _ in results.values())
     search_seconds = time.perf_counter() - started
     if len(results) < len(replies) or any(o == "unknown" for o, _, _ in results.values()):
+        done = spent()
         raise ProofUnavailableError(
             f"the search stopped before proving the value of {position.to_string()} "
-            f"({nodes:,} nodes, {search_seconds:.1f} s)")
+            f"({done:,} nodes, {search_seconds:.1f} s)", done, search_seconds)
+    nodes = sum(n for _, n, _ in results.values())
     if any(o != "win" for o, _, _ in results.values()):
         return None
     started = time.perf_counter()
