@@ -173,6 +173,19 @@ def test_prove_seeks_replies_first_on_the_empty_cube_only(tmp_path: Path) -> Non
     assert 0 < figures["nodes"] <= 1002  # the threads share the limit (each may pass it by one)
 
 
+def test_replies_on_threads_fall_back_to_one_search_when_the_move_is_refuted(
+        tmp_path: Path) -> None:
+    """On a draw, a reply refutes the first move: one search proves the value instead (this
+    was reported as stopped when the other thread had not finished its part)."""
+    target = tmp_path / "4x4k4.proof"
+    result = runner.invoke(app, ["prove", "4x4k4", "--by-replies", "--threads", "2",
+                                 "--out", str(target), "--json", "--table-mb", "16"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["value"] == "draw" and figures["threads"] == 1
+    assert check_proof(target).value == "draw"
+
+
 def test_replies_proven_on_two_threads_give_an_accepted_proof(tmp_path: Path) -> None:
     for position, name in [("6x5k4", "a.proof"),
                            ("x3/4/1o2/4:4/4/4/4:4/4/4/4:4/4/4/4 x", "b.proof.gz")]:

@@ -133,6 +133,8 @@ def prove_command(
                 # the value only was asked for: report it unknown, as one search would
                 _report_stopped(figures, err.nodes, err.seconds, threads, as_json)
                 raise typer.Exit(1) from None
+            if written is None:  # the first move class is refuted: one search after all
+                figures["threads"] = 1
         if written is not None:
             value = written.value
         else:

@@ -508,14 +508,14 @@ def write_by_replies_in_parallel(
     if failures:
         raise failures[0]
     search_seconds = time.perf_counter() - started
+    if any(o == "no-win" for o, _, _ in results.values()):
+        return None  # a reply refutes the move (the other threads were stopped then)
     if len(results) < len(replies) or any(o == "unknown" for o, _, _ in results.values()):
         done = spent()
         raise ProofUnavailableError(
             f"the search stopped before proving the value of {position.to_string()} "
             f"({done:,} nodes, {search_seconds:.1f} s)", done, search_seconds)
     nodes = sum(n for _, n, _ in results.values())
-    if any(o != "win" for o, _, _ in results.values()):
-        return None
     started = time.perf_counter()
     extra.setdefault("generator", "tictactoe.search.pn")
     extra.setdefault("search_nodes", nodes)
