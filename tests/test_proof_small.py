@@ -104,6 +104,40 @@ def test_find_pairing() -> None:
     assert find_pairing(board_of(Variant.parse("3x3")), 0, 0) is None
 
 
+@pytest.mark.parametrize("variant", ["5x5k4", "6x6k5", "4x4x4"])
+def test_pairings_are_valid_and_found_exactly_when_the_kernel_finds_one(variant: str) -> None:
+    """`find_pairing` first tries a matching (a pair of its own per line). Whether one exists
+    is checked against the proof-number search's compiled matching, and every pairing
+    returned is checked against the definition, on random positions."""
+    np = pytest.importorskip("numpy")
+    from tictactoe.search.pn.dfpn import pairing
+    from tictactoe.search.pn.tables import tables
+
+    board = board_of(Variant.parse(variant))
+    t = tables(Variant.parse(variant))
+    work = np.zeros(8 * len(t.lines) + 64, dtype=np.int64)
+    rng = random.Random(5)
+    found = 0
+    for _ in range(120):
+        cells = rng.sample(range(board.cells), rng.randrange(4, board.cells // 2))
+        split = rng.randrange(1, len(cells))
+        mine = sum(1 << c for c in cells[:split])
+        theirs = sum(1 << c for c in cells[split:])
+        pairs = find_pairing(board, mine, theirs)
+        kernel = bool(pairing(np.uint64(theirs), np.uint64(mine), t.full, t.lines, work))
+        if kernel:
+            assert pairs is not None, (variant, mine, theirs)
+        if pairs is None:
+            continue
+        found += 1
+        used = [c for pair in pairs for c in pair]
+        assert len(used) == len(set(used)) and not any((mine | theirs) >> c & 1 for c in used)
+        for m in board.masks:
+            if not m & mine:
+                assert any(m >> a & 1 and m >> b & 1 for a, b in pairs), cells_of(m)
+    assert found > 10
+
+
 def test_the_examples_in_the_format_document_are_generated() -> None:
     """Each example in docs/proof-format.md is the reference prover's output, unchanged."""
     doc = (Path(__file__).resolve().parent.parent / "docs" / "proof-format.md").read_text()

@@ -215,7 +215,10 @@ def find_pairing(board: Board, mine: int, theirs: int, *, budget: int = PAIRING_
     open_lines = [m for m in board.masks if not m & mine]
     if any((m & empty).bit_count() < 2 for m in open_lines):
         return None
-    steps = [budget]
+    matched = _matched_pairs(open_lines, empty)
+    if matched is not None:  # a pair of its own for every line: found without search
+        return matched
+    steps = [budget]  # overlapping lines may share a pair: a bounded search for that
 
     def extend(pairs: list[int], used: int) -> list[int] | None:
         steps[0] -= 1
@@ -237,6 +240,37 @@ def find_pairing(board: Board, mine: int, theirs: int, *, budget: int = PAIRING_
     if found is None:
         return None
     return [(cells_of(p)[0], cells_of(p)[1]) for p in found]
+
+
+def _matched_pairs(open_lines: list[int], empty: int) -> list[tuple[int, int]] | None:
+    """Two empty cells of its own for each line, no cell used twice (a bipartite matching
+    of the lines' two slots to the cells, grown by augmenting paths), as pairs; or None.
+
+    >>> _matched_pairs([0b0111, 0b1110], 0b1111)  # two lines of three on four cells
+    [(0, 2), (1, 3)]
+    >>> _matched_pairs([0b0111, 0b1110], 0b0111) is None  # three cells for four slots
+    True
+    """
+    owner: dict[int, int] = {}  # cell -> slot; slot s belongs to line s // 2
+    options = [cells_of(line & empty) for line in open_lines]
+
+    def assign(slot: int, seen: set[int]) -> bool:
+        for cell in options[slot // 2]:
+            if cell in seen:
+                continue
+            seen.add(cell)
+            if cell not in owner or assign(owner[cell], seen):
+                owner[cell] = slot
+                return True
+        return False
+
+    for slot in range(2 * len(open_lines)):
+        if not assign(slot, set()):
+            return None
+    held: dict[int, list[int]] = {}
+    for cell, slot in owner.items():
+        held.setdefault(slot // 2, []).append(cell)
+    return [(min(cells), max(cells)) for _, cells in sorted(held.items())]
 
 
 def write_small_proof(position: Position | str | Variant,
