@@ -22,7 +22,7 @@ from tictactoe.cli import app
 from tictactoe.core import Position
 from tictactoe.proof import ProofCheckError, check_proof, read_header
 from tictactoe.search import solve_value
-from tictactoe.search.pn.proofs import ProofUnavailableError, write_pn_proof
+from tictactoe.search.pn.proofs import ProofUnavailableError, write_pn_proof, write_proof
 
 runner = CliRunner()
 
@@ -184,6 +184,17 @@ def test_replies_on_threads_fall_back_to_one_search_when_the_move_is_refuted(
     figures = json.loads(result.stdout)
     assert figures["value"] == "draw" and figures["threads"] == 1
     assert check_proof(target).value == "draw"
+
+
+def test_write_proof_falls_back_to_one_search_and_says_so() -> None:
+    """`write_proof` (what ``ttt prove --out`` and ``ttt bench`` call) reports the threads
+    that proved the value: 1 when a reply refuted the first move on threads (a draw)."""
+    buffer = io.BytesIO()
+    written = write_proof("4x4k4", buffer, by_replies=True, threads=2, table_mb=16)
+    assert written.value.value == "draw" and written.threads == 1
+    assert written.header.lines > 0 and buffer.getvalue()
+    with pytest.raises(ValueError, match="needs by_replies"):
+        write_proof("4x4k4", io.BytesIO(), by_replies=False, threads=2, table_mb=16)
 
 
 def test_replies_proven_on_two_threads_give_an_accepted_proof(tmp_path: Path) -> None:

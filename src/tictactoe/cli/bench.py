@@ -212,25 +212,14 @@ def _qubic_prove(limit: float) -> Case:
     memory). The time is the whole of it; nodes are the search's."""
     import io
 
-    from tictactoe.search.pn.proofs import (
-        ProofUnavailableError,
-        default_threads,
-        write_by_replies_in_parallel,
-        write_pn_proof,
-    )
+    from tictactoe.search.pn.proofs import ProofUnavailableError, default_threads, write_proof
 
     threads = default_threads(True)
     case = Case("qubic-prove", f"Qubic proved from empty, proof written ({threads} threads)",
                 600.0, EXPECTED["qubic-prove"], quick=False)
-    root = Position("4x4x4")
-    seconds = max(limit, 900.0)
     started = time.perf_counter()
     try:
-        written = write_by_replies_in_parallel(root, io.BytesIO(), threads=threads,
-                                               table_mb=1024, seconds=seconds)
-        if written is None:  # X's first move class refuted: one thread, as ttt prove does
-            written = write_pn_proof(root, io.BytesIO(), seconds=seconds, table_mb=1024,
-                                     by_replies=True)
+        written = write_proof("4x4x4", io.BytesIO(), seconds=max(limit, 900.0))
     except ProofUnavailableError:
         case.seconds, case.result = time.perf_counter() - started, "unproven"
         return case

@@ -64,8 +64,9 @@ def prove_command(
         min=0, help="Stop the search after S seconds (0: no limit).")] = 0,
     nodes: Annotated[int | None, typer.Option(min=1, help="Stop after N search nodes.")]
     = None,
-    table_mb: Annotated[float, typer.Option(
-        "--table-mb", min=1, help="Megabytes of the transposition table.")] = 1024,
+    table_mb: Annotated[float | None, typer.Option(
+        "--table-mb", min=1, help="Megabytes of each transposition table (one per thread). "
+                                  "Default: 1 GB.", show_default=False)] = None,
     by_replies: Annotated[bool | None, typer.Option(
         "--by-replies/--no-by-replies",
         help="Seek the side to move's win two plies down first: each reply to each move "
@@ -87,14 +88,17 @@ def prove_command(
     from tictactoe.core import Position, TicTacToeError
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
+        PROVE_TABLE_MB,
         ProofUnavailableError,
         default_threads,
         replies_first,
         write_by_replies_in_parallel,
-        write_pn_proof,
+        write_proof,
     )
 
     root = Position(position)
+    if table_mb is None:
+        table_mb = PROVE_TABLE_MB
     if by_replies is None:
         by_replies = replies_first(root)
     if threads is None:
@@ -122,15 +126,21 @@ def prove_command(
                                          "positions searched again")
 
         written = None
-        if threads > 1:
+        if out is not None:
+            try:
+                written = write_proof(root, out, by_replies=by_replies, threads=threads,
+                                      table_mb=table_mb, nodes=nodes, seconds=seconds or None,
+                                      progress=progress, part_progress=parts,
+                                      write_progress=writing)
+            except ProofUnavailableError as err:
+                raise fail(str(err), code=1) from None
+            figures["threads"] = written.threads
+        elif threads > 1:  # the value only, but the replies on threads
             try:
                 written = write_by_replies_in_parallel(
-                    root, out if out is not None else io.BytesIO(), threads=threads,
-                    table_mb=table_mb, seconds=seconds or None, nodes=nodes, progress=parts)
+                    root, io.BytesIO(), threads=threads, table_mb=table_mb,
+                    seconds=seconds or None, nodes=nodes, progress=parts)
             except ProofUnavailableError as err:
-                if out is not None:
-                    raise fail(str(err), code=1) from None
-                # the value only was asked for: report it unknown, as one search would
                 _report_stopped(figures, err.nodes, err.seconds, threads, as_json)
                 raise typer.Exit(1) from None
             if written is None:  # the first move class is refuted: one search after all
@@ -139,22 +149,13 @@ def prove_command(
             value = written.value
         else:
             search = PnSearch(root.variant, table_mb=table_mb)
-            if out is None:
-                if by_replies:
-                    first = search.prove_by_replies(root, nodes=nodes, seconds=seconds or None,
-                                                    progress=progress)
-                    figures["by_replies"] = {"outcome": first.outcome, "nodes": first.nodes,
-                                             "seconds": round(first.seconds, 3)}
-                value = search.value(root, nodes=nodes, seconds=seconds or None,
-                                     progress=progress)
-            else:
-                try:
-                    written = write_pn_proof(root, out, nodes=nodes, seconds=seconds or None,
-                                             progress=progress, write_progress=writing,
-                                             search=search, by_replies=by_replies)
-                except ProofUnavailableError as err:
-                    raise fail(str(err), code=1) from None
-                value = written.value
+            if by_replies:
+                first = search.prove_by_replies(root, nodes=nodes, seconds=seconds or None,
+                                                progress=progress)
+                figures["by_replies"] = {"outcome": first.outcome, "nodes": first.nodes,
+                                         "seconds": round(first.seconds, 3)}
+            value = search.value(root, nodes=nodes, seconds=seconds or None,
+                                 progress=progress)
         if written is not None:
             figures.update(search_nodes=written.search_nodes,
                            search_seconds=round(written.search_seconds, 3),

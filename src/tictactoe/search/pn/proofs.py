@@ -82,6 +82,11 @@ def default_threads(by_replies: bool) -> int:
     return min(4, os.cpu_count() or 1) if by_replies else 1
 
 
+PROVE_TABLE_MB = 1024
+"""Megabytes of each table `write_proof` (and so `ttt prove`) uses when not told: one table
+per thread."""
+
+
 class ProofUnavailableError(RuntimeError):
     """The search stopped before it proved the value, so there is no proof to write; with
     the `nodes` searched and the `seconds` spent."""
@@ -137,6 +142,8 @@ class WrittenProof:
     extract_seconds: float
     researched: int
     research_nodes: int
+    threads: int = 1
+    """Threads that proved it (`write_by_replies_in_parallel`), else 1."""
 
 
 class _Extractor:
@@ -534,4 +541,47 @@ def write_by_replies_in_parallel(
                     int(_k.INF))
     return WrittenProof(writer.header, PnValue(position.to_string(), side.symbol, (root,)),
                         nodes, search_seconds, time.perf_counter() - started, again[0],
-                        again[1])
+                        again[1], len(searches))
+
+
+def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
+                by_replies: bool | None = None, threads: int | None = None,
+                table_mb: float = PROVE_TABLE_MB, nodes: int | None = None,
+                seconds: float | None = None, progress: Progress | None = None,
+                part_progress: PartProgress | None = None,
+                write_progress: WriteProgress | None = None) -> WrittenProof:
+    """Prove a position's value and write its proof, as ``ttt prove --out`` does.
+
+    `by_replies` defaults to `replies_first` and `threads` to `default_threads`. On more
+    than one thread the replies are proven in parallel (`write_by_replies_in_parallel`,
+    reporting to `part_progress`); if a reply refutes the first move class there, one
+    search by replies proves the value instead (`write_pn_proof`, reporting to `progress`
+    and `write_progress`), and the proof's `threads` is 1. `seconds` bounds the whole;
+    raises `ProofUnavailableError` if a limit stops the search.
+
+    >>> import io
+    >>> written = write_proof("4x3", io.BytesIO(), table_mb=4)
+    >>> written.value.value, written.threads
+    ('x', 1)
+    """
+    if isinstance(position, str):
+        position = Position(position)
+    if by_replies is None:
+        by_replies = replies_first(position)
+    if threads is None:
+        threads = default_threads(by_replies)
+    elif threads > 1 and not by_replies:
+        raise ValueError("more than one thread needs by_replies (the replies are proven in "
+                         "parallel)")
+    if threads > 1:
+        started = time.perf_counter()
+        written = write_by_replies_in_parallel(position, target, threads=threads,
+                                               table_mb=table_mb, seconds=seconds,
+                                               nodes=nodes, progress=part_progress)
+        if written is not None:
+            return written
+        if seconds is not None:
+            seconds = max(0.0, seconds - (time.perf_counter() - started))
+    return write_pn_proof(position, target, nodes=nodes, seconds=seconds, table_mb=table_mb,
+                          progress=progress, write_progress=write_progress,
+                          by_replies=by_replies)
