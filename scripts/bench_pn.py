@@ -1,15 +1,17 @@
-"""Benchmark proof-number search on Patashnik's Qubic dictionary: every one of its 2,929
-positions (X to move) proven an X win, and, with ``--moves``, every dictionary move shown to
-keep the win. Prints the total time, the nodes and the rate, and the slowest positions.
+"""Benchmark proof-number search on Patashnik's Qubic dictionary: for each of its 2,929
+entries, the position after the dictionary move proven an X win (the move keeps the win),
+then the position itself (X to move). Prints the total time, the nodes and the rate, and the
+slowest questions.
 
-    python scripts/bench_pn.py [--moves] [--table-mb 256] [--sample N] [--nodes N]
-                               [--seconds S] [--file-order] [--threads N]
+    python scripts/bench_pn.py [--positions-only] [--table-mb 1024] [--sample N]
+                               [--nodes N] [--seconds S] [--file-order] [--threads N]
 
-Positions are proven deepest first (most marks first) in one table, so that a shallow
+Entries are taken deepest first (most marks first) in one table, so that a shallow
 position's search finds the deeper positions of the strategy already proven; ``--file-order``
-takes them in the dictionary's order instead. The first entry is the empty board (the whole
-of Qubic): ``--seconds`` bounds each position, and a position it stops is reported as
-unproven.
+takes them in the dictionary's order instead. ``--positions-only`` asks only whether each
+position is an X win, leaving the search to find X's moves itself (several times slower).
+The last entry is the empty board (the whole of Qubic): ``--seconds`` bounds each question,
+and a question it stops is reported as unproven.
 
 Data: O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 1980.
 """
@@ -24,21 +26,21 @@ import time
 
 from tictactoe.core import Side
 from tictactoe.proof.patashnik import Entry, find_dictionary, load_dictionary
-from tictactoe.search.pn import PnSearch
+from tictactoe.search.pn import PnResult, PnSearch
 from tictactoe.search.pn.dfpn import LIMIT
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--moves", action="store_true",
-                        help="also prove each position after its dictionary move")
-    parser.add_argument("--table-mb", type=float, default=256)
+    parser.add_argument("--positions-only", action="store_true",
+                        help="prove the positions only, not each position after its move")
+    parser.add_argument("--table-mb", type=float, default=1024)
     parser.add_argument("--sample", type=int, default=None,
                         help="only N entries, a fixed random sample")
     parser.add_argument("--nodes", type=int, default=None,
-                        help="df-pn nodes allowed per position (default: no limit)")
+                        help="df-pn nodes allowed per question (default: no limit)")
     parser.add_argument("--seconds", type=float, default=None,
-                        help="seconds allowed per position (default: no limit)")
+                        help="seconds allowed per entry (default: no limit)")
     parser.add_argument("--file-order", action="store_true",
                         help="the dictionary's order, not deepest first")
     parser.add_argument("--threads", type=int, default=1,
@@ -83,23 +85,24 @@ def main() -> int:
             if stop.is_set():
                 return
             position = entry.position()
-            targets = [position]
-            if args.moves:
-                targets.append(position.play(entry.move))
-            for target in targets:
-                result = search.prove(target, attacker=Side.X, nodes=args.nodes,
-                                      seconds=args.seconds)
+            if args.positions_only:
+                answers: tuple[PnResult, ...] = (search.prove(
+                    position, attacker=Side.X, nodes=args.nodes, seconds=args.seconds),)
+            else:  # the move first: the position's search then finds its child proven
+                answers = search.prove_move(position, entry.move, nodes=args.nodes,
+                                            seconds=args.seconds)
+            for result in answers:
                 with lock:
                     nodes += result.nodes
-                    timings.append((result.seconds, result.nodes, target.to_string()))
+                    timings.append((result.seconds, result.nodes, result.position))
                     if result.outcome == "unknown":
                         unproven += 1
-                        print(f"line {entry.line}: {target.to_string()}: unproven within the "
+                        print(f"line {entry.line}: {result.position}: unproven within the "
                               f"limit ({result.nodes:,} nodes, {result.seconds:.1f} s)",
                               flush=True)
                     elif result.outcome != "win":
                         failures += 1
-                        print(f"line {entry.line}: {target.to_string()}: {result.outcome} "
+                        print(f"line {entry.line}: {result.position}: {result.outcome} "
                               f"({result.nodes:,} nodes)", flush=True)
             with lock:
                 done[0] += 1

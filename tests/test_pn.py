@@ -140,7 +140,7 @@ def dictionary() -> Dictionary:
 
 def test_patashnik_positions_are_x_wins_and_their_moves_keep_the_win() -> None:
     """A fixed sample of the late positions (plies 12 to 16; the whole dictionary:
-    ``scripts/bench_pn.py --moves``)."""
+    ``scripts/bench_pn.py``)."""
     late = [e for e in dictionary().entries if e.ply >= 12]
     entries = random.Random(7).sample(late, 12)
     search = PnSearch("4x4x4", table_mb=64)
@@ -149,6 +149,21 @@ def test_patashnik_positions_are_x_wins_and_their_moves_keep_the_win() -> None:
         assert search.prove(position, attacker=Side.X).outcome == "win", entry.line
         after = position.play(entry.move)
         assert search.prove(after, attacker=Side.X).outcome == "win", entry.line
+
+
+@pytest.mark.slow
+def test_every_patashnik_move_keeps_the_win() -> None:
+    """The whole dictionary, deepest first in one table (about 45 s): each entry's move is
+    proven to keep X's win, then its position an X win, by df-pn with no hint but the
+    order."""
+    entries = sorted(dictionary().entries, key=lambda e: (-e.ply, e.line))
+    search = PnSearch("4x4x4", table_mb=256)
+    failed = []
+    for entry in entries:
+        outcomes = [a.outcome for a in search.prove_move(entry.position(), entry.move)]
+        if outcomes != ["win", "win"]:
+            failed.append((entry.line, outcomes))
+    assert len(entries) == 2_929 and failed == []
 
 
 @pytest.mark.parametrize(("variant", "outcome"), [

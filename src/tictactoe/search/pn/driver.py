@@ -38,7 +38,9 @@ INF = int(_k.INF)
 
 DEFAULTS: dict[int, int] = {
     _k.EPSILON: 1280,        # 1 + epsilon = 1.25
-    _k.SYM_PLIES: 6,         # positions with at most 6 marks are keyed by symmetry class
+    _k.SYM_PLIES: 16,        # positions with at most 16 marks are keyed by symmetry class
+                             # (measured against 6: the cube from empty in half the nodes,
+                             # Patashnik's dictionary 7x faster; flat boards 5-15% faster)
     _k.EAGER: 1,
     _k.EVAL_BUDGET: 200,
     _k.EXPAND_BUDGET: 2_000,
@@ -241,6 +243,27 @@ class PnSearch:
         if failure:
             raise failure[0]
         return result[0]
+
+    def prove_move(self, position: Position | str, move: int, *, nodes: int | None = None,
+                   seconds: float | None = None) -> tuple[PnResult, PnResult]:
+        """Whether `move` keeps the side to move's win, then whether `position` is its win:
+        the position after the move is proven first, so the position's own search finds
+        that child proven in the table. Proving a strategy's moves deepest first this way
+        (Patashnik's dictionary, ``ttt bench --case qubic-dictionary``) lets each position
+        find the deeper ones proven. `nodes` bounds each question, `seconds` the two together.
+
+        >>> s = PnSearch("4x3", table_mb=4)
+        >>> [r.outcome for r in s.prove_move("4x3", 5)], s.prove_move("4x3", 1)[0].outcome
+        (['win', 'win'], 'no-win')
+        """
+        if isinstance(position, str):
+            position = Position(position)
+        side = position.turn
+        started = time.perf_counter()
+        after = self.prove(position.play(move), attacker=side, nodes=nodes, seconds=seconds)
+        if seconds is not None:
+            seconds = max(1e-3, seconds - (time.perf_counter() - started))
+        return after, self.prove(position, attacker=side, nodes=nodes, seconds=seconds)
 
     def prove_by_replies(self, position: Position | str, *, nodes: int | None = None,
                          seconds: float | None = None, progress: Progress | None = None,
