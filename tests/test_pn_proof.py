@@ -209,6 +209,12 @@ def test_replies_proven_on_two_threads_give_an_accepted_proof(tmp_path: Path) ->
         assert figures["lines"] > 100 and figures["bytes"] == target.stat().st_size
         stats = check_proof(target)
         assert stats.value == "x" and stats.lines == figures["lines"]
+    # the value only: the same parts on threads, with no subtree read off the tables
+    result = runner.invoke(app, ["prove", "6x5k4", "--by-replies", "--threads", "2", "--json",
+                                 "--table-mb", "64"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["threads"] == 2 and figures["value"] == "x" and "lines" not in figures
     result = runner.invoke(app, ["prove", "4x4x4", "--no-by-replies", "--threads", "2"])
     assert result.exit_code == 2 and "--threads works with --by-replies" in result.output
     target = tmp_path / "cube.proof"

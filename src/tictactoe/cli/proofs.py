@@ -4,7 +4,6 @@ check-proof``: verify a proof file with the independent checker."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 from pathlib import Path
 from typing import Annotated
@@ -90,22 +89,19 @@ def prove_command(
     from tictactoe.search.pn.proofs import (
         PROVE_TABLE_MB,
         ProofUnavailableError,
-        default_threads,
-        replies_first,
-        write_by_replies_in_parallel,
+        prove_by_replies_in_parallel,
+        prove_settings,
         write_proof,
     )
 
     root = Position(position)
     if table_mb is None:
         table_mb = PROVE_TABLE_MB
-    if by_replies is None:
-        by_replies = replies_first(root)
-    if threads is None:
-        threads = default_threads(by_replies)
-    elif threads > 1 and not by_replies:
+    try:
+        by_replies, threads = prove_settings(root, by_replies, threads)
+    except ValueError:
         raise TicTacToeError("--threads works with --by-replies (the replies are proven in "
-                             "parallel)")
+                             "parallel)") from None
     figures: dict[str, object] = {"position": root.to_string(), "replies_first": by_replies,
                                   "threads": threads}
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
@@ -126,6 +122,7 @@ def prove_command(
                                          "positions searched again")
 
         written = None
+        value_on_threads = None
         if out is not None:
             try:
                 written = write_proof(root, out, by_replies=by_replies, threads=threads,
@@ -134,19 +131,26 @@ def prove_command(
                                       write_progress=writing)
             except ProofUnavailableError as err:
                 raise fail(str(err), code=1) from None
-            figures["threads"] = written.threads
+            figures.update(threads=written.threads, search_nodes=written.search_nodes,
+                           search_seconds=round(written.search_seconds, 3),
+                           lines=written.header.lines,
+                           extract_seconds=round(written.extract_seconds, 3),
+                           searched_again=written.researched, file=str(out),
+                           bytes=out.stat().st_size)
         elif threads > 1:  # the value only, but the replies on threads
             try:
-                written = write_by_replies_in_parallel(
-                    root, io.BytesIO(), threads=threads, table_mb=table_mb,
-                    seconds=seconds or None, nodes=nodes, progress=parts)
+                value_on_threads = prove_by_replies_in_parallel(
+                    root, threads=threads, table_mb=table_mb, seconds=seconds or None,
+                    nodes=nodes, progress=parts)
             except ProofUnavailableError as err:
                 _report_stopped(figures, err.nodes, err.seconds, threads, as_json)
                 raise typer.Exit(1) from None
-            if written is None:  # the first move class is refuted: one search after all
+            if value_on_threads is None:  # the first move class is refuted: one search
                 figures["threads"] = 1
         if written is not None:
             value = written.value
+        elif value_on_threads is not None:
+            value = value_on_threads
         else:
             search = PnSearch(root.variant, table_mb=table_mb)
             if by_replies:
@@ -156,14 +160,6 @@ def prove_command(
                                          "seconds": round(first.seconds, 3)}
             value = search.value(root, nodes=nodes, seconds=seconds or None,
                                  progress=progress)
-        if written is not None:
-            figures.update(search_nodes=written.search_nodes,
-                           search_seconds=round(written.search_seconds, 3),
-                           lines=written.header.lines,
-                           extract_seconds=round(written.extract_seconds, 3),
-                           searched_again=written.researched)
-            if out is not None:
-                figures.update(file=str(out), bytes=out.stat().st_size)
     figures.update(value=value.value, nodes=value.nodes, seconds=round(value.seconds, 3),
                    questions=[{"attacker": q.attacker, "outcome": q.outcome,
                                "nodes": q.nodes, "root_pn": q.root_pn, "root_dn": q.root_dn}

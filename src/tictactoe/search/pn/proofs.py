@@ -414,21 +414,35 @@ PartProgress = Callable[[int, int, int, float], None]
 """``progress(parts done, parts, nodes so far, seconds)``."""
 
 
-def write_by_replies_in_parallel(
-        position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
-        threads: int, table_mb: float = DEFAULT_TABLE_MB, seconds: float | None = None,
-        nodes: int | None = None, progress: PartProgress | None = None,
-        **extra: Any) -> WrittenProof | None:
-    """Prove that the side to move wins two plies down, each reply class on its own, on
-    `threads` threads (each with its own table of `table_mb` megabytes), and write the proof:
-    the move, its replies, and each reply's subtree read off the table that proved it.
+@dataclass(frozen=True)
+class _Parts:
+    """The replies to the side to move's first move class, proven on threads."""
 
-    Returns None, having written nothing, if the side to move's first move class (most lines
-    first) is refuted: the caller then proves the position the usual way. Raises
-    `ProofUnavailableError` if the time limit or the node limit (all threads' nodes
-    together) stops it, and `KeyboardInterrupt` (after stopping every search) on Ctrl-C."""
-    if isinstance(position, str):
-        position = Position(position)
+    side: Side
+    move: int
+    replies: list[int]
+    recorded: list[_Recorded | None]
+    """Each reply's subtree read off the table that proved it (None unless asked for)."""
+    nodes: int
+    seconds: float
+    threads: int
+    again: tuple[int, int]
+
+    def value(self, position: Position) -> PnValue:
+        root = PnResult(position.to_string(), self.side.symbol, "win", self.nodes,
+                        self.seconds, 0, int(_k.INF))
+        return PnValue(position.to_string(), self.side.symbol, (root,))
+
+
+def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: float | None,
+                 nodes: int | None, progress: PartProgress | None,
+                 record: bool) -> _Parts | None:
+    """Prove that the side to move wins two plies down, each reply class on its own, on
+    `threads` threads (each with its own table of `table_mb` megabytes), and with `record`
+    read each reply's subtree off the table that proved it. None if the first move class
+    (most lines first) is refuted; `ProofUnavailableError` if a limit stops it (the node
+    limit bounds all threads together); `KeyboardInterrupt` (after stopping every search) on
+    Ctrl-C."""
     side = position.turn
     started = time.perf_counter()
     moves = _classes(position)
@@ -469,6 +483,9 @@ def write_by_replies_in_parallel(
                     results[index] = (result.outcome, result.nodes, None)
                     stop.set()
                     return
+                if not record:
+                    results[index] = ("win", result.nodes, None)
+                    continue
                 recorded = _Recorded()
                 extractor = _Extractor(search, recorded, None)
                 extractor.prover_node(part.marks(side), part.marks(side.other), True, {})
@@ -522,26 +539,77 @@ def write_by_replies_in_parallel(
         raise ProofUnavailableError(
             f"the search stopped before proving the value of {position.to_string()} "
             f"({done:,} nodes, {search_seconds:.1f} s)", done, search_seconds)
-    nodes = sum(n for _, n, _ in results.values())
+    return _Parts(side, move, replies, [results[i][2] for i in range(len(replies))],
+                  sum(n for _, n, _ in results.values()), search_seconds, len(searches),
+                  (again[0], again[1]))
+
+
+def write_by_replies_in_parallel(
+        position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
+        threads: int, table_mb: float = DEFAULT_TABLE_MB, seconds: float | None = None,
+        nodes: int | None = None, progress: PartProgress | None = None,
+        **extra: Any) -> WrittenProof | None:
+    """Prove that the side to move wins two plies down, each reply class on its own, on
+    `threads` threads (each with its own table of `table_mb` megabytes), and write the proof:
+    the move, its replies, and each reply's subtree read off the table that proved it.
+
+    Returns None, having written nothing, if the side to move's first move class (most lines
+    first) is refuted: the caller then proves the position the usual way. Raises
+    `ProofUnavailableError` if the time limit or the node limit (all threads' nodes
+    together) stops it, and `KeyboardInterrupt` (after stopping every search) on Ctrl-C."""
+    if isinstance(position, str):
+        position = Position(position)
+    parts = _prove_parts(position, threads=threads, table_mb=table_mb, seconds=seconds,
+                         nodes=nodes, progress=progress, record=True)
+    if parts is None:
+        return None
     started = time.perf_counter()
     extra.setdefault("generator", "tictactoe.search.pn")
-    extra.setdefault("search_nodes", nodes)
-    extra.setdefault("seconds", round(search_seconds, 3))
-    extra.setdefault("threads", len(searches))
-    with ProofWriter(target, position=position, value=side.symbol, **extra) as writer:
-        writer.section(side, "win")
-        writer.move(move)
-        writer.replies(replies)
-        for index in range(len(replies)):
-            recorded = results[index][2]
+    extra.setdefault("search_nodes", parts.nodes)
+    extra.setdefault("seconds", round(parts.seconds, 3))
+    extra.setdefault("threads", parts.threads)
+    with ProofWriter(target, position=position, value=parts.side.symbol, **extra) as writer:
+        writer.section(parts.side, "win")
+        writer.move(parts.move)
+        writer.replies(parts.replies)
+        for recorded in parts.recorded:
             assert recorded is not None
             recorded.replay(writer)
     assert writer.header is not None
-    root = PnResult(position.to_string(), side.symbol, "win", nodes, search_seconds, 0,
-                    int(_k.INF))
-    return WrittenProof(writer.header, PnValue(position.to_string(), side.symbol, (root,)),
-                        nodes, search_seconds, time.perf_counter() - started, again[0],
-                        again[1], len(searches))
+    return WrittenProof(writer.header, parts.value(position), parts.nodes, parts.seconds,
+                        time.perf_counter() - started, *parts.again, parts.threads)
+
+
+def prove_by_replies_in_parallel(
+        position: Position | str, *, threads: int, table_mb: float = DEFAULT_TABLE_MB,
+        seconds: float | None = None, nodes: int | None = None,
+        progress: PartProgress | None = None) -> PnValue | None:
+    """The value only, proven as `write_by_replies_in_parallel` proves it (nothing is read
+    off the tables): the side to move's win, or None if its first move class is refuted."""
+    if isinstance(position, str):
+        position = Position(position)
+    parts = _prove_parts(position, threads=threads, table_mb=table_mb, seconds=seconds,
+                         nodes=nodes, progress=progress, record=False)
+    return None if parts is None else parts.value(position)
+
+
+def prove_settings(position: Position, by_replies: bool | None,
+                   threads: int | None) -> tuple[bool, int]:
+    """(by_replies, threads) as `write_proof` and ``ttt prove`` take them when not told:
+    `replies_first` and `default_threads`. More than one thread needs `by_replies` (the
+    replies are what is proven in parallel): `ValueError` otherwise.
+
+    >>> prove_settings(Position("6x5k4"), None, None)
+    (False, 1)
+    """
+    if by_replies is None:
+        by_replies = replies_first(position)
+    if threads is None:
+        threads = default_threads(by_replies)
+    elif threads > 1 and not by_replies:
+        raise ValueError("more than one thread needs by_replies (the replies are proven in "
+                         "parallel)")
+    return by_replies, threads
 
 
 def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
@@ -566,13 +634,7 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
     """
     if isinstance(position, str):
         position = Position(position)
-    if by_replies is None:
-        by_replies = replies_first(position)
-    if threads is None:
-        threads = default_threads(by_replies)
-    elif threads > 1 and not by_replies:
-        raise ValueError("more than one thread needs by_replies (the replies are proven in "
-                         "parallel)")
+    by_replies, threads = prove_settings(position, by_replies, threads)
     if threads > 1:
         started = time.perf_counter()
         written = write_by_replies_in_parallel(position, target, threads=threads,
