@@ -39,8 +39,9 @@ INF = int(_k.INF)
 DEFAULTS: dict[int, int] = {
     _k.EPSILON: 1280,        # 1 + epsilon = 1.25
     _k.SYM_PLIES: 16,        # positions with at most 16 marks are keyed by symmetry class
-                             # (measured against 6: the cube from empty in half the nodes,
-                             # Patashnik's dictionary 7x faster; flat boards 5-15% faster)
+                             # (measured against 6: the cube from empty in half the nodes
+                             # and time, Patashnik's dictionary move first in 41-47 s, not
+                             # 373 s; (4,8,4), (9,4,4) and 5x5 k=4 13-33% faster)
     _k.EAGER: 1,
     _k.EVAL_BUDGET: 200,
     _k.EXPAND_BUDGET: 2_000,
