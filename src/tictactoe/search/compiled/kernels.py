@@ -18,7 +18,10 @@ The search is fail-soft alpha-beta over these exact scores, with
 * near the root, one table entry for all symmetric images of a position (``SYMMETRIC``);
 * pairing strategies: if the opponent can take two empty cells of each of my open lines,
   no cell twice (a bipartite matching), it answers each of my moves in its pair and I
-  cannot win; tried only when I have at most half as many open lines as empty cells;
+  cannot win; where lines overlap in two cells or more (k-windows of longer rows), a
+  bounded search then lets one pair serve several lines (two pairs hold a row of eight
+  against k=4, where a pair per window needs ten cells); tried only when I have at most
+  half as many open lines as empty cells;
 * dead-line pruning and distance bounds: a side needs at least as many more marks as the
   fewest empty cells of its open lines, which bounds its fastest possible win, and a side
   with no open line cannot win at all;
@@ -95,7 +98,23 @@ FIRST_BUDGET = UNFINISHED + 1
 PLAN = FIRST_BUDGET + 1
 """How `exact` finds a big position's score: `PLAN_RACE`, `PLAN_PLAIN` or
 `PLAN_DEEPENING`."""
-MISC_SIZE = PLAN + 1
+# Scratch space of `shared_pairing`: each open line's empty cells, then per level of its
+# search the pair chosen, the cells used before it, the next option and the options.
+SHARED_SETS = PLAN + 1
+SHARED_PAIRS = SHARED_SETS + 64
+SHARED_USED = SHARED_PAIRS + 32
+SHARED_NEXT = SHARED_USED + 32
+SHARED_COUNT = SHARED_NEXT + 32
+SHARED_OPTIONS = SHARED_COUNT + 32
+SHARED_WIDTH = 28
+"""Room for the pairs of one line's empty cells (8 cells: 28 pairs)."""
+SHARED_SCORES = SHARED_OPTIONS + 32 * SHARED_WIDTH
+SHARED_UNSERVED = SHARED_SCORES + 32 * SHARED_WIDTH
+SHARED_BUDGET = SHARED_UNSERVED + 64
+"""Steps allowed to each `shared_pairing` search (0: never tried)."""
+SHARED_FOUND = SHARED_BUDGET + 1
+"""How many pairs the last `shared_pairing` that succeeded chose (``SHARED_PAIRS`` on)."""
+MISC_SIZE = SHARED_FOUND + 1
 PLAN_RACE = 0
 """Deepening on distance and the plain questions race in rounds of node budgets."""
 PLAN_PLAIN = 1
@@ -277,6 +296,132 @@ def pairing(side: np.uint64, other: np.uint64, empty: np.uint64, lines: np.ndarr
 
 
 @njit(cache=True)
+def _open_level(level: int, count: int, used: np.uint64,
+                misc: np.ndarray) -> int:  # pragma: no cover - compiled
+    """List the options of `shared_pairing`'s search at ``level``: the free pairs of the
+    unserved line with the fewest free cells, those serving the most unserved lines first.
+    Returns 1 if there are options, 0 at a dead end, -1 if every line is served."""
+    unserved = 0
+    fewest = 99
+    best = -1
+    for i in range(count):
+        e = np.uint64(misc[SHARED_SETS + i])
+        served = False
+        for t in range(level):
+            pair = np.uint64(misc[SHARED_PAIRS + t])
+            if pair & e == pair:
+                served = True
+                break
+        if served:
+            continue
+        misc[SHARED_UNSERVED + unserved] = i
+        unserved += 1
+        c = popcount(e & ~used)
+        if c < fewest:
+            fewest = int(c)
+            best = i
+            if c < 2:
+                return 0
+    if best < 0:
+        return -1
+    if level == 32:
+        return 0
+    free = np.uint64(misc[SHARED_SETS + best]) & ~used
+    base = SHARED_OPTIONS + level * SHARED_WIDTH
+    n = 0
+    rest = free
+    while rest != ZERO and n < SHARED_WIDTH:
+        a = rest & (ZERO - rest)
+        rest ^= a
+        others = rest
+        while others != ZERO and n < SHARED_WIDTH:
+            b = others & (ZERO - others)
+            others ^= b
+            pair = a | b
+            score = 0
+            for u in range(unserved):
+                if np.uint64(misc[SHARED_SETS + misc[SHARED_UNSERVED + u]]) & pair == pair:
+                    score += 1
+            j = n  # insertion by score, the highest first
+            while j > 0 and misc[base + 32 * SHARED_WIDTH + j - 1] < score:
+                misc[base + j] = misc[base + j - 1]
+                misc[base + 32 * SHARED_WIDTH + j] = misc[base + 32 * SHARED_WIDTH + j - 1]
+                j -= 1
+            misc[base + j] = np.int64(pair)
+            misc[base + 32 * SHARED_WIDTH + j] = score
+            n += 1
+    misc[SHARED_COUNT + level] = n
+    misc[SHARED_NEXT + level] = 0
+    misc[SHARED_USED + level] = np.int64(used)
+    return 1
+
+
+@njit(cache=True)
+def shared_pairing(other: np.uint64, empty: np.uint64, lines: np.ndarray, buf: np.ndarray,
+                   row: int, misc: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether ``other`` can answer in pairs where overlapping lines share a pair: disjoint
+    pairs of empty cells such that every line open to the other side (listed open in
+    ``buf[row]``) holds one. A depth-first search of at most ``misc[SHARED_BUDGET]`` steps,
+    each step the most constrained unserved line taking one of its free pairs; False when
+    the budget runs out.
+
+    On boards whose lines overlap in more than one cell (k-windows of longer rows), a pair
+    inside the overlap serves every window holding it, where `pairing` needs a pair per
+    line.
+    """
+    count = 0
+    for q in range(buf[row, LIVE_COUNT]):
+        line = lines[buf[row, LIVE + q]]
+        if line & other == ZERO:
+            if count == 64:
+                return False
+            misc[SHARED_SETS + count] = np.int64(line & empty)
+            count += 1
+    misc[SHARED_FOUND] = 0
+    state = _open_level(0, count, ZERO, misc)
+    if state != 1:
+        return state < 0
+    steps = misc[SHARED_BUDGET]
+    level = 0
+    while True:
+        nxt = misc[SHARED_NEXT + level]
+        if nxt < misc[SHARED_COUNT + level]:
+            steps -= 1
+            if steps < 0:
+                return False
+            misc[SHARED_NEXT + level] = nxt + 1
+            pair = np.uint64(misc[SHARED_OPTIONS + level * SHARED_WIDTH + nxt])
+            misc[SHARED_PAIRS + level] = np.int64(pair)
+            used = np.uint64(misc[SHARED_USED + level]) | pair
+            state = _open_level(level + 1, count, used, misc)
+            if state < 0:
+                misc[SHARED_FOUND] = level + 1
+                return True
+            if state > 0:
+                level += 1
+        elif level == 0:
+            return False
+        else:
+            level -= 1
+
+
+@njit(cache=True)
+def paired(side: np.uint64, other: np.uint64, open_lines: int, empty: np.uint64, nempty: int,
+           lines: np.ndarray, buf: np.ndarray, misc: np.ndarray) -> bool:  # pragma: no cover
+    """Whether ``other`` has a pairing strategy against ``side`` (whose ``open_lines`` are
+    listed open in ``buf[nempty]``): a pair of its own for every line (`pairing`), else
+    pairs shared by overlapping lines (`shared_pairing`, on boards where lines overlap in
+    two cells or more). Tried only with at least twice as many empty cells as open lines
+    (the rare successes beyond that cost more than they save: measured on 4x8k4 and
+    9x4k4)."""
+    if 2 * open_lines > nempty:
+        return False
+    if pairing(side, other, empty, lines, buf, nempty, misc):
+        return True
+    return misc[SHARED_BUDGET] > 0 and shared_pairing(other, empty, lines, buf, nempty, misc)
+
+
+@njit(cache=True)
 def order_moves(me: np.uint64, opp: np.uint64, empty: np.uint64, nempty: int,
                 my_two: np.uint64, opp_two: np.uint64, lines: np.ndarray,
                 line_cells: np.ndarray, buf: np.ndarray,
@@ -455,11 +600,11 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     # Pairing strategies: a side whose every open line the other can pair off cannot win.
     if misc[PAIRING] != 0:
         empty_cells = full & ~(me | opp)
-        if upper > 0 and (alpha >= 0 or floor == 0) and 2 * my_open <= nempty \
-                and pairing(me, opp, empty_cells, lines, buf, nempty, misc):
+        if upper > 0 and (alpha >= 0 or floor == 0) \
+                and paired(me, opp, my_open, empty_cells, nempty, lines, buf, misc):
             upper = 0
-        if floor < 0 and (beta <= 0 or upper == 0) and 2 * opp_open <= nempty \
-                and pairing(opp, me, empty_cells, lines, buf, nempty, misc):
+        if floor < 0 and (beta <= 0 or upper == 0) \
+                and paired(opp, me, opp_open, empty_cells, nempty, lines, buf, misc):
             floor = 0
     if upper <= alpha:
         return upper

@@ -53,6 +53,10 @@ PAIRING = os.environ.get("TICTACTOE_PAIRING", "1") != "0"
 """Whether the search cuts on pairing strategies (``TICTACTOE_PAIRING=0`` turns it off, to
 measure what it saves)."""
 
+SHARED_PAIRS = int(os.environ.get("TICTACTOE_SHARED_PAIRS", "16"))
+"""Steps allowed to each search for a pairing whose pairs overlapping lines share (0: none);
+only on boards whose lines overlap in two cells or more."""
+
 
 def fits(variant: Variant) -> bool:
     """Whether the compiled kernels handle this variant (at most 64 cells).
@@ -77,6 +81,8 @@ class Tables:
     """Byte tables of the symmetries whose images share table entries (`MERGED_SYMMETRIES`)."""
     permutations_and_inverses: np.ndarray
     """Those symmetries, then their inverses (to map a table move back and forth)."""
+    overlapping: bool = False
+    """Whether two lines share two cells or more (then a pair can serve both)."""
 
 
 @cache
@@ -107,7 +113,9 @@ def tables(variant: Variant) -> Tables:
     inverses = np.argsort(merged_array, axis=1).astype(np.int64)
     return Tables(lines, line_cells, order, np.uint64(variant.full_mask), perm_array,
                   np.array(byte_tables(n, merged), dtype=np.uint64),
-                  np.ascontiguousarray(np.concatenate([merged_array, inverses])))
+                  np.ascontiguousarray(np.concatenate([merged_array, inverses])),
+                  overlapping=any((a & b).bit_count() >= 2 for i, a in enumerate(variant.line_masks)
+                                  for b in variant.line_masks[i + 1:]))
 
 
 _GENERATIONS = (1 << 15) - 1
@@ -167,6 +175,7 @@ class Workspace:
         self.misc[_sk.CELLS] = n
         self.misc[_sk.SYMMETRIC] = MAX_CELLS + 1  # no symmetric merging unless asked
         self.misc[_sk.PAIRING] = int(PAIRING)
+        self.misc[_sk.SHARED_BUDGET] = SHARED_PAIRS if PAIRING and tables.overlapping else 0
         self.misc[_sk.BUDGET] = 1 << 62
         self.misc[_sk.FIRST_BUDGET] = FIRST_BUDGET
         self.misc[_sk.PLAN] = _sk.PLAN_RACE
