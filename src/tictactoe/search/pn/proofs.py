@@ -10,7 +10,7 @@ are searched again, with growing node budgets, until one is proven.
 
 A draw is two ``hold`` sections, each read off the disproof of the other side's win: the
 holder's move is a child the table holds as disproven, and the leaves are lines completed,
-pairings (``P``, found by `tictactoe.proof.small.find_pairing`) and full boards (``E``).
+pairings (``P``, found by `pairing_leaf`) and full boards (``E``).
 
 >>> import io
 >>> from tictactoe.proof import check_proof
@@ -35,8 +35,9 @@ from numba import njit
 
 from tictactoe.core import Position, Side, canonical_masks
 from tictactoe.proof.format import Header, NodeWriter, ProofWriter
-from tictactoe.proof.small import find_pairing
-from tictactoe.proof.threats import board_of, cells_of, stabiliser, threat_cells
+from tictactoe.proof.small import PAIRING_BUDGET, find_pairing
+from tictactoe.proof.threats import Board, board_of, cells_of, stabiliser, threat_cells
+from tictactoe.search.compiled import kernels as _ab
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
 from tictactoe.search.pn.driver import (
@@ -55,6 +56,47 @@ later round multiplies it by 8."""
 TSS_BUDGET = 200_000
 """Positions the kernel's threat search may visit at one of the winner's positions (the
 checker's own bound for a forced leaf is the same)."""
+
+_PAIRING_SCRATCH = threading.local()
+
+
+def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] | None:
+    """Disjoint pairs of empty cells with a pair inside every line free of `mine` (so that
+    `mine` holds: it answers each move of the other side in its pair), or None.
+
+    A pair of its own for every line first (`find_pairing`'s matching); else pairs shared
+    by overlapping lines, sought by the compiled search (`shared_pairing`, the α-β cut's)
+    within `PAIRING_BUDGET` steps, as the readable `find_pairing` would, only faster. The
+    checker verifies every pairing written against the definition.
+
+    >>> from tictactoe.core import Variant
+    >>> b = board_of(Variant.parse("4x8k4"))
+    >>> pairing_leaf(b, 0xFFFFFF00, 0)  # row 1 open: c1-d1 and e1-f1 hold its 5 windows
+    [(2, 3), (4, 5)]
+    """
+    matched = find_pairing(board, mine, theirs, budget=0)
+    if matched is not None or len(board.masks) > 64:
+        return matched
+    scratch = getattr(_PAIRING_SCRATCH, "arrays", {}).get(board.variant)
+    if scratch is None:
+        lines = np.array(board.masks, dtype=np.uint64)
+        buf = np.zeros((1, _ab.BUF_WIDTH), dtype=np.int64)
+        buf[0, _ab.LIVE:_ab.LIVE + len(lines)] = np.arange(len(lines))
+        buf[0, _ab.LIVE_COUNT] = len(lines)
+        misc = np.zeros(_ab.MISC_SIZE, dtype=np.int64)
+        misc[_ab.CELLS] = board.cells
+        misc[_ab.SHARED_BUDGET] = PAIRING_BUDGET
+        scratch = (lines, buf, misc)
+        if not hasattr(_PAIRING_SCRATCH, "arrays"):
+            _PAIRING_SCRATCH.arrays = {}
+        _PAIRING_SCRATCH.arrays[board.variant] = scratch
+    lines, buf, misc = scratch
+    empty = np.uint64(board.full & ~(mine | theirs))
+    if not _ab.shared_pairing(np.uint64(mine), empty, lines, buf, 0, misc):
+        return None
+    pairs = [int(np.uint64(misc[_ab.SHARED_PAIRS + i])) for i in range(misc[_ab.SHARED_FOUND])]
+    return [(cells_of(p)[0], cells_of(p)[1]) for p in pairs]
+
 
 WriteProgress = Callable[[int, int], None]
 """``progress(lines written, children searched again)``."""
@@ -276,7 +318,7 @@ class _Extractor:
             writer.forced(sequence)
             return
         if not win:
-            pairs = find_pairing(board, mine, theirs)
+            pairs = pairing_leaf(board, mine, theirs)
             if pairs is not None:
                 writer.pairing(pairs)
                 return
