@@ -101,9 +101,9 @@ def _median(run: Callable[[], tuple[int, str, bool]], repeat: int,
 
 
 ON_THREADS = ("4x8k4", "9x4k4")
-"""Big boards whose value `ttt bench` proves on one thread per core, as `ttt solve --value`
-does by default (the plain questions and the deepening race on two threads); the others
-take one thread."""
+"""Big boards whose value `ttt bench` proves on two threads (one if the machine has one
+core), as `ttt solve --value` does by default: the plain questions race the deepening on
+distance. The others take one thread."""
 
 
 def _solve_case(name: str, limit: float,
