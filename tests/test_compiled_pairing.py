@@ -13,6 +13,7 @@ from tictactoe.core import Position, Variant
 from tictactoe.search import compiled
 from tictactoe.search.compiled import kernels as sk
 from tictactoe.search.compiled import workspace as _workspace
+from tictactoe.search.compiled.workspace import shared_pairs
 
 
 def _brute_pairing(side: int, other: int, variant: Variant) -> bool:
@@ -57,6 +58,19 @@ def _random_marks(variant: Variant, rng: random.Random) -> tuple[int, int]:
             return side, other
 
 
+def _random_positions(name: str, marks: int, count: int,
+                      rng: random.Random) -> list[Position]:
+    """``count`` positions of ``marks`` random moves, none of them over."""
+    positions: list[Position] = []
+    while len(positions) < count:
+        p = Position(name)
+        while p.ply < marks and not p.is_game_over():
+            p.push(rng.choice(p.legal_moves()))
+        if not p.is_game_over():
+            positions.append(p.copy(stack=False))
+    return positions
+
+
 @pytest.mark.parametrize("name", ["3x3", "4x4", "5x5k4", "4x6k4", "3x3x3"])
 def test_matching_agrees_with_brute_force(name: str) -> None:
     variant = Variant.parse(name)
@@ -75,14 +89,7 @@ def test_matching_agrees_with_brute_force(name: str) -> None:
 def test_the_cut_changes_no_value(name: str, marks: int, count: int,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """With and without pairing cuts, the same values; with them, fewer nodes."""
-    rng = random.Random(count)
-    positions: list[Position] = []
-    while len(positions) < count:
-        p = Position(name)
-        while p.ply < marks and not p.is_game_over():
-            p.push(rng.choice(p.legal_moves()))
-        if not p.is_game_over():
-            positions.append(p.copy(stack=False))
+    positions = _random_positions(name, marks, count, random.Random(count))
     with_cut = [compiled.solve_value(p) for p in positions]
     monkeypatch.setattr(_workspace, "PAIRING", False)
     without = [compiled.solve_value(p) for p in positions]
@@ -108,23 +115,6 @@ def _brute_shared_pairing(side: int, other: int, variant: Variant) -> bool:
     return place([], 0)
 
 
-def _kernel_shared_pairing(side: int, other: int, variant: Variant,
-                           budget: int) -> list[int] | None:
-    """The kernel's shared pairs (as masks), or None."""
-    lines = np.array(variant.line_masks, dtype=np.uint64)
-    buf = np.zeros((2, sk.BUF_WIDTH), dtype=np.int64)
-    buf[0, sk.LIVE:sk.LIVE + len(lines)] = np.arange(len(lines))
-    buf[0, sk.LIVE_COUNT] = len(lines)
-    misc = np.zeros(sk.MISC_SIZE, dtype=np.int64)
-    misc[sk.CELLS] = variant.cells
-    misc[sk.SHARED_BUDGET] = budget
-    empty = np.uint64(variant.full_mask & ~(side | other))
-    if not sk.shared_pairing(np.uint64(other), empty, lines, buf, 0, misc):
-        return None
-    found = int(misc[sk.SHARED_FOUND])
-    return [int(np.uint64(misc[sk.SHARED_PAIRS + i])) for i in range(found)]
-
-
 @pytest.mark.parametrize(("name", "marks"), [("4x8k4", 8), ("5x5k4", 6), ("6x6k5", 14),
                                              ("4x6k4", 6)])
 def test_shared_pairs_agree_with_brute_force(name: str, marks: int) -> None:
@@ -139,7 +129,7 @@ def test_shared_pairs_agree_with_brute_force(name: str, marks: int) -> None:
             if bin(side | other).count("1") >= marks:
                 break
         expected = _brute_shared_pairing(side, other, variant)
-        pairs = _kernel_shared_pairing(side, other, variant, budget=1 << 40)
+        pairs = shared_pairs(variant, other, variant.full_mask & ~(side | other), 1 << 40)
         assert (pairs is not None) == expected, (name, side, other)
         outcomes.add(expected)
         if pairs is not None:
@@ -160,7 +150,7 @@ def test_shared_pairs_find_what_the_matching_cannot() -> None:
     rows = [sum(1 << (r * 8 + c) for c in range(8)) for r in range(4)]
     other = rows[1] | rows[2] | rows[3]  # every line but row 1's windows is blocked
     assert not _kernel_pairing(0, other, variant)
-    pairs = _kernel_shared_pairing(0, other, variant, budget=64)
+    pairs = shared_pairs(variant, other, variant.full_mask & ~other, 64)
     assert pairs is not None and sorted(pairs) == [1 << 2 | 1 << 3, 1 << 4 | 1 << 5]
 
 
@@ -168,15 +158,9 @@ def test_shared_pairs_change_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
     """With and without shared pairs, the same values on 4x8k4 and 6x6k5; with them, fewer
     nodes."""
     rng = random.Random(7)
-    positions: list[Position] = []
-    for name, marks, count in (("4x8k4", 12, 20), ("6x6k5", 12, 12), ("5x5k4", 7, 20)):
-        wanted = len(positions) + count
-        while len(positions) < wanted:
-            p = Position(name)
-            while p.ply < marks and not p.is_game_over():
-                p.push(rng.choice(p.legal_moves()))
-            if not p.is_game_over():
-                positions.append(p.copy(stack=False))
+    positions = [p for name, marks, count in (("4x8k4", 12, 20), ("6x6k5", 12, 12),
+                                              ("5x5k4", 7, 20))
+                 for p in _random_positions(name, marks, count, rng)]
     with_shared = [compiled.solve_value(p) for p in positions]
     monkeypatch.setattr(_workspace, "SHARED_PAIRS", 0)
     without = [compiled.solve_value(p) for p in positions]

@@ -58,6 +58,31 @@ SHARED_PAIRS = int(os.environ.get("TICTACTOE_SHARED_PAIRS", "16"))
 only on boards whose lines overlap in two cells or more."""
 
 
+_SHARED_SCRATCH = threading.local()
+
+
+def shared_pairs(variant: Variant, other: int, empty: int, budget: int) -> list[int] | None:
+    """Pairs (as masks) of ``empty`` cells, disjoint, with one inside every line free of
+    ``other``'s marks, where overlapping lines may share a pair: the kernel's
+    `shared_pairing`, within ``budget`` steps; None if it finds none.
+
+    >>> shared_pairs(Variant.parse("4x8k4"), 0xFFFFFF00, 0xFF, 64)  # c1-d1 and e1-f1
+    [12, 48]
+    """
+    arrays = _SHARED_SCRATCH.__dict__.setdefault("arrays", {})
+    if variant not in arrays:  # per thread: the kernel writes its search into them
+        lines = np.array(variant.line_masks, dtype=np.uint64)
+        buf = np.zeros((1, _sk.BUF_WIDTH), dtype=np.int64)
+        buf[0, _sk.LIVE:_sk.LIVE + len(lines)] = np.arange(len(lines))
+        buf[0, _sk.LIVE_COUNT] = len(lines)
+        arrays[variant] = (lines, buf, np.zeros(_sk.MISC_SIZE, dtype=np.int64))
+    lines, buf, misc = arrays[variant]
+    misc[_sk.SHARED_BUDGET] = budget
+    if not _sk.shared_pairing(np.uint64(other), np.uint64(empty), lines, buf, 0, misc):
+        return None
+    return [int(np.uint64(misc[_sk.SHARED_PAIRS + i])) for i in range(misc[_sk.SHARED_FOUND])]
+
+
 def fits(variant: Variant) -> bool:
     """Whether the compiled kernels handle this variant (at most 64 cells).
 

@@ -37,7 +37,7 @@ from tictactoe.core import Position, Side, canonical_masks
 from tictactoe.proof.format import Header, NodeWriter, ProofWriter
 from tictactoe.proof.small import PAIRING_BUDGET, find_pairing
 from tictactoe.proof.threats import Board, board_of, cells_of, stabiliser, threat_cells
-from tictactoe.search.compiled import kernels as _ab
+from tictactoe.search.compiled.workspace import shared_pairs
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
 from tictactoe.search.pn.driver import (
@@ -57,8 +57,6 @@ TSS_BUDGET = 200_000
 """Positions the kernel's threat search may visit at one of the winner's positions (the
 checker's own bound for a forced leaf is the same)."""
 
-_PAIRING_SCRATCH = threading.local()
-
 
 def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] | None:
     """Disjoint pairs of empty cells with a pair inside every line free of `mine` (so that
@@ -75,26 +73,11 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     [(2, 3), (4, 5)]
     """
     matched = find_pairing(board, mine, theirs, budget=0)
-    if matched is not None or len(board.masks) > 64:
+    if matched is not None:
         return matched
-    scratch = getattr(_PAIRING_SCRATCH, "arrays", {}).get(board.variant)
-    if scratch is None:
-        lines = np.array(board.masks, dtype=np.uint64)
-        buf = np.zeros((1, _ab.BUF_WIDTH), dtype=np.int64)
-        buf[0, _ab.LIVE:_ab.LIVE + len(lines)] = np.arange(len(lines))
-        buf[0, _ab.LIVE_COUNT] = len(lines)
-        misc = np.zeros(_ab.MISC_SIZE, dtype=np.int64)
-        misc[_ab.CELLS] = board.cells
-        misc[_ab.SHARED_BUDGET] = PAIRING_BUDGET
-        scratch = (lines, buf, misc)
-        if not hasattr(_PAIRING_SCRATCH, "arrays"):
-            _PAIRING_SCRATCH.arrays = {}
-        _PAIRING_SCRATCH.arrays[board.variant] = scratch
-    lines, buf, misc = scratch
-    empty = np.uint64(board.full & ~(mine | theirs))
-    if not _ab.shared_pairing(np.uint64(mine), empty, lines, buf, 0, misc):
+    pairs = shared_pairs(board.variant, mine, board.full & ~(mine | theirs), PAIRING_BUDGET)
+    if pairs is None:
         return None
-    pairs = [int(np.uint64(misc[_ab.SHARED_PAIRS + i])) for i in range(misc[_ab.SHARED_FOUND])]
     return [(cells_of(p)[0], cells_of(p)[1]) for p in pairs]
 
 
