@@ -517,6 +517,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     my_twice = ZERO
     opp_twice = ZERO
     my_need = 99
+    my_fastest = ZERO  # the empty cells of the open lines that need the fewest marks
     opp_need = 99
     my_open = 0
     opp_open = 0
@@ -542,6 +543,9 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 c = popcount(e)
                 if c < my_need:
                     my_need = int(c)
+                    my_fastest = e
+                elif c == my_need:
+                    my_fastest |= e
                 if c == 2:
                     my_twice |= my_two & e
                     my_two |= e
@@ -654,6 +658,13 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if best > alpha:
             alpha = best
 
+    if my_need >= 3 and upper > 0 and upper > alpha >= upper - 2:
+        # Only the fastest win conceivable beats alpha: every move must go on a line that
+        # needs the fewest marks (each later move too, to fill it in time); any other move
+        # scores at most the next slower win.
+        pruned |= full & ~(me | opp | my_fastest)
+        if best < upper - 2:
+            best = upper - 2
     # The table's move first, alone: when it cuts (as it mostly does), no other move is
     # weighed or listed. The others are picked best first, lazily.
     empty = full & ~(me | opp | pruned)
