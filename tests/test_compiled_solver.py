@@ -334,3 +334,36 @@ def test_value_race_on_two_threads_agrees() -> None:
         assert move in solve_position(p, threads=2).best, p.to_string()
     result = solve_value(Position("7x7k5"), seconds=0.3, threads=2)
     assert not result.proven and result.moves == {} and result.seconds < 3
+
+
+def test_distance_questions_agree_with_minimax() -> None:
+    """Every null-window question "a win within d plies?" and "a loss within d?" the
+    deepening asks, straight to the kernel with a fresh table: the answer, and the fail-soft
+    bound it returns, hold against minimax (these questions trigger the cuts that depend on
+    the window, such as playing only on the lines that need the fewest marks)."""
+    import numpy as np
+
+    from tictactoe.search import compiled
+    from tictactoe.search.compiled import kernels as sk
+
+    asked = 0
+    for p in _random_positions("4x4", 60, 3, seed=11):
+        tab = compiled.tables(p.variant)
+        me, opp = (p.x, p.o) if p.ply % 2 == 0 else (p.o, p.x)
+        nempty = p.variant.cells - p.ply
+        true = max(_reference(p).values())
+        ws = Workspace.new(p.variant.cells, nempty, table_bits=14)
+        for d in range(1, nempty + 1):
+            t = BIG - d if d % 2 else -(BIG - d) + 1  # a win within d, or alive after d
+            ws.reset(tab)  # a fresh table: empty, by a new generation stamp
+            ws.misc[sk.LIMIT] = 1 << 62
+            ws.buf[nempty + 1, sk.LIVE:sk.LIVE + len(tab.lines)] = np.arange(len(tab.lines))
+            ws.buf[nempty + 1, sk.LIVE_COUNT] = len(tab.lines)
+            r = int(sk.search(np.uint64(me), np.uint64(opp), t - 1, t, nempty, tab.lines,
+                              tab.line_cells, ws.tt, ws.buf, ws.misc,
+                              np.uint64(p.variant.full_mask), tab.symmetry_bytes,
+                              tab.permutations_and_inverses))
+            assert (r >= t) == (true >= t), (p.to_string(), d)
+            assert true >= r if r >= t else true <= r, (p.to_string(), d, r, true)
+            asked += 1
+    assert asked > 300
