@@ -78,7 +78,7 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     pairs = shared_pairs(board.variant, mine, board.full & ~(mine | theirs), PAIRING_BUDGET)
     if pairs is None:
         return None
-    return [(cells_of(p)[0], cells_of(p)[1]) for p in pairs]
+    return [(cells[0], cells[1]) for cells in map(cells_of, pairs)]
 
 
 WriteProgress = Callable[[int, int], None]
