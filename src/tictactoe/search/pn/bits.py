@@ -1,8 +1,8 @@
 """Bit tricks on ``uint64`` boards for the compiled kernels.
 
 `popcount` and `lowest` compile to single machine instructions (LLVM's ``ctpop`` and
-``cttz``). Every board constant is a ``np.uint64``: mixing one with a signed integer makes
-numba compute in float64.
+``cttz``), and `prefetch` to a cache prefetch hint. Every board constant is a
+``np.uint64``: mixing one with a signed integer makes numba compute in float64.
 
 >>> import numpy as np
 >>> int(popcount(np.uint64(0b1011))), int(lowest(np.uint64(0b1000)))
@@ -43,6 +43,22 @@ def _cttz(typingctx: Any, x: Any) -> Any:  # pragma: no cover - compiled
     return sig, codegen
 
 
+@intrinsic
+def _prefetch(typingctx: Any, address: Any) -> Any:  # pragma: no cover - compiled
+    sig = types.none(address)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        i32 = ir.IntType(32)
+        i8p = ir.IntType(8).as_pointer()
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", fnty=ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+        builder.call(fn, [builder.inttoptr(args[0], i8p), ir.Constant(i32, 0),
+                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
     """Number of set bits."""
@@ -53,6 +69,13 @@ def popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
 def lowest(x: np.uint64) -> int:  # pragma: no cover - compiled
     """Index of the lowest set bit (64 for zero)."""
     return _cttz(x)  # type: ignore[call-arg]
+
+
+@njit(cache=True, inline="always")
+def prefetch(address: int) -> None:  # pragma: no cover - compiled
+    """Start loading the cache line at ``address`` (an integer), to be read soon: a table
+    probe's cache miss then overlaps other work."""
+    _prefetch(address)  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")
