@@ -49,6 +49,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tictactoe.search.pn.bits import prefetch
+
 BIG = 1000
 """A win in ``d`` plies scores ``BIG - d``."""
 INF = 30000
@@ -510,6 +512,11 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         return 0
     if nempty == 0:
         return 0
+    symmetric = nempty >= misc[SYMMETRIC]
+    row = np.int64(0)
+    if not symmetric:  # start loading the table's row: the scan below hides the wait
+        row = table_index(me, opp, np.uint64(tt.shape[0] - 1))
+        prefetch(tt.ctypes.data + int(row) * (ROW * 8))
     my_threat = ZERO
     opp_threat = ZERO
     my_two = ZERO
@@ -619,12 +626,12 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
 
     generation = np.int64(misc[GENERATION])
     image = 0
-    if nempty >= misc[SYMMETRIC]:  # near the root: one entry for all symmetric positions
+    if symmetric:  # near the root: one entry for all symmetric positions
         canon_me, canon_opp, image = canonical(me, opp, sym)
+        row = table_index(canon_me, canon_opp, np.uint64(tt.shape[0] - 1))
     else:
         canon_me = me
         canon_opp = opp
-    row = table_index(canon_me, canon_opp, np.uint64(tt.shape[0] - 1))
     key_me = np.int64(canon_me)
     key_opp = np.int64(canon_opp)
     hint = -1
