@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -12,8 +13,15 @@ import pytest
 from tictactoe.core import Position, Variant
 from tictactoe.search import compiled
 from tictactoe.search.compiled import kernels as sk
-from tictactoe.search.compiled import workspace as _workspace
 from tictactoe.search.compiled.workspace import shared_pairs
+
+
+def _settings() -> ModuleType:
+    """The workspace module whose settings the solver reads: the one its own code imported.
+    (Collecting the source's doctests can import a second copy of that module, so the test
+    must not patch whichever copy its own import statement finds.)"""
+    module: ModuleType = compiled.solve_value.__globals__["_workspace"]
+    return module
 
 
 def _brute_pairing(side: int, other: int, variant: Variant) -> bool:
@@ -91,7 +99,7 @@ def test_the_cut_changes_no_value(name: str, marks: int, count: int,
     """With and without pairing cuts, the same values; with them, fewer nodes."""
     positions = _random_positions(name, marks, count, random.Random(count))
     with_cut = [compiled.solve_value(p) for p in positions]
-    monkeypatch.setattr(_workspace, "PAIRING", False)
+    monkeypatch.setattr(_settings(), "PAIRING", False)
     without = [compiled.solve_value(p) for p in positions]
     for p, a, b in zip(positions, with_cut, without, strict=True):
         assert a.score == b.score, p.to_string()
@@ -162,7 +170,7 @@ def test_shared_pairs_change_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
                                               ("5x5k4", 7, 20))
                  for p in _random_positions(name, marks, count, rng)]
     with_shared = [compiled.solve_value(p) for p in positions]
-    monkeypatch.setattr(_workspace, "SHARED_PAIRS", 0)
+    monkeypatch.setattr(_settings(), "SHARED_PAIRS", 0)
     without = [compiled.solve_value(p) for p in positions]
     for p, a, b in zip(positions, with_shared, without, strict=True):
         assert a.score == b.score, p.to_string()
