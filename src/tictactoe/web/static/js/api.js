@@ -36,7 +36,6 @@ async function call(method, path, body) {
 export const api = {
   options: () => call("GET", "/api/options"),
   position: (position, moves = []) => call("POST", "/api/position", { position, moves }),
-  move: (position, player, seed) => call("POST", "/api/move", { position, player, seed }),
   analysis: (position) => call("POST", "/api/analysis", { position }),
   // games: the server checks every move, plays the computer's replies and stores the game;
   // each change sends the game's ply counter, and a stale one is refused with 409
