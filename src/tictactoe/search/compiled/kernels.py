@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search.pn.bits import prefetch
+from tictactoe.search.pn.bits import prefetch_row
 
 BIG = 1000
 """A win in ``d`` plies scores ``BIG - d``."""
@@ -518,7 +518,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     row = np.int64(0)
     if not symmetric:  # start loading the table's row: the scan below hides the wait
         row = table_index(me, opp, np.uint64(tt.shape[0] - 1))
-        prefetch(tt.ctypes.data + int(row) * (ROW * 8))
+        prefetch_row(tt, int(row))
     my_threat = ZERO
     opp_threat = ZERO
     my_two = ZERO

@@ -1,7 +1,7 @@
 """Bit tricks on ``uint64`` boards for the compiled kernels.
 
 `popcount` and `lowest` compile to single machine instructions (LLVM's ``ctpop`` and
-``cttz``), and `prefetch` to a cache prefetch hint. Every board constant is a
+``cttz``), and `prefetch_row` to a cache prefetch hint. Every board constant is a
 ``np.uint64``: mixing one with a signed integer makes numba compute in float64.
 
 >>> import numpy as np
@@ -72,10 +72,10 @@ def lowest(x: np.uint64) -> int:  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
-def prefetch(address: int) -> None:  # pragma: no cover - compiled
-    """Start loading the cache line at ``address`` (an integer), to be read soon: a table
-    probe's cache miss then overlaps other work."""
-    _prefetch(address)  # type: ignore[call-arg]
+def prefetch_row(table: np.ndarray, row: int) -> None:  # pragma: no cover - compiled
+    """Start loading the first cache line of ``table[row]`` (a 2-D array), to be read
+    soon: a table probe's cache miss then overlaps other work."""
+    _prefetch(table.ctypes.data + row * table.strides[0])  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search.pn.bits import ONE, ZERO, lowest, popcount, prefetch
+from tictactoe.search.pn.bits import ONE, ZERO, lowest, popcount, prefetch_row
 
 # ``misc`` (int64) slots that the threat search uses; the proof-number search adds its own.
 TSS_NODES = 0
@@ -258,7 +258,7 @@ def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
         t = _partners(c, p, d, empty, lines, through, count)
         # start loading the child's table row now: the work until it is searched hides
         # the wait (the probe's cache miss was a quarter of the time on the cube)
-        prefetch(tt.ctypes.data + _slot(p | ONE << np.uint64(c), d | t, rows) * (TSS_ROW * 8))
+        prefetch_row(tt, _slot(p | ONE << np.uint64(c), d | t, rows))
         cells[i] = c
         replies[i] = np.int64(t)
         keys[i] = _weight(c, t, p, d, empty, lines, through, count, k) if ordered else 0
