@@ -5,6 +5,7 @@
 - `workspace`: a variant's constants as arrays, and the pool of transposition tables;
 - `runner`: node limits, deadlines and Ctrl-C for kernels on worker threads;
 - `driver`: `solve_position`, `solve_value` and `solve`;
+- `outcome`: `solve_outcome`, who wins without the exact distance, split over threads;
 - `convert`: kernel scores as `Score`s and answers as `Solution`s;
 - `strong`: the strong solution of a small board in one call.
 
@@ -29,6 +30,7 @@ from tictactoe.search.compiled.convert import (
     score_of,
 )
 from tictactoe.search.compiled.driver import solve, solve_position, solve_value, warm_up
+from tictactoe.search.compiled.outcome import ProvenOutcome, solve_outcome
 from tictactoe.search.compiled.strong import StrongSolution, reachable_positions, strong_solution
 from tictactoe.search.compiled.workspace import MAX_CELLS, Tables, Workspace, fits, tables
 
@@ -36,6 +38,7 @@ __all__ = [
     "BIG",
     "MAX_CELLS",
     "CompiledSolution",
+    "ProvenOutcome",
     "StrongSolution",
     "Tables",
     "Workspace",
@@ -45,6 +48,7 @@ __all__ = [
     "reachable_positions",
     "score_of",
     "solve",
+    "solve_outcome",
     "solve_position",
     "solve_value",
     "strong_solution",

@@ -914,6 +914,20 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
         budget *= 2
 
 
+@njit(cache=True, nogil=True)
+def question(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
+             lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray,
+             misc: np.ndarray, full: np.uint64, sym: np.ndarray,
+             perm: np.ndarray) -> int:  # pragma: no cover - compiled
+    """One window question to `search` from a position not over, without the interpreter
+    lock (for worker threads): every line counts as open to its root."""
+    for i in range(lines.shape[0]):
+        buf[nempty + 1, LIVE + i] = i
+    buf[nempty + 1, LIVE_COUNT] = lines.shape[0]
+    return search(me, opp, alpha, beta, nempty, lines, line_cells, tt, buf, misc, full, sym,
+                  perm)
+
+
 @njit(cache=True)
 def completes_line(mine: np.uint64, lines: np.ndarray) -> bool:  # pragma: no cover
     """Whether the marks ``mine`` fill a line."""
