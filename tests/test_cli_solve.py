@@ -64,6 +64,30 @@ def test_solve_value_refuses_moves() -> None:
     assert "cannot go with --moves" in result.output
 
 
+def test_solve_outcome_text_json_and_refusals() -> None:
+    """``--outcome``: who wins and a move that keeps it, the distance bounded; the readable
+    engine answers it with the exact value."""
+    result = runner.invoke(app, ["solve", "4x4k3", "--outcome"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("X wins in ")  # 5 plies, bounded
+    assert "keeps it: " in result.stdout
+    result = runner.invoke(app, ["solve", "xx1/oo1/3 x", "--outcome"])
+    assert result.stdout == "X wins in 1 ply; keeps it: c1\n"
+    result = runner.invoke(app, ["solve", "x2/3/3 o", "--outcome", "--json"])
+    data = json.loads(result.stdout)
+    assert data["winner"] == "draw" and data["move"] == "b2" and data["proven"]
+    assert data["plies"] is None and data["method"] == "ab"
+    result = runner.invoke(app, ["solve", "6x6k5", "--outcome", "--nodes", "1000", "--json"])
+    data = json.loads(result.stdout)
+    assert data["winner"] is None and not data["proven"] and data["nodes"] >= 1000
+    result = runner.invoke(app, ["solve", "4x4k3", "--outcome", "--engine", "python"])
+    assert result.stdout.startswith("X wins in 5 plies; best: ")
+    for other in ("--value", "--moves"):
+        result = runner.invoke(app, ["solve", "3x3", "--outcome", other])
+        assert result.exit_code == 2
+        assert "--outcome proves who wins only" in result.output
+
+
 @pytest.mark.slow
 def test_solve_every_open_3x3_position_from_stdin_matches_minimax() -> None:
     positions = reachable(Position("3x3"))

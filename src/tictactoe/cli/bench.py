@@ -34,6 +34,7 @@ EXPECTED = {
     "5x5k4": "draw", "4x6k4": "draw", "6x5k4": "first player wins",
     "5x6k4": "first player wins", "6x6k4": "first player wins", "4x8k4": "draw",
     "9x4k4": "first player wins",
+    "4x8k4-outcome": "draw", "9x4k4-outcome": "first player wins",
     "4x8k4-pn": "draw", "9x4k4-pn": "first player wins",
     "qubic-strategy": "X wins 20 of 20", "qubic-check": "valid",
     "qubic-dictionary": "2,929 X wins", "qubic-prove": "first player wins",
@@ -42,7 +43,7 @@ EXPECTED = {
 
 QUICK = ("3x3", "3x3-strong", "4x4", "4x4-census", "5x5k4", "4x6k4", "6x5k4", "5x6k4",
          "6x6k4", "qubic-strategy")
-"""The cases `--quick` runs: all but the slow ones ((4,8,4) and (9,4,4) by both searches,
+"""The cases `--quick` runs: all but the slow ones ((4,8,4) and (9,4,4) by every route,
 the checker and the dictionary on the cube)."""
 
 ON_REQUEST = ("qubic-prove",)
@@ -118,6 +119,29 @@ def _solve_case(name: str, limit: float,
     return run
 
 
+def _outcome_case(name: str, repeat: int, limit: float) -> Case:
+    """Who wins only, the distance bounded (`solve_outcome`, as ``ttt solve --outcome``), on
+    two threads (one if the machine has one core)."""
+    from tictactoe.search.compiled import solve_outcome
+
+    variant = Variant.parse(name)
+    threads = min(2, os.cpu_count() or 1)
+    case = Case(f"{name}-outcome", f"({variant.rows},{variant.columns},{variant.k}) who wins, "
+                                   f"{threads} threads", 5.0, EXPECTED[f"{name}-outcome"],
+                quick=False)
+
+    def run() -> tuple[int, str, bool]:
+        found = solve_outcome(Position(name), seconds=limit, threads=threads)
+        words = {"x": "first player wins", "o": "second player wins"}.get(found.value,
+                                                                           found.value)
+        if found.plies is not None:
+            words += f" in {found.plies[0]}-{found.plies[1]}"
+        return found.nodes, words if found.proven else "unproven", found.proven
+
+    case.seconds, case.nodes, case.result, case.proven = _median(run, repeat, limit)
+    return case
+
+
 def _every_move(case: Case, name: str, repeat: int, limit: float) -> None:
     """Also time scoring every move (`solve_position`), checking it finds the same value."""
     from tictactoe.search.compiled import describe_score, solve_position
@@ -135,6 +159,8 @@ def _every_move(case: Case, name: str, repeat: int, limit: float) -> None:
 
 
 def _value_word(result: str) -> str:
+    if result.startswith("first player wins"):
+        return "first player wins"
     return "draw" if result == "draw" else "first player wins" if result.startswith("win") \
         else result
 
@@ -183,6 +209,9 @@ def _run_cases(quick: bool, repeat: int, limit: float, only: list[str] | None = 
             _every_move(case, name, repeat, limit)
         cases.append(case)
 
+    for name in ON_THREADS:
+        if wanted(f"{name}-outcome"):
+            cases.append(_outcome_case(name, repeat, limit))
     _proof_number_cases(cases, wanted, limit)
     for case in cases:
         if case.proven and case.expected not in (case.result, _value_word(case.result)):

@@ -106,6 +106,10 @@ def solve_command(
     value: Annotated[bool, typer.Option(
         "--value", help="Prove the value and one best move only, without scoring the other "
                         "moves: much faster on big boards.")] = False,
+    outcome: Annotated[bool, typer.Option(
+        "--outcome", help="Prove who wins (or a draw) and a move that keeps it, with the "
+                          "distance bounded, not exact: faster still than --value on big "
+                          "boards.")] = False,
     nodes: Annotated[int | None, typer.Option(min=1, help="Stop after N nodes.")] = None,
     seconds: Annotated[float, typer.Option(
         min=0, help="Stop after S seconds (0: no limit); the answer is then marked unproven.")]
@@ -131,18 +135,24 @@ def solve_command(
     """
     if value and moves:
         raise TicTacToeError("--value scores one best move only; it cannot go with --moves")
+    if outcome and (moves or value):
+        raise TicTacToeError("--outcome proves who wins only; it cannot go with --moves or "
+                             "--value")
     if method is SolveMethod.pn and moves:
         raise TicTacToeError("--method pn proves the value only; it cannot go with --moves")
     def solver(pos: Position, **limits: Any) -> Solution:
-        if value:
+        if value or outcome:  # the readable engine proves the exact value instead
             return solve_value(pos, threads=threads, **limits)
         return solve(pos, threads=threads, **limits)
 
     for pos in positions_from(position):
         check_solvable(pos)
         if method is SolveMethod.pn or (method is SolveMethod.auto
-                                        and pn_chosen(pos, value_only=value)):
+                                        and pn_chosen(pos, value_only=value or outcome)):
             _solve_pn(pos, nodes, seconds, as_json, prefix=position == "-")
+            continue
+        if outcome and engine is not SolverEngine.python and _outcome_fits(pos):
+            _solve_outcome(pos, nodes, seconds, threads, as_json, prefix=position == "-")
             continue
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
                 errors.is_terminal and position != "-" else _nothing():
@@ -167,6 +177,45 @@ def _solve_pn(pos: Position, nodes: int | None, seconds: float, as_json: bool,
         print(json.dumps(_pn_json(pos, found)))
     else:
         console.print(_pn_line(pos, found, prefix), soft_wrap=True)
+
+
+def _outcome_fits(position: Position) -> bool:
+    """Whether the compiled kernels can answer ``--outcome`` here (else the exact value
+    answers it)."""
+    from tictactoe.extras import available
+
+    if not available("fast"):
+        return False
+    from tictactoe.search.compiled import fits
+
+    return fits(position.variant)
+
+
+def _solve_outcome(pos: Position, nodes: int | None, seconds: float, threads: int,
+                   as_json: bool, prefix: bool) -> None:
+    from tictactoe.search.compiled import solve_outcome
+
+    with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
+            errors.is_terminal and not prefix else _nothing():
+        found = solve_outcome(pos, nodes=nodes, seconds=seconds or None, threads=threads)
+    move = None if found.move is None else pos.move_name(found.move)
+    if as_json:
+        print(json.dumps({"position": pos.to_string(), "method": "ab",
+                          "winner": None if found.value == "unknown" else found.value,
+                          "plies": None if found.plies is None else list(found.plies),
+                          "move": move, "proven": found.proven, "nodes": found.nodes,
+                          "seconds": round(found.seconds, 6)}))
+        return
+    text = {"x": "X wins", "o": "O wins", "draw": "draw"}.get(found.value)
+    if text is None:
+        text = f"unproven (stopped after {found.nodes:,} nodes, {found.seconds:.1f} s)"
+    elif found.plies is not None:
+        low, high = found.plies
+        text += f" in {low} {'ply' if low == 1 else 'plies'}" if low == high else \
+            f" in {low} to {high} plies (who wins only: the distance bounded, not exact)"
+    if move is not None and found.proven:
+        text += f"; keeps it: {move}"
+    console.print(f"{pos.to_string()}: {text}" if prefix else text, soft_wrap=True)
 
 
 class _nothing:
