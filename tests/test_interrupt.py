@@ -15,7 +15,8 @@ from subprocesses import take_ctrl_c
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 @pytest.mark.parametrize("args", [["9x4k4", "--threads", "1"], ["9x4k4", "--threads", "2"],
                                   ["7x7k5", "--value", "--threads", "1"],
-                                  ["7x7k5", "--value", "--threads", "2"]])
+                                  ["7x7k5", "--value", "--threads", "2"],
+                                  ["7x7k5", "--outcome", "--threads", "2"]])
 def test_ctrl_c_stops_an_unlimited_compiled_solve(args: list[str]) -> None:
     code = "from tictactoe.cli import main; main()"
     with subprocess.Popen(
