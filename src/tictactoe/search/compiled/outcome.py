@@ -292,6 +292,17 @@ class _Asker:
         return found
 
 
+def _fewest_marks(mine: int, theirs: int, position: Position) -> int:
+    """The fewest marks ``mine`` still needs on a line free of ``theirs`` (a win takes at
+    least twice as many plies, less one for the side to move).
+
+    >>> _fewest_marks(0b11, 0b1000, Position("xx1/o2/3 x"))
+    1
+    """
+    return min(((line & ~mine).bit_count() for line in position.variant.line_masks
+                if not line & theirs), default=position.variant.cells)
+
+
 def solve_outcome(position: Position, *, nodes: int | None = None,
                   seconds: float | None = None, threads: int = 1) -> ProvenOutcome:
     """Who wins from ``position`` with perfect play, proven, and a move that keeps it; the
@@ -351,11 +362,13 @@ def solve_outcome(position: Position, *, nodes: int | None = None,
     plies: tuple[int, int] | None = None
     if lo >= 1:
         value = "x" if mover_is_x else "o"
-        plies = (max(1, BIG - min(hi, BIG - 1)), min(last, BIG - lo))
+        fastest = 2 * _fewest_marks(asker.me, asker.opp, position) - 1
+        plies = (max(fastest, BIG - min(hi, BIG - 1)), min(last, BIG - lo))
     elif hi <= -1:
         value = "o" if mover_is_x else "x"
         longest = nempty if nempty % 2 == 0 else nempty - 1  # the opponent's last ply
-        plies = (max(2, BIG + max(lo, -(BIG - 2))), min(longest, BIG + hi))
+        fastest = 2 * _fewest_marks(asker.opp, asker.me, position)
+        plies = (max(fastest, BIG + max(lo, -(BIG - 2))), min(longest, BIG + hi))
     else:
         value = "draw"
     return ProvenOutcome(value, plies, move if move >= 0 else None, asker.nodes,
