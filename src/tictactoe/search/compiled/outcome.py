@@ -116,16 +116,20 @@ class _Asker:
     def _moves(self, me: int, opp: int, x_to_move: bool) -> list[int]:
         """The empty cells, one per class under the symmetries that fix the position, in the
         static order."""
+        classes = self._classes(me, opp, x_to_move)
+        return sorted((c for c, r in classes.items() if c == r), key=self.rank.__getitem__)
+
+    def _classes(self, me: int, opp: int, x_to_move: bool) -> dict[int, int]:
+        """Each empty cell's class representative under the symmetries that fix the
+        position (equal moves: they have the same value)."""
         empty = np.array([c for c in range(self.variant.cells) if not (me | opp) >> c & 1],
                          dtype=np.int64)
         x, o = (me, opp) if x_to_move else (opp, me)
         if len(self.tab.permutations) > 1:
             rep = _sk.orbit_representatives(self.tab.permutations, np.uint64(x),
                                             np.uint64(o), empty)
-            cells = [int(c) for c in empty if rep[c] == c]
-        else:
-            cells = empty.tolist()
-        return sorted(cells, key=self.rank.__getitem__)
+            return {int(c): int(rep[c]) for c in empty}
+        return {int(c): int(c) for c in empty}
 
     def _past_deadline(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -171,7 +175,7 @@ class _Asker:
                hint: int) -> tuple[int, int]:
         """The question split: the hint's replies first, then the other moves."""
         moves = self._moves(me, opp, x_to_move)
-        first = hint if hint in moves else moves[0]
+        first = self._classes(me, opp, x_to_move).get(hint, moves[0])  # the hint's class
         # the preferred move first: every reply must still lose for the opponent
         value = self._move_value(me, opp, nempty, x_to_move, first, alpha, beta)
         if value >= beta:
