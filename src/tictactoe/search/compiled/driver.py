@@ -281,16 +281,16 @@ def warm_up() -> float:
     started = time.perf_counter()
     solve_position(Position("x1o/1o1/x2 x"), _warm=True)
     solve_value(Position("x1o/1o1/x2 x"))
-    tab = tables(Position("3x3").variant)  # the one-question kernel `solve_outcome` splits by
-    ws = borrow(3)
+    # the one-question kernel that `solve_outcome` splits its questions by
+    tab, ws, me, opp, empty, borrowed = _prepare(Position("x1o/1o1/x2 x"), None, None, True)
     try:
-        ws.reset(tab)
         ws.misc[_sk.LIMIT] = 1 << 62
-        _sk.question(np.uint64(0b1), np.uint64(0b10), 0, 1, 7, tab.lines, tab.line_cells,
-                     ws.tt, ws.buf, ws.misc, np.uint64(0x1FF), tab.symmetry_bytes,
+        _sk.question(np.uint64(me), np.uint64(opp), 0, 1, len(empty), tab.lines,
+                     tab.line_cells, ws.tt, ws.buf, ws.misc, tab.full, tab.symmetry_bytes,
                      tab.permutations_and_inverses)
     finally:
-        give_back(ws)
+        if borrowed:
+            give_back(ws)
     return time.perf_counter() - started
 
 

@@ -111,7 +111,7 @@ class _Asker:
                 tab.permutations_and_inverses)
 
     def _completes(self, marks: int) -> bool:
-        return any(line & marks == line for line in self.variant.line_masks)
+        return bool(_sk.completes_line(np.uint64(marks), self.tab.lines))
 
     def _moves(self, me: int, opp: int, x_to_move: bool) -> list[int]:
         """The empty cells, one per class under the symmetries that fix the position, in the
