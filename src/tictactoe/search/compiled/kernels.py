@@ -118,7 +118,10 @@ SHARED_BUDGET = SHARED_UNSERVED + 64
 """Steps allowed to each `shared_pairing` search (0: never tried)."""
 SHARED_FOUND = SHARED_BUDGET + 1
 """How many pairs the last `shared_pairing` that succeeded chose (``SHARED_PAIRS`` on)."""
-MISC_SIZE = SHARED_FOUND + 1
+STOPPED_AT = SHARED_FOUND + 1
+"""The empty cells of the node where the node limit last stopped `search`: the moves in
+``buf[n, CURRENT]`` for every ``n`` above it are the path to that node."""
+MISC_SIZE = STOPPED_AT + 1
 PLAN_RACE = 0
 """Deepening on distance and the plain questions race in rounds of node budgets."""
 PLAN_PLAIN = 1
@@ -126,7 +129,8 @@ PLAN_PLAIN = 1
 PLAN_DEEPENING = 2
 """Only deepening on distance, without budgets."""
 
-# A table entry is four int64 words: me, opp, packed data, unused; a bucket row holds two.
+# A table entry is four int64 words: me, opp, packed data and a check word over the three
+# (`check_word`); a bucket row holds two.
 ENTRY = 4
 ROW = 2 * ENTRY
 _OFF = 32768
@@ -134,7 +138,11 @@ _HISTORY_CAP = 1 << 30
 LIVE_COUNT = 192
 LIVE = 193
 MAX_LINES = 1024
-BUF_WIDTH = LIVE + MAX_LINES
+CURRENT = LIVE + MAX_LINES
+"""The column of ``buf`` where each depth keeps the move it is searching, and next to it
+(``TRIED``) how many moves it searched before (`outcome` splits a stopped question there)."""
+TRIED = CURRENT + 1
+BUF_WIDTH = TRIED + 1
 """``buf`` holds, per count of empty cells, the move list (cells, keys), the cell weights,
 then the indices of the lines still open to one side (``LIVE_COUNT`` of them)."""
 _OWN_WEIGHT = 12
@@ -188,16 +196,28 @@ def lower(bound: int) -> int:  # pragma: no cover - compiled
     return 0
 
 
+@njit(cache=True, inline="always")
+def check_word(key_me: np.int64, key_opp: np.int64, data: np.int64) -> np.int64:  # pragma: no cover
+    """An entry's fourth word, from its other three: threads that share a table write
+    entries unlocked, and a read that mixes two writes fails this check."""
+    return key_me ^ key_opp * np.int64(-7046029254386353131) ^ data * np.int64(-4417276706812531889)
+
+
 @njit(cache=True)
 def probe(tt: np.ndarray, row: np.int64, key_me: np.int64, key_opp: np.int64,
-          generation: np.int64) -> int:  # pragma: no cover - compiled
-    """The offset of the position's entry in its bucket row, or -1."""
-    if tt[row, 0] == key_me and tt[row, 1] == key_opp and tt[row, 2] >> 48 == generation:
-        return 0
+          generation: np.int64) -> tuple[int, np.int64]:  # pragma: no cover - compiled
+    """The offset of the position's entry in its bucket row (or -1) and its data word,
+    read once and checked against the entry's check word."""
+    data = tt[row, 2]
+    if tt[row, 0] == key_me and tt[row, 1] == key_opp and data >> 48 == generation \
+            and tt[row, 3] == check_word(key_me, key_opp, data):
+        return 0, data
+    data = tt[row, ENTRY + 2]
     if tt[row, ENTRY] == key_me and tt[row, ENTRY + 1] == key_opp \
-            and tt[row, ENTRY + 2] >> 48 == generation:
-        return ENTRY
-    return -1
+            and data >> 48 == generation \
+            and tt[row, ENTRY + 3] == check_word(key_me, key_opp, data):
+        return ENTRY, data
+    return -1, np.int64(0)
 
 
 @njit(cache=True)
@@ -511,6 +531,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     misc[NODES] += 1
     if misc[NODES] > misc[LIMIT] or misc[NODES] > misc[BUDGET]:
         misc[ABORTED] = 1
+        misc[STOPPED_AT] = nempty
         return 0
     if nempty == 0:
         return 0
@@ -637,9 +658,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     key_me = np.int64(canon_me)
     key_opp = np.int64(canon_opp)
     hint = -1
-    e = probe(tt, row, key_me, key_opp, generation)
+    e, data = probe(tt, row, key_me, key_opp, generation)
     if e >= 0:
-        data = tt[row, e + 2]
         lo = int((data & 0xFFFF) - _OFF)
         hi = int(((data >> 16) & 0xFFFF) - _OFF)
         if lo >= beta:
@@ -652,7 +672,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             alpha = lo
         if hi < beta:
             beta = hi
-        hint = ((data >> 32) & 0xFF) - 1
+        hint = int(((data >> 32) & 0xFF) - 1)
         if image != 0 and hint >= 0:
             hint = perm[sym.shape[0] + image, hint]
 
@@ -683,6 +703,7 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     else:
         j = 0
     count = -1
+    first_index = j
     while True:
         if j < 0:
             cell = hint
@@ -702,6 +723,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             if top != j:
                 buf[nempty, top] = buf[nempty, j]
                 buf[nempty, 64 + top] = buf[nempty, 64 + j]
+        buf[nempty, CURRENT] = cell
+        buf[nempty, TRIED] = j - first_index
         value = lift(search(opp, me | ONE << np.uint64(cell), lower(beta), lower(alpha),
                             nempty - 1, lines, line_cells, tt, buf, misc, full, sym, perm))
         if misc[ABORTED]:
@@ -721,9 +744,8 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
 
     lo = -INF
     hi = INF
-    e = probe(tt, row, key_me, key_opp, generation)
+    e, data = probe(tt, row, key_me, key_opp, generation)
     if e >= 0:
-        data = tt[row, e + 2]
         lo = int((data & 0xFFFF) - _OFF)
         hi = int(((data >> 16) & 0xFFFF) - _OFF)
     else:  # replace: the first entry keeps the bigger subtree, the second takes the rest
@@ -733,11 +755,10 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 tt[row, ENTRY] = tt[row, 0]
                 tt[row, ENTRY + 1] = tt[row, 1]
                 tt[row, ENTRY + 2] = first
+                tt[row, ENTRY + 3] = tt[row, 3]
             e = 0
         else:
             e = ENTRY
-        tt[row, e] = key_me
-        tt[row, e + 1] = key_opp
     if best <= start_alpha:
         if best < hi:
             hi = best
@@ -749,7 +770,11 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         hi = best
     if image != 0 and best_move >= 0:
         best_move = perm[image, best_move]
-    tt[row, e + 2] = pack(lo, hi, best_move, nempty, generation)
+    data = np.int64(pack(lo, hi, best_move, nempty, generation))
+    tt[row, e] = key_me
+    tt[row, e + 1] = key_opp
+    tt[row, e + 2] = data
+    tt[row, e + 3] = check_word(key_me, key_opp, data)
     return best
 
 
@@ -972,10 +997,10 @@ def table_move(me: np.uint64, opp: np.uint64, nempty: int, tt: np.ndarray, misc:
         key_me = me
         key_opp = opp
     row = table_index(key_me, key_opp, np.uint64(tt.shape[0] - 1))
-    e = probe(tt, row, np.int64(key_me), np.int64(key_opp), np.int64(misc[GENERATION]))
+    e, data = probe(tt, row, np.int64(key_me), np.int64(key_opp), np.int64(misc[GENERATION]))
     if e < 0:
         return -1
-    move = int(((tt[row, e + 2] >> 32) & 0xFF) - 1)
+    move = int(((data >> 32) & 0xFF) - 1)
     if image != 0 and move >= 0:
         move = int(perm[sym.shape[0] + image, move])
     return move

@@ -15,8 +15,9 @@ the rest together.
 With two threads or more, a question that is not answered within `SPLIT_BUDGET` nodes on one
 thread is split at the root. The move the table prefers is asked first, its replies shared
 out to the threads (all must still lose for the opponent); if one refutes it, the other
-moves are shared out (one is enough). Each thread keeps its own table, the second starting
-from a copy of the first.
+moves are shared out (one is enough). The threads share one table: its entries carry a
+check word, so a read that mixes two unlocked writes is a miss (`kernels.check_word`). A
+thread left idle at the end splits the job another is still running (`_Pool`).
 
 >>> from tictactoe import Position
 >>> found = solve_outcome(Position("x2/3/3 o"))  # after a corner, only the centre holds
@@ -31,7 +32,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -40,8 +41,8 @@ import numpy as np
 from tictactoe.core import Position
 from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.compiled.driver import _prepare, warm_up
-from tictactoe.search.compiled.runner import run_kernel, run_threads, start_job
-from tictactoe.search.compiled.workspace import Tables, Workspace, borrow, give_back
+from tictactoe.search.compiled.runner import run_kernel, run_threads
+from tictactoe.search.compiled.workspace import Tables, Workspace, give_back
 
 BIG = _sk.BIG
 INF = _sk.INF
@@ -52,6 +53,9 @@ SPLIT_BUDGET = 1 << 20
 SPLIT_FROM = 16
 """Only positions with more empty cells than this are split (smaller ones take less than
 the threads cost)."""
+
+STEAL_AFTER = 0.05
+"""A thread left with nothing to do splits a job another has run this long (seconds)."""
 
 JUMP = 6
 """The distance questions ask "a win within d?" for d = 5, 5 + JUMP, ..."""
@@ -150,11 +154,8 @@ class _Asker:
             self.certain = False  # the table's move: `keeping_move` checks it
             return r, move
         self.certain = True  # the split's move is the one it proved
-        ws = self.workspaces[0]
-        for other in self.workspaces[1:]:  # the others start from what the first learnt
-            if other.tt.shape == ws.tt.shape:
-                np.copyto(other.tt, ws.tt)
-                other.misc[:] = ws.misc
+        for other in self.workspaces[1:]:  # the same history and order as the first
+            other.misc[:] = self.workspaces[0].misc
         return self._split(self.me, self.opp, self.nempty, self.x_to_move, alpha, beta, move)
 
     def _attempt(self, me: int, opp: int, nempty: int, alpha: int, beta: int, limit: int,
@@ -184,7 +185,7 @@ class _Asker:
         # then the other moves: one reaching beta is enough
         rest = [m for m in moves if m != first]
         lower_b, lower_a = _sk.lower(beta), _sk.lower(alpha)
-        jobs: list[tuple[int, int, int, int]] = []
+        jobs: list[tuple[int, int, int, int, bool]] = []
         values: dict[int, int] = {}
         for m in rest:
             mine = me | 1 << m
@@ -193,7 +194,7 @@ class _Asker:
             elif nempty == 1:
                 values[m] = 0
             else:
-                jobs.append((m, opp, mine, nempty - 1))
+                jobs.append((m, opp, mine, nempty - 1, not x_to_move))
         if not any(v >= beta for v in values.values()):
             found = self._run(jobs, lower_b, lower_a, lambda v: _sk.lift(v) >= beta)
             values.update({m: _sk.lift(v) for m, v in found.items()})
@@ -209,30 +210,36 @@ class _Asker:
                     alpha: int, beta: int) -> int:
         """The value through ``move``, bounded as the window asks: the least over the
         replies, shared out to the threads, and the first that holds (below beta) decides."""
+        worst, jobs = self._through(me, opp, nempty, x_to_move, move)
+        if worst < beta or not jobs:
+            return worst
+        found = self._run(jobs, _sk.lower(_sk.lower(alpha)), _sk.lower(_sk.lower(beta)),
+                          lambda v: _sk.lift(_sk.lift(v)) < beta)
+        for v in found.values():
+            worst = min(worst, _sk.lift(_sk.lift(v)))
+        return worst
+
+    def _through(self, me: int, opp: int, nempty: int, x_to_move: bool,
+                 move: int) -> tuple[int, list[tuple[int, int, int, int, bool]]]:
+        """The value through ``move`` as far as it is settled at once (a line completed, the
+        board full; INF if none), and a job for each other reply (one per class): the
+        value is the least of both."""
         mine = me | 1 << move
         if self._completes(mine):
-            return BIG - 1
+            return BIG - 1, []
         if nempty == 1:
-            return 0
-        replies = self._moves(opp, mine, not x_to_move)
-        worst = INF  # the value through the move: the least over the replies
-        jobs: list[tuple[int, int, int, int]] = []
-        for r in replies:
+            return 0, []
+        worst = INF
+        jobs: list[tuple[int, int, int, int, bool]] = []
+        for r in self._moves(opp, mine, not x_to_move):
             theirs = opp | 1 << r
             if self._completes(theirs):
                 worst = min(worst, _sk.lift(BIG - 1))
             elif nempty == 2:
                 worst = min(worst, 0)
             else:
-                jobs.append((r, mine, theirs, nempty - 2))
-        if worst < beta:
-            return worst
-        window = (_sk.lower(_sk.lower(alpha)), _sk.lower(_sk.lower(beta)))
-        found = self._run(jobs, window[0], window[1],
-                          lambda v: _sk.lift(_sk.lift(v)) < beta)
-        for v in found.values():
-            worst = min(worst, _sk.lift(_sk.lift(v)))
-        return worst
+                jobs.append((r, mine, theirs, nempty - 2, x_to_move))
+        return worst, jobs
 
     def keeping_move(self, threshold: int, hint: int) -> int:
         """A move whose value reaches ``threshold`` (1: it keeps a win, 0: a draw), the
@@ -259,41 +266,236 @@ class _Asker:
                 return m
         raise AssertionError("no move keeps the value")  # pragma: no cover - unreachable
 
-    def _run(self, jobs: list[tuple[int, int, int, int]], alpha: int, beta: int,
+    def _run(self, jobs: list[tuple[int, int, int, int, bool]], alpha: int, beta: int,
              decisive: Callable[[int], bool]) -> dict[int, int]:
-        """Ask each job's position (mover's marks, other marks, empty cells) the window
-        question on the threads, until all are answered or one answer is decisive (the
-        others are then halted and left out)."""
-        queue = list(reversed(jobs))
-        lock = threading.Lock()
-        stop = threading.Event()
-        found: dict[int, int] = {}
-
-        def work(ws: Workspace) -> None:
-            while True:
-                with lock:
-                    if not queue or stop.is_set():
-                        return
-                    key, me, opp, nempty = queue.pop()
-                if not start_job(ws.misc, stop):
-                    return
-                ws.misc[_sk.LIMIT] = self._left()  # each thread may use what is left
-                r = _sk.question(*self._args(ws, me, opp, alpha, beta, nempty))
-                with lock:
-                    self.nodes += int(min(ws.misc[_sk.NODES], 1 << 62))
-                    if ws.misc[_sk.ABORTED]:
-                        return
-                    found[key] = int(r)
-                    if decisive(int(r)):
-                        stop.set()
-                        return
-
-        workers: list[Callable[[], None]] = [partial(work, ws) for ws in self.workspaces]
-        run_threads(workers, [ws.misc for ws in self.workspaces], stop, self.deadline)
+        """Ask each job's position (key, mover's marks, other marks, empty cells, whether X
+        moves) the window question on the threads, until all are answered or one answer is
+        decisive (the others are then halted and left out). A thread left idle takes over
+        half of a long job (`_Pool`)."""
+        pool = _Pool(self, decisive)
+        pool.queue = [_Job(me, opp, n, x, alpha, beta, key=key)
+                      for key, me, opp, n, x in reversed(jobs)]
+        workers: list[Callable[[], None]] = [partial(pool.work, i)
+                                             for i in range(len(self.workspaces))]
+        run_threads(workers, [ws.misc for ws in self.workspaces], pool.stop, self.deadline)
+        found = pool.found
         if self._past_deadline() or (len(found) < len(jobs)
                                      and not any(decisive(v) for v in found.values())):
             raise _Stopped
         return found
+
+
+@dataclass(eq=False)
+class _Job:
+    """A null-window question to one position, on some thread: its mover hopes to reach
+    ``beta``. Once split, it waits for the replies to one move (``children``)."""
+
+    me: int
+    opp: int
+    nempty: int
+    x_to_move: bool
+    alpha: int
+    beta: int
+    key: int = -1
+    """The caller's name for a job of its own (one with no parent)."""
+    parent: _Job | None = None
+    children: list[_Job] = field(default_factory=list)
+    worst: int = INF
+    """Once split: the least value through the move over the replies answered so far."""
+    pending: int = 0
+    cancelled: bool = False
+
+
+class _Pool:
+    """The threads of one `_Asker._run`: a queue of jobs, and sharing at the tail.
+
+    A thread that finds the queue empty while another has run a job for `STEAL_AFTER`
+    seconds stops that job and splits it where its search was: through the move it was
+    searching, each reply becomes a job of its own (every one must still reach its bound),
+    down the path to a node that had already refuted a reply. If a reply refutes the move,
+    the job is asked whole again, on the thread that found it; the shared table keeps what
+    was learnt, so nothing is lost but the threads' time.
+    """
+
+    def __init__(self, asker: _Asker, decisive: Callable[[int], bool]) -> None:
+        self.asker = asker
+        self.decisive = decisive
+        self.queue: list[_Job] = []
+        self.found: dict[int, int] = {}
+        threads = len(asker.workspaces)
+        self.running: list[_Job | None] = [None] * threads
+        self.since = [0.0] * threads
+        self.thief = [-1] * threads
+        """For each thread, the idle thread that stopped its job to split it (or -1)."""
+        self.cond = threading.Condition()
+        self.stop = threading.Event()
+
+    def work(self, i: int) -> None:
+        """Thread ``i``: answer jobs until none is left, one is decisive, or a halt."""
+        asker = self.asker
+        ws = asker.workspaces[i]
+        again: _Job | None = None  # a job to ask again here, where its refutation was found
+        while True:
+            with self.cond:
+                job = self._take(i, again)
+                if job is None:
+                    return
+                ws.misc[_sk.NODES] = 0
+                ws.misc[_sk.ABORTED] = 0
+                ws.misc[_sk.LIMIT] = asker._left()  # each thread may use what is left
+                if self.stop.is_set():  # checked after the limit is set: no halt is missed
+                    return
+            r = _sk.question(*asker._args(ws, job.me, job.opp, job.alpha, job.beta,
+                                          job.nempty))
+            with self.cond:
+                self.running[i] = None
+                asker.nodes += int(min(ws.misc[_sk.NODES], 1 << 62))
+                thief, self.thief[i] = self.thief[i], -1
+                if self.stop.is_set():
+                    return
+                again = None
+                if job.cancelled:
+                    pass
+                elif not ws.misc[_sk.ABORTED]:
+                    again = self._answer(job, int(r))
+                elif thief >= 0 and asker._left() > 0:
+                    again = self._split(job, i)
+                else:
+                    return  # the node limit
+                self.cond.notify_all()
+
+    def _take(self, i: int, again: _Job | None) -> _Job | None:
+        """The next job for thread ``i`` (``again`` if given), None once all are answered
+        or on a halt. While the queue is empty, ask for a long job to be split."""
+        while not self.stop.is_set():
+            if again is not None or self.queue:
+                job = again if again is not None else self.queue.pop()
+                self.running[i] = job
+                self.since[i] = time.perf_counter()
+                return job
+            if all(j is None for j in self.running):
+                return None
+            if i not in self.thief:
+                self._stop_longest(i)
+            self.cond.wait(0.005)
+        return None
+
+    def _stop_longest(self, thief: int) -> None:
+        """Stop the job that has run longest, if it may be split, for ``thief``."""
+        now = time.perf_counter()
+        chosen = -1
+        for w, job in enumerate(self.running):
+            if (job is not None and not job.cancelled and self.thief[w] < 0
+                    and job.nempty > SPLIT_FROM
+                    and now - self.since[w] >= STEAL_AFTER
+                    and (chosen < 0 or self.since[w] < self.since[chosen])):
+                chosen = w
+        if chosen >= 0:
+            self.thief[chosen] = thief
+            self.asker.workspaces[chosen].misc[_sk.LIMIT] = 0
+
+    def _split(self, job: _Job, w: int) -> _Job | None:
+        """Split ``job``, stopped on thread ``w``, along the path its search was on (see
+        `_path`): at each level the move searched, and a job per reply to it, the path's
+        reply split on in turn. Returns the job if it must be asked whole again."""
+        asker, tab = self.asker, self.asker.tab
+        ws = asker.workspaces[w]
+        path = self._path(job, ws)
+        if not path:  # no move searched yet: the table's, else the first
+            table = int(_sk.table_move(np.uint64(job.me), np.uint64(job.opp), job.nempty,
+                                       ws.tt, ws.misc, tab.symmetry_bytes,
+                                       tab.permutations_and_inverses))
+            moves = asker._moves(job.me, job.opp, job.x_to_move)
+            path = [(table if table in asker._classes(job.me, job.opp, job.x_to_move)
+                     else moves[0], -1)]
+        node = job
+        settled: list[tuple[_Job, int]] = []
+        for level, (move, reply) in enumerate(path):
+            if (node.me | node.opp) >> move & 1:  # not this position's path: asked whole
+                self.queue.append(node)
+                break
+            worst, replies = asker._through(node.me, node.opp, node.nempty, node.x_to_move,
+                                            move)
+            if worst < node.beta:  # the move fails at once: the node is asked whole
+                if node is job:
+                    return job
+                self.queue.append(node)
+                break
+            if not replies:  # the move wins or draws at once
+                settled.append((node, worst))
+                break
+            alpha, beta = _sk.lower(_sk.lower(node.alpha)), _sk.lower(_sk.lower(node.beta))
+            node.children = [_Job(me, opp, n, x, alpha, beta, parent=node)
+                             for _key, me, opp, n, x in replies]
+            node.worst, node.pending = worst, len(node.children)
+            # the path's reply (its class's job, on the very cell) goes last: popped first
+            mine = node.me | 1 << move
+            rep = asker._classes(node.opp, mine, not node.x_to_move).get(reply, -1)
+            on_path = [c for c in node.children if rep >= 0 and c.opp == node.opp | 1 << rep]
+            others = [c for c in node.children if c not in on_path]
+            self.queue.extend(reversed(others))
+            if not on_path:
+                break
+            on_path[0].opp = node.opp | 1 << reply
+            if level == len(path) - 1:
+                self.queue.append(on_path[0])
+            node = on_path[0]
+        for node, worst in settled:
+            self._answer(node, worst)
+        return None
+
+    def _path(self, job: _Job, ws: Workspace) -> list[tuple[int, int]]:
+        """The moves and replies the stopped search of ``job`` was on, down to the first
+        reply node that had already refuted a move (one needing every reply refuted, most
+        likely: a good place to split); only the first pair if none had."""
+        stopped = int(ws.misc[_sk.STOPPED_AT])
+        me, opp, n = job.me, job.opp, job.nempty
+        full = int(self.asker.full)
+        path: list[tuple[int, int]] = []
+        while n - 1 > stopped and n >= 3:  # rows n and n - 1 are on the path
+            move, reply = int(ws.buf[n, _sk.CURRENT]), int(ws.buf[n - 1, _sk.CURRENT])
+            free = full & ~(me | opp)
+            if move == reply or not (free >> move & 1 and free >> reply & 1):
+                break
+            path.append((move, reply))
+            if ws.buf[n - 1, _sk.TRIED] >= 1:
+                return path
+            me, opp, n = me | 1 << move, opp | 1 << reply, n - 2
+        return path[:1]
+
+    def _answer(self, job: _Job, r: int) -> _Job | None:
+        """Record a job's fail-soft value; a split job's once all its replies have one.
+        Returns a split job whose move this answer refuted: it must be asked whole."""
+        while job.parent is not None:
+            split = job.parent
+            if split.cancelled:
+                return None
+            value = _sk.lift(_sk.lift(r))
+            if value < split.beta:  # this reply refutes the move
+                self._cancel(split.children)
+                split.children, split.pending, split.worst = [], 0, INF
+                return split
+            split.worst = min(split.worst, value)
+            split.pending -= 1
+            if split.pending:
+                return None
+            job, r = split, split.worst
+        self.found[job.key] = r
+        if self.decisive(r):
+            self.stop.set()
+        return None
+
+    def _cancel(self, jobs: list[_Job]) -> None:
+        """Drop ``jobs`` and theirs: out of the queue, and stopped where they run."""
+        stack = list(jobs)
+        while stack:
+            job = stack.pop()
+            job.cancelled = True
+            stack.extend(job.children)
+        self.queue = [j for j in self.queue if not j.cancelled]
+        for w, running in enumerate(self.running):
+            if running is not None and running.cancelled:
+                self.asker.workspaces[w].misc[_sk.LIMIT] = 0
 
 
 def _fewest_marks(mine: int, theirs: int, position: Position) -> int:
@@ -317,14 +519,14 @@ def solve_outcome(position: Position, *, nodes: int | None = None,
     warm_up()
     tab, ws, _me, _opp, empty, borrowed = _prepare(position, None, None, True)
     nempty = len(empty)
-    extras: list[Workspace] = []
+    helpers: list[Workspace] = []
     if threads > 1 and nempty > SPLIT_FROM:
-        extras = [borrow(nempty) for _ in range(threads - 1)]
-        for extra in extras:  # ready before the clock starts
-            extra.reset(tab)
-            extra.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+        for _ in range(threads - 1):  # buffers of their own, the first one's table
+            own = Workspace.new(position.variant.cells, 0, table_bits=2)
+            own.reset(tab)
+            helpers.append(Workspace(ws.tt, own.buf, own.misc, ws.table_bits))
     started = time.perf_counter()
-    asker = _Asker(tab, position, [ws, *extras],
+    asker = _Asker(tab, position, [ws, *helpers],
                    None if seconds is None else started + seconds, nodes)
     mover_is_x = position.ply % 2 == 0
     lo, hi = -INF, INF
@@ -358,8 +560,6 @@ def solve_outcome(position: Position, *, nodes: int | None = None,
         return ProvenOutcome("unknown", None, None, asker.nodes,
                              time.perf_counter() - started)
     finally:
-        for extra in extras:
-            give_back(extra)
         if borrowed:
             give_back(ws)
     last = nempty if nempty % 2 else nempty - 1  # the mover's last possible ply
