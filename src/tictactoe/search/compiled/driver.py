@@ -220,7 +220,7 @@ def solve_value(position: Position, *, nodes: int | None = None,
     Much faster than `solve_position` on big boards: the other moves need no exact score.
     ``moves`` holds the best move only (empty if a limit stopped the search first). With
     ``threads`` above 1, a big search (no node limit) runs the plain questions and the
-    deepening on distance on two threads, each with its own table, and the first to finish
+    deepening on distance on two threads, sharing one table, and the first to finish
     answers (see `solver_kernels.exact`).
 
     >>> result = solve_value(Position("x2/3/3 o"))
@@ -235,15 +235,10 @@ def solve_value(position: Position, *, nodes: int | None = None,
         deadline: float | None
         if threads > 1 and nodes is None and workspace is None and table_bits is None \
                 and nempty > _sk.RACE_FROM:
-            other = borrow(nempty)  # ready before the clock starts
-            other.reset(tab)
-            other.misc[_sk.SYMMETRIC] = ws.misc[_sk.SYMMETRIC]
+            racer = ws.companion()  # its own buffers, the same table
             started = time.perf_counter()
             deadline = None if seconds is None else started + seconds
-            try:
-                found, total = _value_race(tab, position, me, opp, order, [ws, other], deadline)
-            finally:
-                give_back(other)
+            found, total = _value_race(tab, position, me, opp, order, [ws, racer], deadline)
             moves = {int(found[1]): int(found[0])} if len(found) else {}
             return CompiledSolution(score=int(found[0]) if len(found) else 0, moves=moves,
                                     proven=bool(len(found)), nodes=total,

@@ -867,7 +867,7 @@ def exact(me: np.uint64, opp: np.uint64, nempty: int, lines: np.ndarray,
 
     Without a win, "is this a loss?" and "a loss within d plies?" (d = 2, 4, ...) race the
     same way: the first yes is the slowest loss. ``misc[PLAN]`` can ask for one way only
-    (two threads then race them, each with its own table).
+    (two threads then race them, sharing one table).
     """
     if nempty <= RACE_FROM or misc[PLAN] == PLAN_PLAIN:
         return exact_plain(me, opp, nempty, lines, line_cells, tt, buf, misc, full, sym, perm)

@@ -47,7 +47,7 @@ from tictactoe.search.compiled.workspace import Tables, Workspace, give_back
 BIG = _sk.BIG
 INF = _sk.INF
 
-SPLIT_BUDGET = 1 << 20
+SPLIT_BUDGET = 1 << 14
 """Nodes a question gets on one thread before it is split over the others."""
 
 SPLIT_FROM = 16
@@ -513,7 +513,7 @@ def solve_outcome(position: Position, *, nodes: int | None = None,
                   seconds: float | None = None, threads: int = 1) -> ProvenOutcome:
     """Who wins from ``position`` with perfect play, proven, and a move that keeps it; the
     distance only bounded (see the module). With ``threads`` above 1, a big question is
-    split over that many threads, each with its own table. A node or time limit reached
+    split over that many threads, sharing one table. A node or time limit reached
     first leaves the value ``"unknown"`` (with threads, the nodes may pass the limit by
     what one thread searches)."""
     warm_up()
@@ -521,10 +521,7 @@ def solve_outcome(position: Position, *, nodes: int | None = None,
     nempty = len(empty)
     helpers: list[Workspace] = []
     if threads > 1 and nempty > SPLIT_FROM:
-        for _ in range(threads - 1):  # buffers of their own, the first one's table
-            own = Workspace.new(position.variant.cells, 0, table_bits=2)
-            own.reset(tab)
-            helpers.append(Workspace(ws.tt, own.buf, own.misc, ws.table_bits))
+        helpers = [ws.companion() for _ in range(threads - 1)]
     started = time.perf_counter()
     asker = _Asker(tab, position, [ws, *helpers],
                    None if seconds is None else started + seconds, nodes)

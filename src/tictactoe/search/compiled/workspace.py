@@ -177,6 +177,11 @@ class Workspace:
         ws.clear()
         return ws
 
+    def companion(self) -> Workspace:
+        """Buffers of its own and this workspace's table, for a second thread searching the
+        same tree: the table's entries carry a check word, so unlocked writes are safe."""
+        return Workspace(self.tt, self.buf.copy(), self.misc.copy(), self.table_bits)
+
     def clear(self) -> None:
         """Empty the table, writing every page (so no timing pays for first touches); the
         kernel that writes it lets other threads run meanwhile."""
