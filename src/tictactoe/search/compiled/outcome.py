@@ -41,7 +41,7 @@ import numpy as np
 from tictactoe.core import Position
 from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.compiled.driver import _prepare, warm_up
-from tictactoe.search.compiled.runner import run_kernel, run_threads
+from tictactoe.search.compiled.runner import run_kernel, run_threads, start_job
 from tictactoe.search.compiled.workspace import Tables, Workspace, give_back
 
 BIG = _sk.BIG
@@ -340,10 +340,7 @@ class _Pool:
                 job = self._take(i, again)
                 if job is None:
                     return
-                ws.misc[_sk.NODES] = 0
-                ws.misc[_sk.ABORTED] = 0
-                ws.misc[_sk.LIMIT] = asker._left()  # each thread may use what is left
-                if self.stop.is_set():  # checked after the limit is set: no halt is missed
+                if not start_job(ws.misc, self.stop, asker._left()):  # what is left
                     return
             r = _sk.question(*asker._args(ws, job.me, job.opp, job.alpha, job.beta,
                                           job.nempty))

@@ -119,9 +119,10 @@ def run_threads(jobs: list[Callable[[], None]], miscs: list[np.ndarray],
         raise failure[0]
 
 
-def start_job(misc: np.ndarray, stop: threading.Event) -> bool:
-    """Ready a workspace for one kernel call under `run_threads`; False if halted."""
+def start_job(misc: np.ndarray, stop: threading.Event, limit: int = 1 << 62) -> bool:
+    """Ready a workspace for one kernel call under `run_threads`, with a node limit;
+    False if halted (looked at after the limit is set, so no halt is missed)."""
     misc[_sk.NODES] = 0
     misc[_sk.ABORTED] = 0
-    misc[_sk.LIMIT] = 1 << 62
+    misc[_sk.LIMIT] = limit
     return not stop.is_set()
