@@ -139,7 +139,7 @@ def test_value_of_every_3x3_position() -> None:
 
 @pytest.mark.parametrize(("name", "count", "min_marks"),
                          [("4x4k3", 200, 6), ("4x4", 200, 7), ("5x5k4", 200, 14),
-                          ("3x5k3", 100, 3)])
+                          ("3x5k3", 100, 3), ("3x4k3", 150, 1)])
 def test_value_of_random_positions(name: str, count: int, min_marks: int) -> None:
     workspace = Workspace.new(Variant.parse(name).cells, 25, table_bits=16)
     for i, p in enumerate(_random_positions(name, count, min_marks, seed=count + min_marks)):
@@ -367,3 +367,45 @@ def test_distance_questions_agree_with_minimax() -> None:
             assert true >= r if r >= t else true <= r, (p.to_string(), d, r, true)
             asked += 1
     assert asked > 300
+
+
+def test_fork_bound_never_passes_the_true_distance() -> None:
+    """`kernels.fork_moves` (every win ends with a fork: two lines nearly filled) bounds how
+    soon each side can win. Plain minimax's distance never beats it, and it is mostly
+    exact. The rows of 1x9 and 1x10 k=3 (and 3x5 k=3, 5x5 k=4) are lines that overlap in
+    more than one cell."""
+    import numpy as np
+
+    from tictactoe.search.compiled import kernels
+
+    buf = np.zeros((1, 64), dtype=np.int64)
+
+    def fewest(theirs: int, empty: int, lines: list[int]) -> int:
+        """The fork bound on the moves of the side whose opponent holds ``theirs``."""
+        short = [line & empty for line in lines if not line & theirs]
+        for i, cells in enumerate(short):
+            buf[0, i] = np.uint64(cells).astype(np.int64)
+        m, _ = kernels.fork_moves(buf, 0, 0, len(short), -1)
+        return int(m)
+
+    checked = exact = 0
+    for name, low, high in [("1x9k3", 0, 3), ("1x10k3", 0, 4), ("3x5k3", 6, 8),
+                            ("5x5k4", 17, 19)]:
+        score = _minimax(Variant.parse(name))
+        for p in _openings([(name, low, high)], 300, seed=low):
+            me, opp = (p.x, p.o) if p.turn.name == "X" else (p.o, p.x)
+            lines = p.variant.line_masks
+            empty = p.variant.full_mask & ~(me | opp)
+            if any(bin(line & empty).count("1") == 1 and not line & side
+                   for line in lines for side in (me, opp)):
+                continue  # a threat: the search answers it before it bounds anything
+            value = score(me, opp)  # type: ignore[operator]
+            if value == 0:
+                continue
+            # the winner's m-th move is its last: ply 2m - 1 for the mover, 2m for the other
+            m = fewest(opp, empty, lines) if value > 0 else fewest(me, empty, lines)
+            late = 1 if value > 0 else 0
+            assert 2 * m - late <= BIG - abs(value), (p.to_string(), m, value)
+            checked += 1
+            exact += 2 * m - late == BIG - abs(value)
+    assert checked > 100 and exact > 100, (checked, exact)

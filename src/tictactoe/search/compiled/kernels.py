@@ -25,6 +25,10 @@ The search is fail-soft alpha-beta over these exact scores, with
 * dead-line pruning and distance bounds: a side needs at least as many more marks as the
   fewest empty cells of its open lines, which bounds its fastest possible win, and a side
   with no open line cannot win at all;
+* fork bounds near the window's edge: every win ends with a fork, so a side needs as many
+  moves as the empty cells of two open lines that share one, less one (`fork_moves`); a
+  side that cannot win in time this way is cut off, and where only its fastest win would
+  do, only moves on the pairs that allow it are searched;
 * a transposition table of lower and upper bounds: one ``int64`` row per bucket of two
   entries (64 bytes; not aligned to cache lines, which measured no gain), a
   depth-preferred entry and an always-replaced one, each stamped with a generation so that
@@ -519,6 +523,45 @@ def canonical(me: np.uint64, opp: np.uint64,
     return key_me, key_opp, best
 
 
+FORK_PAIRS = 16
+"""`search` bounds a side's fastest win by `fork_moves` only with at most this many short
+lines (the pairs cost their square; at most 64, the room in ``buf``)."""
+
+
+@njit(cache=True, inline="always")
+def fork_moves(buf: np.ndarray, row: int, start: int, count: int,
+               enough: int) -> tuple[int, np.uint64]:  # pragma: no cover - compiled
+    """The fewest moves a side needs to win through the open lines whose empty cells are
+    ``buf[row, start:start + count]`` (99 if it cannot), by the rule that every win ends
+    with a fork and its completion; and the empty cells of the pairs of lines that need no
+    more. The first pair that needs at most ``enough`` moves ends the search: (-1, all
+    cells), the fewest then unknown.
+
+    The opponent blocks every single threat, so the move before the winning one makes two
+    threats at once, on lines L1 and L2 through its cell b. Then each line has one more
+    empty cell (x1 in L1 only, x2 in L2 only), and the side has filled every other empty
+    cell of L1 and L2 itself. So it needs |empty(L1 | L2)| - 1 moves, and L1 and L2 must
+    share an empty cell while each has one the other lacks.
+    """
+    best = 99
+    cells = ZERO
+    for a in range(count):
+        ea = np.uint64(buf[row, start + a])
+        for b in range(a + 1, count):
+            eb = np.uint64(buf[row, start + b])
+            if ea & eb == ZERO or ea & ~eb == ZERO or eb & ~ea == ZERO:
+                continue
+            m = int(popcount(ea | eb)) - 1
+            if m <= enough:
+                return -1, ALL
+            if m < best:
+                best = m
+                cells = ea | eb
+            elif m == best:
+                cells |= ea | eb
+    return best, cells
+
+
 @njit(_SEARCH, cache=True)
 def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
            lines: np.ndarray, line_cells: np.ndarray, tt: np.ndarray, buf: np.ndarray,
@@ -551,6 +594,13 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
     opp_need = 99
     my_open = 0
     opp_open = 0
+    # Lines short enough to matter to the window's bounds (see `fork_moves`) go to the
+    # move-list columns of this row, free until the moves are listed: the mover's from 0,
+    # the opponent's from 64.
+    my_room = BIG - alpha if alpha > 0 else 0
+    opp_room = BIG + beta if beta < 0 else 0
+    my_short = 0
+    opp_short = 64
     n = misc[CELLS]
     # Only the lines the parent found open can still be: scan those, and keep the open ones.
     parent = nempty + 1
@@ -565,12 +615,23 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 live += 1
             e = line & ~me
             my_open += 1
-            if e == line:
+            if e == line:  # empty: open to the opponent too
                 opp_open += 1
+                c = popcount(e)
+                if c < opp_need:
+                    opp_need = int(c)
+                if 2 * c < opp_room:
+                    if opp_short < 64 + FORK_PAIRS:
+                        buf[nempty, opp_short] = np.int64(e)
+                    opp_short += 1
             if e & (e - ONE) == ZERO:
                 my_threat |= e
             else:
                 c = popcount(e)
+                if 2 * c <= my_room:
+                    if my_short < FORK_PAIRS:
+                        buf[nempty, my_short] = np.int64(e)
+                    my_short += 1
                 if c < my_need:
                     my_need = int(c)
                     my_fastest = e
@@ -589,6 +650,10 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
                 opp_threat |= e
             else:
                 c = popcount(e)
+                if 2 * c < opp_room:
+                    if opp_short < 64 + FORK_PAIRS:
+                        buf[nempty, opp_short] = np.int64(e)
+                    opp_short += 1
                 if c < opp_need:
                     opp_need = int(c)
                 if c == 2:
@@ -631,6 +696,27 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
             floor = -(BIG - 6)
     elif opp_need < 99 and 2 * opp_need <= nempty:
         floor = -(BIG - 2 * opp_need)
+    # Where only the fastest win conceivable would beat alpha, the mover's moves must go to
+    # these cells: any other leaves it as far from a win as before.
+    fast = my_fastest if my_need >= 3 else ALL
+    # A win needs a fork first: two lines whose empty cells must nearly all be filled. Only
+    # bounds near the window matter: the first pair that would leave the mover 4 plies to
+    # spare ends the search.
+    if upper > alpha and my_room > 0 and my_short <= FORK_PAIRS:
+        m, cells = fork_moves(buf, nempty, 0, my_short, (my_room - 3) // 2)
+        if m < 0:
+            pass  # a pair leaves time to spare
+        elif 2 * m - 1 >= my_room:
+            upper = min(upper, BIG - (my_room // 2 * 2 + 1))
+        elif BIG - (2 * m - 1) < upper:
+            upper = BIG - (2 * m - 1)
+            fast = cells
+        elif BIG - (2 * m - 1) == upper:
+            fast &= cells
+    if floor < beta and opp_room > 0 and opp_short - 64 <= FORK_PAIRS:
+        m, _ = fork_moves(buf, nempty, 64, opp_short - 64, (opp_room - 1) // 2)
+        if m >= 0:  # no pair in time
+            floor = max(floor, -(BIG - (opp_room - 1) // 2 * 2 - 2))
     # Pairing strategies: a side whose every open line the other can pair off cannot win.
     if misc[PAIRING] != 0:
         empty_cells = full & ~(me | opp)
@@ -687,11 +773,11 @@ def search(me: np.uint64, opp: np.uint64, alpha: int, beta: int, nempty: int,
         if best > alpha:
             alpha = best
 
-    if my_need >= 3 and upper > 0 and upper > alpha >= upper - 2:
-        # Only the fastest win conceivable beats alpha: every move must go on a line that
-        # needs the fewest marks (each later move too, to fill it in time); any other move
-        # scores at most the next slower win.
-        pruned |= full & ~(me | opp | my_fastest)
+    if fast != ALL and upper > 0 and upper > alpha >= upper - 2:
+        # Only the fastest win conceivable beats alpha: every move must go where it brings
+        # that win nearer (on a line that needs the fewest marks, or a fork pair that needs
+        # the fewest moves); any other move scores at most the next slower win.
+        pruned |= full & ~(me | opp | fast)
         if best < upper - 2:
             best = upper - 2
     # The table's move first, alone: when it cuts (as it mostly does), no other move is
