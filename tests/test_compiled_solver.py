@@ -380,7 +380,7 @@ def test_fork_bound_never_passes_the_true_distance() -> None:
 
     buf = np.zeros((1, 64), dtype=np.int64)
 
-    def fewest(theirs: int, empty: int, lines: list[int]) -> int:
+    def fewest(theirs: int, empty: int, lines: tuple[int, ...]) -> int:
         """The fork bound on the moves of the side whose opponent holds ``theirs``."""
         short = [line & empty for line in lines if not line & theirs]
         for i, cells in enumerate(short):
