@@ -3,6 +3,9 @@
 A symmetry is a permutation of the cells that maps every winning line onto a winning line.
 The group is found by backtracking search, never assumed, so it includes the surprising
 symmetries: 4x4 with k=4 has 32 (the square's 8 times an "inside-out" swap), and 4x4x4 has 192.
+The search finds one symmetry for each image of a base cell and multiplies it by the
+symmetries that fix that cell (a stabiliser chain), so the cube's group takes a few
+hundredths of a second.
 
 >>> from tictactoe.core.variant import Variant
 >>> [len(symmetries(Variant.parse(n))) for n in ("3x3", "4x4", "3x4", "4x4x4")]
@@ -20,6 +23,10 @@ from tictactoe.core.variant import Variant
 SEARCH_BUDGET = 20_000_000
 """Work (cells times depth, summed over partial maps) the symmetry search may do before it
 gives up with an error: a few seconds at most."""
+
+MAX_SYMMETRIES = 100_000
+"""Groups larger than this are not listed (degenerate boards such as 2x4x4 with k=2, whose
+cells can be swapped almost freely)."""
 
 Permutation = tuple[int, ...]
 """``p[i]`` is the cell that cell ``i`` moves to."""
@@ -57,13 +64,17 @@ def symmetries(variant: Variant) -> tuple[Permutation, ...]:
         base.append(best)
         signature = grown
 
-    found: list[Permutation] = []
     budget = [SEARCH_BUDGET]
     start: list[tuple[int, ...]] = [(colour[c],) for c in range(n)]
 
-    def extend(depth: int, source: list[tuple[int, ...]], target: list[tuple[int, ...]]) -> None:
+    def extend(depth: int, source: list[tuple[int, ...]], target: list[tuple[int, ...]],
+               first_only: bool) -> list[Permutation]:
         # source[c] and target[t] describe each cell by its colour and its line counts to
-        # the base cells placed so far, on each side; a symmetry maps equal to equal.
+        # the base cells placed so far, on each side; a symmetry maps equal to equal. With
+        # `first_only`, one symmetry that extends the partial map is enough; without it,
+        # source and target are the same (the base cells so far map to themselves) and every
+        # symmetry fixing them is listed, as one per image of the next base cell (a coset
+        # representative) times those that fix that cell too.
         budget[0] -= n * (depth + 1)
         if budget[0] < 0:
             raise BoardTooLargeError(
@@ -73,18 +84,36 @@ def symmetries(variant: Variant) -> tuple[Permutation, ...]:
             lookup = {sig: t for t, sig in enumerate(target)}
             perm = tuple(lookup[sig] for sig in source)
             if all(frozenset(perm[c] for c in line) in line_set for line in lines):
-                found.append(perm)
-            return
+                return [perm]
+            return []
         cell = base[depth]
+        grown_source = [(*source[c], together[c][cell]) for c in range(n)]
+        wanted = Counter(grown_source)
+        representatives: list[Permutation] = []
+        fixing: list[Permutation] = []
         for image in range(n):
             if target[image] != source[cell]:
                 continue
-            grown_source = [(*source[c], together[c][cell]) for c in range(n)]
             grown_target = [(*target[t], together[t][image]) for t in range(n)]
-            if Counter(grown_source) == Counter(grown_target):
-                extend(depth + 1, grown_source, grown_target)
+            if Counter(grown_target) != wanted:
+                continue
+            if first_only:
+                one = extend(depth + 1, grown_source, grown_target, True)
+                if one:
+                    return one
+            elif image == cell:
+                fixing = extend(depth + 1, grown_source, grown_target, False)
+            else:
+                representatives += extend(depth + 1, grown_source, grown_target, True)
+        if first_only:
+            return []
+        if len(fixing) * (1 + len(representatives)) > MAX_SYMMETRIES:
+            raise BoardTooLargeError(
+                f"{variant.name} has too many symmetries to list: over {MAX_SYMMETRIES:,}")
+        return fixing + [tuple(r[f[c]] for c in range(n))
+                         for r in representatives for f in fixing]
 
-    extend(0, start, list(start))
+    found = extend(0, start, list(start), False)
     identity = tuple(range(n))
     found.sort(key=lambda p: (p != identity, p))
     return tuple(found)
@@ -120,14 +149,12 @@ def byte_tables(cells: int, perms: tuple[Permutation, ...] | list[Permutation],
     for perm in perms:
         per_chunk = []
         for chunk in range((cells + 7) // 8):
-            values = []
-            for byte in range(256):
-                out = 0
-                for bit in range(8):
-                    cell = chunk * 8 + bit
-                    if byte >> bit & 1 and cell < cells:
-                        out |= 1 << perm[cell]
-                values.append(out)
+            bit_image = [1 << perm[chunk * 8 + bit] if chunk * 8 + bit < cells else 0
+                         for bit in range(8)]
+            values = [0] * 256
+            for byte in range(1, 256):  # a byte's image: its lowest bit's, plus the rest's
+                low = byte & -byte
+                values[byte] = values[byte ^ low] | bit_image[low.bit_length() - 1]
             per_chunk.append(values)
         tables.append(per_chunk)
     return tables

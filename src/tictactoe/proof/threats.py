@@ -33,7 +33,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from tictactoe.core import Variant, symmetries
 
@@ -60,7 +60,11 @@ class Board:
     masks: tuple[int, ...]
     through: tuple[tuple[int, ...], ...]
     through_index: tuple[tuple[int, ...], ...]
-    perms: tuple[tuple[int, ...], ...]
+
+    @cached_property
+    def perms(self) -> tuple[tuple[int, ...], ...]:
+        """The symmetries, derived on first use (about a second for the cube)."""
+        return symmetries(self.variant)
 
     def name(self, cell: int) -> str:
         """A cell as ``index (name)``, for messages.
@@ -78,7 +82,7 @@ def board_of(variant: Variant) -> Board:
     through = tuple(tuple(masks[i] for i in variant.lines_through[c])
                     for c in range(variant.cells))
     return Board(variant, variant.cells, variant.k, variant.full_mask, masks, through,
-                 variant.lines_through, symmetries(variant))
+                 variant.lines_through)
 
 
 def cells_of(mask: int) -> list[int]:
