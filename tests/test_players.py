@@ -11,6 +11,7 @@ from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, 
 from tictactoe.players.base import Limit, Player, RandomPlayer, UnknownPlayerError
 from tictactoe.players.heuristic import HeuristicPlayer
 from tictactoe.players.levels import (
+    LEVEL_DESCRIPTIONS,
     LEVELS,
     PLAYER_NAMES,
     LevelPlayer,
@@ -178,8 +179,11 @@ def test_random_player_spreads_its_moves() -> None:
 
 def test_levels_and_unknown_names() -> None:
     assert [player_for_level(level, seed=1).name for level in LEVELS] == list(LEVELS)
-    with pytest.raises(UnknownPlayerError, match="random, rules, heuristic, mcts, perfect"):
+    with pytest.raises(UnknownPlayerError,
+                       match="random, greedy, rules, heuristic, mcts, perfect"):
         make_player("grandmaster")
+    assert set(LEVEL_DESCRIPTIONS) == set(LEVELS)
+    assert all(text and not text.endswith(".") for text in LEVEL_DESCRIPTIONS.values())
     with pytest.raises(UnknownPlayerError, match="easy, medium, hard, perfect"):
         player_for_level("impossible")
     always_random = LevelPlayer("chaos", make_player("perfect"), 1.0, seed=4)
@@ -204,3 +208,25 @@ def test_perfect_first_beats_random_every_time_on_4x4k3() -> None:
             player = perfect if position.turn is Side.X else chaos
             position.push(player.choose(position).move)
         assert position.winner() is Side.X, position.move_stack
+
+
+def test_greedy_wins_blocks_else_takes_the_most_open_lines() -> None:
+    greedy = make_player("greedy", seed=3)
+    assert greedy.choose(Position("xx1/oo1/x2 o")).move == 5  # O completes a2 b2 c2
+    assert greedy.choose(Position("xx1/o2/3 o")).move == 2  # O blocks c1
+    assert greedy.choose(Position("3x3")).move == 4  # the centre is on four lines
+    cube = Position("4x4x4")  # a corner or a centre cell: seven lines each
+    assert len(cube.variant.lines_through[greedy.choose(cube).move]) == 7
+
+
+def test_levels_get_stronger_on_5x5_k4() -> None:
+    """A short match per pair of neighbouring levels: the stronger never loses."""
+    from tictactoe.players.arena import play_game
+
+    for weak, strong in (("easy", "medium"), ("medium", "hard")):
+        for game in range(4):
+            players = (player_for_level(weak, seed=game), player_for_level(strong, seed=game))
+            x, o = players if game % 2 else players[::-1]
+            played = play_game(x, o, "5x5k4", Limit(seconds=1.0))
+            strong_side = "x" if x is players[1] else "o"
+            assert played.result in (strong_side, "draw"), (weak, strong, played.moves)

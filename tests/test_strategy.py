@@ -14,8 +14,8 @@ from tictactoe.core import Position, Side, Variant
 from tictactoe.players import make_player
 from tictactoe.players.base import Limit
 from tictactoe.players.perfect import PerfectPlayer
-from tictactoe.players.strategy import Strategy, shipped, shipped_path
 from tictactoe.proof import ProofFormatError, ProofWriter
+from tictactoe.proof.strategy import Strategy, shipped, shipped_path
 from tictactoe.search import ForcedLoss, ForcedWin, Heuristic, Loss, Win, solve
 from tictactoe.search.pn.proofs import write_pn_proof
 
@@ -150,7 +150,7 @@ def test_perfect_off_the_proof_proves_by_proof_numbers() -> None:
             assert isinstance(solve(board.play(choice.move), seconds=60).score, Loss)
     lost = Position("xxx2/x1oo1/x1oo1/5 o 4")  # X threatens d1 and a4: O cannot stop both
     estimate = solve(lost, nodes=1)
-    assert not estimate.proven
+    assert estimate.proven and estimate.score == Loss(2)  # the tactical floor says so
     choice = player.by_proof_numbers(lost, Limit(seconds=60), estimate)
     assert isinstance(choice.score, ForcedLoss | Loss)
 
@@ -167,11 +167,12 @@ def test_the_web_worker_warms_the_cubes_proof_number_searches() -> None:
     kernels load then, not on the first move off the strategy)."""
     from tictactoe.players import perfect
     from tictactoe.search.pn import dfpn
+    from tictactoe.search.pn.shared import shared_searches
     from tictactoe.web import worker
 
     cube = Variant.parse("4x4x4")
     assert worker.load("4x4x4") > 0
-    searches = perfect._all_searches[cube]
+    searches = shared_searches(cube)
     for side in (Side.X, Side.O):
         search = searches.of(side)
         assert search._attacker is side and search.misc[dfpn.NODES] >= 1  # it searched

@@ -372,3 +372,33 @@ async def test_perfect_as_x_on_the_cube_plays_the_proof_and_wins() -> None:
             await settle(pilot)
         assert app.game.position.winner() is Side.X
         assert app.status_text.startswith("X (perfect) wins: ")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("start", [
+    None,  # X to move on the empty cube: the shipped proof's move is a forced win
+    "xxx1/4/4/4:4/1o2/4/4:4/2o1/4/4:4/4/4/4 o",  # O must block 1:d1; the rest lose at once
+])
+async def test_cube_hints_show_values_not_question_marks(start: str | None) -> None:
+    """At 80x24 the cube's hints show proven values and marked estimates on every cell."""
+    human = Side.X if start is None else Side.O
+    game = (vs_perfect("4x4x4", human=human) if start is None
+            else vs_perfect(human=human, start=start))
+    app = TicTacToeApp(game, hint_seconds=0.5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        position = app.game.position
+        board = app.board
+        texts = {position.move_name(c): board.text_of(c) for c in position.empty_cells()}
+        assert "?" not in texts.values() and all(texts.values())
+        assert all(re.fullmatch(r"[WL](\d+|≤\d+)?|D|≈[+-]?\d+", t) for t in texts.values()), \
+            texts
+        if start is None:
+            assert texts["1:a1"] == "W" and "hint-win" in board.classes_of(0)
+        else:
+            block = position.parse_move("1:d1")
+            assert texts["1:d1"].startswith("≈")
+            assert "hint-unknown" in board.classes_of(block)
+            assert all(t == "L2" for name, t in texts.items() if name != "1:d1")

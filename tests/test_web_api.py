@@ -18,6 +18,7 @@ with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test cli
 
 from tictactoe.core import Position
 from tictactoe.core.record import GameRecord
+from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.solver import solve
 from tictactoe.web import app as web_app
 from tictactoe.web.app import create_app
@@ -66,7 +67,9 @@ def test_position_reports_problems_and_cubes(client: TestClient) -> None:
 def test_options_list_the_page_choices(client: TestClient) -> None:
     options = client.get("/api/options").json()
     assert [v["value"] for v in options["variants"]] == ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4"]
-    assert "perfect" in [level["value"] for level in options["levels"]]
+    assert [level["value"] for level in options["levels"]] == list(LEVELS)
+    for level in options["levels"]:  # each level says what it means
+        assert level["description"] == LEVEL_DESCRIPTIONS[level["value"]]
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [
@@ -129,6 +132,26 @@ def test_analysis_values_every_move(client: TestClient) -> None:
     assert values == {Position(start).move_name(c): str(s) for c, s in expected.moves.items()}
     assert values["b1"] == "win in 1" and body["best"] == ["b1"]
     assert body["moves"][0]["score"]["kind"] in ("win", "loss", "draw")
+
+
+def test_the_cube_threat_is_blocked_by_perfect_and_hard(client: TestClient) -> None:
+    # X threatens only 3:a4 (the pillar a4); over the web's bound perfect used to play a
+    # proven loss in 2 here
+    start = "o3/4/4/x2o:4/2o1/1o2/x3:4/2x1/4/4:3x/4/4/x3 o"
+    for player, seed in (("perfect", 1), ("perfect", 2), ("hard", 1)):
+        answer = client.post("/api/move", json={"position": start, "player": player,
+                                                "seed": seed})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["move"] == "3:a4", (player, seed)
+
+
+def test_hints_label_every_move_that_loses_at_once(client: TestClient) -> None:
+    start = "xxx1/4/4/4:4/1o2/4/4:4/2o1/4/4:4/4/4/4 o"  # O must block 1:d1
+    body = client.post("/api/analysis", json={"position": start}).json()
+    assert body["best"] == ["1:d1"]
+    values = {m["move"]: m["score"] for m in body["moves"]}
+    assert values["1:d1"]["kind"] == "heuristic"  # open: an estimate
+    assert all(v["text"] == "loss in 2" for move, v in values.items() if move != "1:d1")
 
 
 def test_analysis_is_bounded_on_big_boards(client: TestClient) -> None:

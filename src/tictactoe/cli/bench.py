@@ -272,7 +272,7 @@ def _qubic_strategy() -> Case:
     time is the slowest move (the target is the web's p99 of 50 ms), nodes the moves."""
     from tictactoe.core import Side
     from tictactoe.players import make_player
-    from tictactoe.players.strategy import shipped
+    from tictactoe.proof.strategy import shipped
 
     case = Case("qubic-strategy", "4x4x4: slowest X move from the proof", 0.05,
                 EXPECTED["qubic-strategy"])
@@ -303,8 +303,8 @@ def _qubic_strategy() -> Case:
 
 
 def _qubic_check() -> Case:
-    from tictactoe.players.strategy import shipped_path
     from tictactoe.proof import ProofError, check_proof
+    from tictactoe.proof.strategy import shipped_path
 
     case = Case("qubic-check", "checker on the shipped Qubic proof", 120.0,
                 EXPECTED["qubic-check"], quick=False)

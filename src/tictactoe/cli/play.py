@@ -14,6 +14,7 @@ from rich.table import Table
 
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, fail, reports_errors
+from tictactoe.cli.play_commands import LEVELS_EPILOG
 from tictactoe.core import Position, Side, Variant
 from tictactoe.core.record import GameRecord
 from tictactoe.extras import require
@@ -23,15 +24,16 @@ from tictactoe.tui.history import database_path, read_history
 DEFAULT_LEVEL = "hard"
 
 
-@app.command()
+@app.command(epilog=LEVELS_EPILOG)
 @reports_errors
 def play(
     variant: Annotated[str, typer.Option(
         "--variant", "-v", help="Board: 3x3, 4x4, 5x5k4, 4x4x4 (qubic)...")] = "3x3",
     level: Annotated[str | None, typer.Option(
-        help=f"Computer level: easy, medium, hard or perfect (default {DEFAULT_LEVEL}).")] = None,
+        help=f"Computer level: easy, medium, hard or perfect (default {DEFAULT_LEVEL}; "
+             "described below).")] = None,
     player: Annotated[str | None, typer.Option(
-        help="Computer player by name (random, rules, heuristic, mcts, perfect), "
+        help="Computer player by name (random, greedy, rules, heuristic, mcts, perfect), "
              "or 'human' for two people at one keyboard.")] = None,
     first: Annotated[str, typer.Option(
         help="The side you play: x moves first, o lets the computer open.")] = "x",

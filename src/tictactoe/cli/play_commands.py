@@ -18,7 +18,13 @@ from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.extras import require
 from tictactoe.players.arena import Game, Match, play_match
 from tictactoe.players.base import Limit, play_move
-from tictactoe.players.levels import LEVELS, PLAYER_NAMES, make_player, player_for_level
+from tictactoe.players.levels import (
+    LEVEL_DESCRIPTIONS,
+    PLAYER_NAMES,
+    make_player,
+    player_for_level,
+)
+from tictactoe.proof.strategy import strategy_move
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution, check_solvable, solution_json
 from tictactoe.search.solver import quickest_engine, solve, solve_value
@@ -28,6 +34,10 @@ DEFAULT_SECONDS = 60.0
 
 MOVE_SECONDS = 10.0
 """Time limit of ``ttt move`` for a searching player unless told otherwise (0 means none)."""
+
+LEVELS_EPILOG = "\n\n".join(f"Level {name}: {text}."
+                            for name, text in LEVEL_DESCRIPTIONS.items())
+"""What each level means, a paragraph each, at the end of ``--help``."""
 
 POSITION_HELP = "A position string ('o2/1x1/3 x'), a variant name (its empty board), or '-' " \
     "for one position per line on standard input."
@@ -41,6 +51,9 @@ def _outcome_text(score: Score, mover: Side, remaining: int) -> str:
     if winner is None:
         return f"draw ({remaining} plies)"
     plies = score.plies
+    within = getattr(score, "within", None)
+    if plies is None and within is not None:
+        return f"{winner.name} wins within {within} plies (proven; the exact length not computed)"
     if plies is None:
         return f"{winner.name} wins (proven; length not computed)"
     return f"{winner.name} wins in {plies} {'ply' if plies == 1 else 'plies'}"
@@ -49,7 +62,12 @@ def _outcome_text(score: Score, mover: Side, remaining: int) -> str:
 def _solve_line(position: Position, solution: Solution, with_moves: bool, prefix: bool) -> str:
     remaining = position.variant.cells - position.ply
     text = _outcome_text(solution.score, position.turn, remaining)
-    if not solution.proven:
+    if solution.engine == "strategy":
+        text += " (the move of the shipped proof's strategy)"
+    elif not solution.proven and solution.score.is_proven:
+        text += (f" (the other moves: stopped after {solution.nodes:,} nodes, "
+                 f"{solution.seconds:.1f} s)")
+    elif not solution.proven:
         text += f" (stopped after {solution.nodes:,} nodes, {solution.seconds:.1f} s)"
     text += "; best: " + " ".join(position.move_name(c) for c in solution.best)
     if with_moves:
@@ -147,6 +165,14 @@ def solve_command(
 
     for pos in positions_from(position):
         check_solvable(pos)
+        if (value or outcome or method is SolveMethod.pn) and strategy_move(pos) is not None:
+            found = solve_value(pos)  # the shipped strategy answers at once
+            if as_json:
+                print(json.dumps(solution_json(pos, found)))
+            else:
+                console.print(_solve_line(pos, found, False, prefix=position == "-"),
+                              soft_wrap=True)
+            continue
         if method is SolveMethod.pn or (method is SolveMethod.auto
                                         and pn_chosen(pos, value_only=value or outcome)):
             _solve_pn(pos, nodes, seconds, as_json, prefix=position == "-")
@@ -226,14 +252,15 @@ class _nothing:
         return None
 
 
-@app.command("move")
+@app.command("move", epilog=LEVELS_EPILOG)
 @reports_errors
 def move_command(
     position: Annotated[str, typer.Argument(help=POSITION_HELP)],
     player: Annotated[str, typer.Option(
         help=f"Who chooses: {', '.join(PLAYER_NAMES)}.")] = "perfect",
     level: Annotated[str | None, typer.Option(
-        help=f"A difficulty level instead of a player: {', '.join(LEVELS)}.")] = None,
+        help="A difficulty level instead of a player: easy, medium, hard or perfect "
+             "(described below).")] = None,
     depth: Annotated[int | None, typer.Option(min=1, help="Search depth (heuristic).")]
     = None,
     seed: Annotated[int | None, typer.Option(help="Seed for reproducible choices.")] = None,

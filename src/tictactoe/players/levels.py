@@ -8,14 +8,15 @@ game exactly.
 | player | how it plays | what `Limit` changes |
 |---|---|---|
 | ``random`` | any legal move | nothing |
+| ``greedy`` | win at once, else block, else the cell on the most open lines | nothing |
 | ``rules`` | win, block, fork, block a fork, centre, opposite corner, corner, edge | nothing |
 | ``heuristic`` | α-β to a fixed depth, open lines for me minus for the opponent | depth |
 | ``mcts`` | UCT with random playouts and MCTS-Solver proofs | nodes (iterations), seconds |
 | ``perfect`` | the solver; a random one of the best moves | nodes, seconds |
 
-Levels, for the interfaces (see `LEVEL_SETTINGS`): ``easy`` is the heuristic player at depth 1
-playing a random move 35% of the time; ``medium`` the heuristic player at depth 3 with 10%
-random moves; ``hard`` MCTS with 3,000 iterations; ``perfect`` the perfect player.
+The levels, for the interfaces, are described in `LEVEL_DESCRIPTIONS` and built by
+`player_for_level`: ``easy``, ``medium`` and ``hard`` are `TacticalPlayer` s of growing
+depth and care, and ``perfect`` is the perfect player.
 
 >>> from tictactoe.core import Position
 >>> player = make_player("perfect", seed=7)
@@ -26,7 +27,7 @@ random moves; ``hard`` MCTS with 3,000 iterations; ``perfect`` the perfect playe
 Traceback (most recent call last):
 ...
 tictactoe.players.base.UnknownPlayerError: unknown player 'grandmaster': choose one of \
-random, rules, heuristic, mcts, perfect, or a level: easy, medium, hard, perfect
+random, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard, perfect
 """
 
 from __future__ import annotations
@@ -46,13 +47,27 @@ from tictactoe.players.heuristic import DEFAULT_DEPTH, HeuristicPlayer
 from tictactoe.players.mcts import MctsPlayer
 from tictactoe.players.perfect import PerfectPlayer
 from tictactoe.players.rules import RulesPlayer
+from tictactoe.players.tactical import GreedyPlayer, TacticalPlayer
 
-PLAYER_NAMES = ("random", "rules", "heuristic", "mcts", "perfect")
+PLAYER_NAMES = ("random", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
+
+LEVEL_DESCRIPTIONS = {
+    "easy": "takes a win and blocks a threat, looks one move ahead, and plays one move in "
+            "three at random",
+    "medium": "takes its own threat sequences, looks two moves ahead, and plays one move in "
+              "five at random",
+    "hard": "sees threat sequences for both sides, looks three moves ahead, checks every "
+            "quiet attack of the opponent, and solves small boards outright",
+    "perfect": "plays a proven best move wherever one can be proven in time, and says when "
+               "it is only an estimate",
+}
+"""One line per level, shown next to the level in the web page, the terminal app and
+``--help``."""
 
 
 class LevelPlayer:
-    """A difficulty level: another player, plus a chance of playing a random move instead."""
+    """A player plus a chance of playing a random move instead (kept for custom levels)."""
 
     def __init__(self, name: str, inner: Player, random_chance: float,
                  seed: int | None = None) -> None:
@@ -70,13 +85,12 @@ class LevelPlayer:
         return self.inner.choose(position, limit)
 
 
-LEVEL_SETTINGS: dict[str, tuple[str, dict[str, int], float]] = {
-    "easy": ("heuristic", {"depth": 1}, 0.35),
-    "medium": ("heuristic", {"depth": 3}, 0.10),
-    "hard": ("mcts", {"iterations": 3000}, 0.0),
-    "perfect": ("perfect", {}, 0.0),
+LEVEL_SETTINGS: dict[str, dict[str, float | int]] = {
+    "easy": {"depth": 1, "beam": 6, "mistakes": 0.35, "floor_positions": 0},
+    "medium": {"depth": 2, "beam": 8, "mistakes": 0.2, "sequences_against": 0},
+    "hard": {"depth": 3, "beam": 10, "defence": 8, "solve_nodes": 200_000},
 }
-"""Each level: the player, its settings, and the chance of a random move instead."""
+"""The `TacticalPlayer` settings of the levels below ``perfect``."""
 
 
 def _unknown(name: str) -> UnknownPlayerError:
@@ -86,12 +100,14 @@ def _unknown(name: str) -> UnknownPlayerError:
 
 
 def make_player(name: str, *, seed: int | None = None, depth: int | None = None) -> Player:
-    """A player by name (``random``, ``rules``, ``heuristic``, ``mcts``, ``perfect``) or by
-    level (``easy``, ``medium``, ``hard``, ``perfect``). `depth` sets the heuristic player's
-    depth and is ignored by the others."""
+    """A player by name (``random``, ``greedy``, ``rules``, ``heuristic``, ``mcts``,
+    ``perfect``) or by level (``easy``, ``medium``, ``hard``, ``perfect``). `depth` sets the
+    heuristic player's depth and is ignored by the others."""
     key = name.strip().lower()
     if key == "random":
         return RandomPlayer(seed)
+    if key == "greedy":
+        return GreedyPlayer(seed)
     if key == "rules":
         return RulesPlayer(seed)
     if key == "heuristic":
@@ -106,27 +122,22 @@ def make_player(name: str, *, seed: int | None = None, depth: int | None = None)
 
 
 def player_for_level(level: str, seed: int | None = None) -> Player:
-    """The player behind a difficulty level (see `LEVEL_SETTINGS`).
+    """The player behind a difficulty level (see `LEVEL_DESCRIPTIONS` and `LEVEL_SETTINGS`).
 
     >>> player_for_level("easy").name
     'easy'
     """
     key = level.strip().lower()
-    if key not in LEVEL_SETTINGS:
+    if key not in LEVELS:
         raise UnknownPlayerError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
-    kind, settings, chance = LEVEL_SETTINGS[key]
-    inner: Player
-    if kind == "heuristic":
-        inner = HeuristicPlayer(settings["depth"], seed=seed)
-    elif kind == "mcts":
-        inner = MctsPlayer(settings["iterations"], seed=seed)
-    else:
-        inner = PerfectPlayer(seed)
-    if not chance:
-        inner.name = key
-        return inner
-    # A separate stream for the random-move coin, so the inner player's choices are unchanged.
-    coin_seed = None if seed is None else seed + 1_000_003
-    return LevelPlayer(key, inner, chance, coin_seed)
-
-
+    if key == "perfect":
+        return PerfectPlayer(seed)
+    settings = LEVEL_SETTINGS[key]
+    return TacticalPlayer(depth=int(settings["depth"]), beam=int(settings["beam"]),
+                          mistakes=float(settings.get("mistakes", 0.0)),
+                          floor_positions=(None if "floor_positions" not in settings
+                                           else int(settings["floor_positions"])),
+                          defence=int(settings.get("defence", 0)),
+                          sequences_against=bool(settings.get("sequences_against", 1)),
+                          solve_nodes=int(settings.get("solve_nodes", 0)), seed=seed,
+                          name=key)

@@ -2,15 +2,22 @@
 
 It tries, in order:
 
-1. **A shipped strategy** (`tictactoe.players.strategy`): on 4x4x4 as X, the move of the
+1. **A shipped strategy** (`tictactoe.proof.strategy`): on 4x4x4 as X, the move of the
    proof that X wins, at once. The move is a proven win of unknown length (`ForcedWin`).
-2. **The solver** (α-β with distances, `tictactoe.search.solve`) within the limit: a random
-   one of the best moves if it proves the position.
+2. **The solver** (α-β with distances, `tictactoe.search.solve`) within the limit: if it
+   proves the position, one of the best moves, chosen at random among those the tactical
+   search rates best (on a drawn board, the draw that leaves the opponent most room to go
+   wrong).
+   The solver's answer carries the tactical floor (`tictactoe.search.tactics`): a win it
+   proves (a threat sequence, say) is played at once, and a move proven to lose is never
+   played while another is open.
 3. **Proof-number search** (`tictactoe.search.pn`), where the solver stopped short on a
-   board the compiled core takes: a move proven to win, else a move proven not to lose
-   (a draw if the win was disproven too), else the slowest proven loss (by the solver's
-   distances where it has them), else the solver's estimate. Only the last is unproven,
-   and its score is a `Heuristic`, which every interface labels as an estimate.
+   board the compiled core takes: the open moves ranked by the tactical search, each
+   checked against the opponent's quiet attacks (`quiet_refutation`) and asked whether
+   the opponent then wins; a move proven to win, else the first move proven not to lose
+   (a draw if the win was disproven too), else the best ranked move not proven to lose,
+   else the slowest proven loss. Only the open moves are unproven, and their score is a
+   `Heuristic`, which every interface labels as an estimate.
 
 >>> from tictactoe.core import Position
 >>> choice = PerfectPlayer(seed=7).choose(Position("xx1/oo1/x2 o"))
@@ -21,17 +28,23 @@ It tries, in order:
 from __future__ import annotations
 
 import random
-import threading
 import time
 from typing import TYPE_CHECKING
 
 from tictactoe.core import Position, Side, Variant
 from tictactoe.extras import available
 from tictactoe.players.base import Choice, Limit
-from tictactoe.players.strategy import SHIPPED, shipped
-from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score
+from tictactoe.players.tactical import (
+    DEFENCE_POSITIONS,
+    DEFENCE_QUESTIONS,
+    TacticalPlayer,
+    preferred,
+)
+from tictactoe.proof.strategy import strategy_move
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Score
 from tictactoe.search.solution import Solution
 from tictactoe.search.solver import quickest_engine, solve
+from tictactoe.search.tactics import ThreatSearcher, quiet_refutation
 
 if TYPE_CHECKING:
     from tictactoe.search.pn import PnResult, PnSearch
@@ -39,8 +52,8 @@ if TYPE_CHECKING:
 SOLVER_SHARE = 0.4
 """The share of the time limit the solver gets before proof-number search takes over."""
 
-PN_TABLE_MB = 64
-"""Megabytes of each of the two proof-number tables (one per attacker)."""
+RANK_DEPTH = 2
+"""Plies of the tactical search that ranks the moves the solver left open."""
 
 
 class PerfectPlayer:
@@ -67,8 +80,9 @@ class PerfectPlayer:
             seconds *= SOLVER_SHARE
         solution = solve(position, nodes=limit.nodes, seconds=seconds,
                          engine=quickest_engine(position))
-        if solution.proven or not searching:
-            return self.from_solution(solution)
+        if solution.proven or not searching or solution.score.winner(position.turn) is \
+                position.turn:  # proven, or a win the tactical floor proved
+            return self.from_solution(position, solution)
         left = None if limit.seconds is None else max(
             0.05, limit.seconds - (time.perf_counter() - started))
         return self.by_proof_numbers(position, Limit(nodes=limit.nodes, seconds=left),
@@ -76,31 +90,43 @@ class PerfectPlayer:
 
     def from_strategy(self, position: Position) -> Choice | None:
         """The shipped strategy's move, a proven win, if it covers the position."""
-        if position.variant.name not in SHIPPED:
-            return None
-        strategy = shipped(position.variant)
-        move = None if strategy is None else strategy.move(position)
+        move = strategy_move(position)
         return None if move is None else Choice(move, ForcedWin())
 
-    def from_solution(self, solution: Solution) -> Choice:
-        """A random one of the solution's best moves, with its score."""
-        move = self.rng.choice(solution.best)
+    def from_solution(self, position: Position, solution: Solution) -> Choice:
+        """One of the solution's best moves, with its score: a random one of those the
+        tactical search prefers (`tictactoe.players.tactical.preferred`)."""
+        move = self.rng.choice(preferred(position, solution.best))
         return Choice(move, solution.moves[move])
 
     def by_proof_numbers(self, position: Position, limit: Limit,
                          estimate: Solution) -> Choice:
-        """Proof-number search within `limit`, after the solver gave only `estimate` (its
-        scores order the moves and label the move if nothing is proven). The limit bounds
-        all the searches together; a node limit counts `PN_NODE_COST` solver nodes for
-        each proof-number node."""
-        budget = _Budget(limit)
+        """Proof-number search within `limit`, after the solver gave only `estimate` (with
+        the tactical floor under it). The open moves are ranked by the tactical search
+        (`tictactoe.players.tactical`); each in turn is checked against the opponent's quiet
+        attacks and then asked whether the opponent wins after it. The limit bounds all the
+        searches together; a node limit counts `PN_NODE_COST` solver nodes for each
+        proof-number node."""
         mover = position.turn
-        searches = _searches(position.variant)
-        losses: dict[int, int] = {}  # proven losing moves, by the nodes their proof took
+        if estimate.score.winner(mover) is mover:  # a win the tactical floor proved
+            return self.from_solution(position, estimate)
+        budget = _Budget(limit)
+        from tictactoe.search.pn.shared import shared_searches
+
+        searches = shared_searches(position.variant)
+        if limit.seconds is None:  # a node limit alone: the same answer every time
+            with searches.lock:
+                for side in (mover, mover.other):
+                    searches.of(side).clear()
+        losses: dict[int, tuple[Score, int]] = {}  # proven losing moves: score, proof nodes
+        for move, known in estimate.moves.items():
+            if known.winner(mover) is mover.other:
+                losses[move] = (known, 0)
+        ordered = _by_estimate(position, estimate, losses, budget)
         unknown: int | None = None
-        ordered = _by_estimate(position, estimate)
+        refuter = ThreatSearcher(position.variant, positions=DEFENCE_POSITIONS)
         with searches.lock:
-            root = budget.prove(searches.of(mover), position, mover, 0.4)
+            root = budget.prove(searches.of(mover), position, mover, 0.3)
             if root.outcome == "win":
                 for move in ordered:
                     if budget.spent():
@@ -111,6 +137,12 @@ class PerfectPlayer:
             for move in ordered:
                 if budget.spent():
                     break
+                refuted = quiet_refutation(position, move, refuter,
+                                           questions=DEFENCE_QUESTIONS,
+                                           deadline=budget.deadline)
+                if refuted is not None:
+                    losses[move] = (refuted, 0)
+                    continue
                 reply = budget.prove(searches.of(mover.other), position.play(move),
                                      mover.other, 0.5)
                 if reply.outcome == "no-win":
@@ -118,17 +150,15 @@ class PerfectPlayer:
                                     else _estimate_of(estimate, move))
                     return Choice(move, score)
                 if reply.outcome == "win":
-                    losses[move] = reply.nodes
+                    losses[move] = (ForcedLoss(), reply.nodes)
                 elif unknown is None:
                     unknown = move
         if unknown is not None:
             return Choice(unknown, _estimate_of(estimate, unknown))
-        if losses and len(losses) == len(ordered):
-            return Choice(*_slowest_loss(losses, estimate))
-        # the limit ran out before every move was asked: the solver's estimate
         rest = [m for m in ordered if m not in losses]
-        move = rest[0] if rest else ordered[0]
-        return Choice(move, _estimate_of(estimate, move))
+        if rest:  # the limit ran out before every move was asked: the best estimate
+            return Choice(rest[0], _estimate_of(estimate, rest[0]))
+        return Choice(*_slowest_loss(losses))
 
 
 PN_NODE_COST = 20
@@ -171,11 +201,25 @@ def _share(deadline: float | None, fraction: float) -> float | None:
     return max(0.01, (deadline - time.perf_counter()) * fraction)
 
 
-def _by_estimate(position: Position, estimate: Solution) -> list[int]:
-    """The legal moves, best first by the solver's scores (unscored moves last)."""
-    floor = Heuristic(float("-inf"))
-    return sorted(position.legal_moves(), key=lambda m: estimate.moves.get(m, floor),
-                  reverse=True)
+def _by_estimate(position: Position, estimate: Solution,
+                 losses: dict[int, tuple[Score, int]], budget: _Budget) -> list[int]:
+    """The moves not proven to lose, best first: proven wins, fastest first, then the rest
+    by the tactical search's ranking (a tenth of what is left of the time at most), proven
+    draws among them."""
+    open_moves = [m for m in position.legal_moves() if m not in losses]
+    if len(open_moves) <= 1:
+        return open_moves
+    seconds = None if budget.deadline is None else \
+        max(0.01, 0.1 * (budget.deadline - time.perf_counter()))
+    ranker = TacticalPlayer(depth=RANK_DEPTH, beam=8)
+    ranks = ranker.root_scores(position, open_moves, RANK_DEPTH, seconds)
+
+    def key(move: int) -> tuple[Score, Score]:
+        score = estimate.moves[move]
+        won = score.winner(position.turn) is position.turn
+        return (score if won else Draw(), ranks.get(move, Heuristic(0.0)))
+
+    return sorted(open_moves, key=key, reverse=True)
 
 
 def _estimate_of(estimate: Solution, move: int) -> Score:
@@ -186,45 +230,12 @@ def _estimate_of(estimate: Solution, move: int) -> Score:
     return score
 
 
-def _slowest_loss(losses: dict[int, int], estimate: Solution) -> tuple[int, Score]:
-    """Every move loses: the slowest loss the solver proved, else the loss whose proof took
-    the most nodes (likely the longest; its length is not known)."""
-    timed = {m: s for m, s in estimate.moves.items() if m in losses and isinstance(s, Loss)}
-    if timed:
-        move = max(timed, key=lambda m: timed[m])
-        return move, timed[move]
+def _slowest_loss(losses: dict[int, tuple[Score, int]]) -> tuple[int, Score]:
+    """Every move loses: the slowest loss (`tictactoe.search.score` ranks a loss of unknown
+    length above every loss of known length, and a bound just below its length), and among
+    equal scores the one whose proof took the most nodes (likely the longest)."""
     move = max(losses, key=lambda m: losses[m])
-    return move, ForcedLoss()
-
-
-class _Searches:
-    """Two proof-number searches on one variant, one per attacker (a search clears its
-    table when the attacker changes), made on first use and kept."""
-
-    def __init__(self, variant: Variant) -> None:
-        self.variant = variant
-        self.lock = threading.Lock()
-        self._by_side: dict[Side, PnSearch] = {}
-
-    def of(self, attacker: Side) -> PnSearch:
-        from tictactoe.search.pn import PnSearch
-
-        search = self._by_side.get(attacker)
-        if search is None:
-            search = self._by_side[attacker] = PnSearch(self.variant, table_mb=PN_TABLE_MB)
-        return search
-
-
-_all_searches: dict[Variant, _Searches] = {}
-_searches_lock = threading.Lock()
-
-
-def _searches(variant: Variant) -> _Searches:
-    with _searches_lock:
-        found = _all_searches.get(variant)
-        if found is None:
-            found = _all_searches[variant] = _Searches(variant)
-        return found
+    return move, losses[move][0]
 
 
 def warm_proof_numbers(variant: Variant | str) -> None:
@@ -238,8 +249,6 @@ def warm_proof_numbers(variant: Variant | str) -> None:
         variant = Variant.parse(variant)
     if not proof_numbers_apply(variant):
         return
-    searches = _searches(variant)
-    with searches.lock:
-        for side in (Side.X, Side.O):
-            searches.of(side).prove(Position(variant), attacker=side, nodes=1,
-                                    interruptible=False)
+    from tictactoe.search.pn.shared import shared_searches
+
+    shared_searches(variant).warm()

@@ -43,6 +43,7 @@ from tictactoe.core import (
 from tictactoe.search.evaluation import open_line_counts
 from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
 from tictactoe.search.solution import Solution, check_solvable
+from tictactoe.search.tactics import with_tactics
 
 MATE = 1000
 """A win that ends the game at ply p from the root scores ``MATE - p``; a loss ``p - MATE``."""
@@ -228,8 +229,10 @@ def solve_python(position: Position | str, *, nodes: int | None = None,
     """Solve with the readable Python search (the reference implementation).
 
     Every legal move is searched with a full window, so each move's score is exact. With a
-    node or time limit, moves not proven in time get a heuristic score (open lines for the
-    mover minus open lines for the opponent after the move) and ``proven`` is False.
+    node or time limit, moves not proven in time get the tactical floor's proven score where
+    it has one (`tictactoe.search.tactics`), else a heuristic score (open lines for the mover
+    minus open lines for the opponent after the move), and ``proven`` is False unless the
+    floor proved every move exactly.
     """
     if isinstance(position, str):
         position = Position(position)
@@ -258,7 +261,9 @@ def solve_python(position: Position | str, *, nodes: int | None = None,
     moves = dict(sorted(moves.items()))
     score = max(moves.values())
     best = [cell for cell, s in moves.items() if s == score]
-    return Solution(score=score, moves=moves, best=best, proven=proven, nodes=searcher.nodes,
-                    seconds=time.perf_counter() - started, mover=mover)
+    solution = Solution(score=score, moves=moves, best=best, proven=proven,
+                        nodes=searcher.nodes, seconds=time.perf_counter() - started,
+                        mover=mover)
+    return solution if proven else with_tactics(position, solution)
 
 

@@ -15,13 +15,18 @@ Win(plies=5), Win(plies=3)]
 Win(plies=5)
 
 A proof of a win (say by proof-number search, or from a proof file) need not say how long the
-win takes: `ForcedWin` and `ForcedLoss` are proven too, and rank next to the slowest win and
-below the fastest loss, since their length is unknown.
+win takes: `ForcedWin` and `ForcedLoss` are proven too. A threat sequence bounds the length
+(``within``: the game ends by that ply at the latest), and the bound ranks it just below the
+exact score of that length. Without a bound a forced win ranks below every win of known
+length (a known win is the surer way), and a forced loss above every loss of known length
+(the opponent still has to find it).
 
->>> sorted([Win(41), ForcedWin(), Loss(3), ForcedLoss()])
-[ForcedLoss(), Loss(plies=3), ForcedWin(), Win(plies=41)]
+>>> sorted([Win(41), ForcedWin(), Loss(3), ForcedLoss(), ForcedWin(within=7), Win(7)])
+[Loss(plies=3), ForcedLoss(), ForcedWin(), Win(plies=41), ForcedWin(within=7), Win(plies=7)]
 >>> str(ForcedWin()), ForcedWin().after_move(), ForcedWin().is_proven
 ('forced win', ForcedLoss(), True)
+>>> str(ForcedLoss(within=8)), ForcedLoss(within=8).after_move()
+('loss within 8', ForcedWin(within=9))
 """
 
 from __future__ import annotations
@@ -90,8 +95,9 @@ class Score:
         raise NotImplementedError
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``{"kind": "win", "plies": 5}`` or ``{"kind": "heuristic",
-        "value": 1.5}``."""
+        """A JSON-ready dict: ``{"kind": "win", "plies": 5}``, ``{"kind": "heuristic",
+        "value": 1.5}``, or for a win of unknown length ``{"kind": "win", "plies": None}``,
+        with ``"within": 7`` where a bound is known."""
         raise NotImplementedError
 
     @staticmethod
@@ -102,10 +108,11 @@ class Score:
         (Win(plies=5), Draw())
         """
         kind = data.get("kind")
+        within = None if data.get("within") is None else int(data["within"])
         if kind == "win":
-            return ForcedWin() if data.get("plies") is None else Win(int(data["plies"]))
+            return ForcedWin(within) if data.get("plies") is None else Win(int(data["plies"]))
         if kind == "loss":
-            return ForcedLoss() if data.get("plies") is None else Loss(int(data["plies"]))
+            return ForcedLoss(within) if data.get("plies") is None else Loss(int(data["plies"]))
         if kind == "draw":
             return Draw()
         if kind == "heuristic":
@@ -115,10 +122,12 @@ class Score:
     @staticmethod
     def parse(text: str) -> Score:
         """Parse the text form: ``win in 5``, ``loss in 4``, ``draw``, ``forced win``,
-        ``forced loss`` or ``heuristic 1.5``.
+        ``forced loss``, ``win within 7``, ``loss within 8`` or ``heuristic 1.5``.
 
         >>> Score.parse("win in 5"), Score.parse("heuristic -0.5"), Score.parse("forced win")
         (Win(plies=5), Heuristic(value=-0.5), ForcedWin())
+        >>> Score.parse("win within 7")
+        ForcedWin(within=7)
         """
         words = text.split()
         if words == ["forced", "win"]:
@@ -129,6 +138,9 @@ class Score:
             if len(words) == 3 and words[0] in ("win", "loss") and words[1] == "in":
                 plies = int(words[2])
                 return Win(plies) if words[0] == "win" else Loss(plies)
+            if len(words) == 3 and words[0] in ("win", "loss") and words[1] == "within":
+                plies = int(words[2])
+                return ForcedWin(plies) if words[0] == "win" else ForcedLoss(plies)
             if words == ["draw"]:
                 return Draw()
             if len(words) == 2 and words[0] == "heuristic":
@@ -184,44 +196,65 @@ class Loss(Score):
 
 @dataclass(frozen=True, eq=True, order=False, slots=True)
 class ForcedWin(Score):
-    """The side to move wins, proven, in a number of plies that was not computed. It ranks
-    below every `Win` of known length."""
+    """The side to move wins, proven, in a number of plies that was not computed exactly:
+    at most `within` plies if that is known (a threat sequence bounds it), else unknown.
+    With a bound it ranks just below ``Win(within)``; without one, below every `Win`."""
+
+    within: int | None = None
 
     def _rank(self) -> tuple[int, float, int]:
-        return (2, float("-inf"), 0)
+        if self.within is None:
+            return (2, float("-inf"), 0)
+        return (2, -self.within, -1)
 
     def winner(self, mover: Side) -> Side | None:
         return mover
 
     def after_move(self) -> Score:
-        return ForcedLoss()
+        return ForcedLoss(None if self.within is None else self.within + 1)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "win", "plies": None}
+        if self.within is None:
+            return {"kind": "win", "plies": None}
+        return {"kind": "win", "plies": None, "within": self.within}
+
+    def __repr__(self) -> str:
+        return "ForcedWin()" if self.within is None else f"ForcedWin(within={self.within})"
 
     def __str__(self) -> str:
-        return "forced win"
+        return "forced win" if self.within is None else f"win within {self.within}"
 
 
 @dataclass(frozen=True, eq=True, order=False, slots=True)
 class ForcedLoss(Score):
-    """The side to move loses, proven, in a number of plies that was not computed. It ranks
-    below every `Loss` of known length."""
+    """The side to move loses, proven, in a number of plies that was not computed exactly:
+    at most `within` plies if that is known, else unknown. With a bound it ranks just below
+    ``Loss(within)``; without one, above every `Loss` of known length (the opponent still
+    has to find the win)."""
+
+    within: int | None = None
 
     def _rank(self) -> tuple[int, float, int]:
-        return (0, float("-inf"), 0)
+        if self.within is None:
+            return (0, float("inf"), 0)
+        return (0, self.within, -1)
 
     def winner(self, mover: Side) -> Side | None:
         return mover.other
 
     def after_move(self) -> Score:
-        return ForcedWin()
+        return ForcedWin(None if self.within is None else self.within + 1)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "loss", "plies": None}
+        if self.within is None:
+            return {"kind": "loss", "plies": None}
+        return {"kind": "loss", "plies": None, "within": self.within}
+
+    def __repr__(self) -> str:
+        return "ForcedLoss()" if self.within is None else f"ForcedLoss(within={self.within})"
 
     def __str__(self) -> str:
-        return "forced loss"
+        return "forced loss" if self.within is None else f"loss within {self.within}"
 
 
 @dataclass(frozen=True, eq=True, order=False, slots=True)

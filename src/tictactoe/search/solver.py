@@ -12,12 +12,16 @@ Both pick an engine (``auto``, ``compiled`` or ``python``) and answer with a `So
 from __future__ import annotations
 
 import sys
+import time
+from dataclasses import replace
 
 from tictactoe.core import BoardTooLargeError, Position
 from tictactoe.extras import available
+from tictactoe.proof.strategy import strategy_move
 from tictactoe.search.readable import solve_python
-from tictactoe.search.score import Heuristic, Score
+from tictactoe.search.score import Draw, ForcedWin, Heuristic, Score
 from tictactoe.search.solution import Solution, check_solvable
+from tictactoe.search.tactics import value_from_tactics
 
 
 def solve(position: Position | str, *, nodes: int | None = None,
@@ -45,18 +49,38 @@ is nothing to solve
     """
     if engine not in ("auto", "compiled", "python"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
+    if isinstance(position, str):
+        position = Position(position)
     if engine == "compiled" or (engine == "auto" and available("fast")):
         from tictactoe.search.compiled import solve as solve_compiled
 
-        if isinstance(position, str):
-            position = Position(position)
         compiled = solve_compiled(position, nodes=nodes, seconds=seconds, threads=threads)
         if compiled is not None or engine == "compiled":
             if compiled is None:
                 raise BoardTooLargeError(f"{position.variant.name} does not fit the compiled "
                                          "core (at most 64 cells)")
-            return compiled
-    return solve_python(position, nodes=nodes, seconds=seconds)
+            return with_strategy(position, compiled)
+    return with_strategy(position, solve_python(position, nodes=nodes, seconds=seconds))
+
+
+def with_strategy(position: Position, solution: Solution) -> Solution:
+    """`solution` with the shipped strategy's move (`tictactoe.proof.strategy`) scored a
+    `ForcedWin` where the search left it unproven: on the cube with X to move, in every
+    position the shipped proof covers.
+
+    >>> s = with_strategy(Position("4x4x4"), solve("4x4x4", nodes=1000))
+    >>> str(s.score), s.best, s.proven
+    ('forced win', [0], False)
+    """
+    if solution.proven:
+        return solution
+    move = strategy_move(position)
+    if move is None or solution.moves.get(move, Draw()).is_proven:
+        return solution
+    moves = {**solution.moves, move: ForcedWin()}
+    score = max(moves.values())
+    return replace(solution, score=score, moves=moves,
+                   best=[cell for cell, s in moves.items() if s == score])
 
 
 def solve_value(position: Position | str, *, nodes: int | None = None,
@@ -64,6 +88,10 @@ def solve_value(position: Position | str, *, nodes: int | None = None,
                 threads: int = 1) -> Solution:
     """The game value and one best move, without scoring the other moves (`every_move` is
     False, and `moves` holds that move only, or nothing if a limit stopped the search).
+
+    Where the shipped strategy covers the position (the cube, X to move), its move answers at
+    once, a `ForcedWin` (`engine` is ``strategy``). Where a limit stops the search, the
+    tactical floor may still prove the value (`tictactoe.search.tactics.value_from_tactics`).
 
     On the compiled path this is much faster on big boards, and `threads` above 1 races two
     ways to the value on two threads. The readable engine solves every move and keeps the
@@ -78,6 +106,18 @@ def solve_value(position: Position | str, *, nodes: int | None = None,
     if engine not in ("auto", "compiled", "python"):
         raise ValueError(f"unknown engine {engine!r}: expected auto, compiled or python")
     check_solvable(position)
+    started = time.perf_counter()
+    move = strategy_move(position)
+    if move is not None:
+        return Solution(score=ForcedWin(), moves={move: ForcedWin()}, best=[move], proven=True,
+                        nodes=0, seconds=time.perf_counter() - started, mover=position.turn,
+                        engine="strategy", every_move=False)
+    return value_from_tactics(position, _solve_value(position, nodes, seconds, engine,
+                                                     threads))
+
+
+def _solve_value(position: Position, nodes: int | None, seconds: float | None, engine: str,
+                 threads: int) -> Solution:
     if engine == "compiled" or (engine == "auto" and available("fast")):
         from tictactoe.search import compiled
 

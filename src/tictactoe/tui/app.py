@@ -23,9 +23,10 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Input, Static
 
-from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.core.record import GameRecord
 from tictactoe.players.base import Choice, Player
+from tictactoe.players.levels import LEVEL_DESCRIPTIONS
 from tictactoe.search.score import Score
 from tictactoe.tui import engine
 from tictactoe.tui.board import BoardView, Hint, big_cells
@@ -59,7 +60,8 @@ SIDE_MIN = 22
 """Below this many free columns beside the board the side panel is hidden."""
 
 HINT_LEGEND = ("win N: this move wins in N plies (counting it) · loss N: loses in N · "
-               "draw · ?: not proven within the time limit")
+               "≤N: within N plies at most · draw · ≈N: an estimate, not proven (above 0 "
+               "is good for the side to move)")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -149,6 +151,7 @@ class TicTacToeApp(App[None]):
     #side .heading { text-style: bold; color: $accent; margin-top: 1; }
     #moves { height: auto; }
     #position { color: $text-muted; }
+    #levels { color: $text-muted; }
     #status { height: 1; padding: 0 1; background: $panel; text-style: bold; }
     #status.over { background: $success 40%; }
     #status.error { background: $error 40%; }
@@ -198,6 +201,7 @@ class TicTacToeApp(App[None]):
             with VerticalScroll(id="side"):
                 yield Static("Players", classes="heading")
                 yield Static(id="players")
+                yield Static(id="levels", classes="muted")
                 yield Static("Moves", classes="heading")
                 yield Static(id="moves")
                 yield Static("Position", classes="heading")
@@ -211,7 +215,13 @@ class TicTacToeApp(App[None]):
         self.sub_title = self._subtitle()
         self.query_one(BoardView).focus()
         self._fit(self.size.width, self.size.height)
+        self._warm_up(self.game.variant)
         self._changed()
+
+    @work(thread=True, group="warm-up")
+    def _warm_up(self, variant: Variant) -> None:
+        """Load the compiled search while the player looks at the board."""
+        engine.warm_up(variant)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -259,6 +269,7 @@ class TicTacToeApp(App[None]):
         self.board.show(game.position, hints)
         self.query_one("#players", Static).update(
             f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
+        self.query_one("#levels", Static).update(_levels_text(game))
         pairs = game.move_pairs()
         self.query_one("#moves", Static).update("\n".join(pairs) if pairs else "(none yet)")
         self.query_one("#position", Static).update(game.position.to_string())
@@ -441,6 +452,7 @@ class TicTacToeApp(App[None]):
         self.computers = engine.make_computers(game.players, self.seed)
         self.sub_title = self._subtitle()
         if not same_board:
+            self._warm_up(game.variant)
             self.call_later(self._swap_board, message)
             return
         self._changed(message)
@@ -459,3 +471,15 @@ def _player_text(game: Game, side: Side) -> str:
     humans = sum(game.is_human(s) for s in Side)
     who = name if name != HUMAN else "you" if humans == 1 else "human"
     return f"{who}{marker}"
+
+
+def _levels_text(game: Game) -> str:
+    """What the computer's level means, for the players panel (empty without a level).
+
+    >>> from tictactoe.core import Variant
+    >>> _levels_text(Game(Variant.parse("3x3"), players={Side.X: HUMAN, Side.O: "easy"}))[:23]
+    'easy: takes a win and b'
+    """
+    return "\n".join(f"{name}: {LEVEL_DESCRIPTIONS[name]}" for name in
+                     dict.fromkeys(game.players[side] for side in Side)
+                     if name in LEVEL_DESCRIPTIONS)

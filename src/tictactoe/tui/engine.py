@@ -10,12 +10,13 @@ even a 4x4x4 search short. Nothing here knows about Textual.
 
 from __future__ import annotations
 
-from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.core.record import GameRecord
+from tictactoe.extras import available
 from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
+from tictactoe.search.knowledge import analyse
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
-from tictactoe.search.solver import solve
 from tictactoe.tui.game import HUMAN, Game
 
 COMPUTER_SECONDS = 3.0
@@ -23,6 +24,19 @@ COMPUTER_SECONDS = 3.0
 
 HINT_SECONDS = 3.0
 """How long the hint search may run; past it, unproven cells show ``?``."""
+
+
+def warm_up(variant: Variant) -> None:
+    """Load the compiled search and this board's tables (about two seconds the first time in
+    a process), so that the first hint or computer move spends its time limit searching.
+    Does nothing without the ``fast`` extra or on a board it does not take."""
+    if not available("fast"):
+        return
+    from tictactoe.search import compiled
+
+    if compiled.fits(variant):
+        compiled.warm_up()
+        compiled.tables(variant)
 
 
 def check_player(name: str) -> str:
@@ -70,7 +84,10 @@ def value_label(score: Score | None) -> str:
 
 
 def hint_scores(position: Position, seconds: float = HINT_SECONDS) -> dict[int, Score]:
-    """Each legal move's value for the side to move (win or loss in N plies, or draw).
+    """Each legal move's value for the side to move: proven (win or loss in N plies, within
+    N plies, or a draw) where the search, the tactical floor, the shipped strategy or
+    proof-number search proves it (`tictactoe.search.knowledge.analyse`), else an
+    estimate.
 
     Against two opposite corners, O must take an edge; a corner loses:
 
@@ -80,27 +97,34 @@ def hint_scores(position: Position, seconds: float = HINT_SECONDS) -> dict[int, 
     """
     if position.is_game_over():
         return {}
-    return dict(solve(position.copy(stack=False), seconds=seconds).moves)
+    return dict(analyse(position.copy(stack=False), seconds=seconds).moves)
 
 
 def hint_label(score: Score, *, short: bool = False) -> str:
-    """How a hint reads on the board: ``win 3``, ``loss 2``, ``draw``, or ``?`` if unproven;
-    short form ``W3``, ``L2``, ``D``."""
+    """How a hint reads on the board: ``win 3``, ``loss 2``, ``draw``, ``win ≤7`` (a proven
+    win within 7 plies), ``win`` (proven, length unknown), or an estimate ``≈+2``; short
+    form ``W3``, ``L2``, ``D``, ``W≤7``, ``W``, ``≈+2``.
+
+    >>> from tictactoe.search.score import ForcedLoss, Heuristic
+    >>> hint_label(ForcedLoss(within=8)), hint_label(Heuristic(2.4)), hint_label(Heuristic(-7.0))
+    ('loss ≤8', '≈+2', '≈-7')
+    """
     if isinstance(score, Win):
         return f"W{score.plies}" if short else f"win {score.plies}"
     if isinstance(score, Loss):
         return f"L{score.plies}" if short else f"loss {score.plies}"
-    if isinstance(score, ForcedWin):
-        return "W" if short else "win"
-    if isinstance(score, ForcedLoss):
-        return "L" if short else "loss"
+    if isinstance(score, ForcedWin | ForcedLoss):
+        word = "win" if isinstance(score, ForcedWin) else "loss"
+        bound = "" if score.within is None else f"≤{score.within}"
+        return f"{word[0].upper()}{bound}" if short else f"{word} {bound}".strip()
     if isinstance(score, Draw):
         return "D" if short else "draw"
-    return "?"
+    value = round(getattr(score, "value", 0.0))
+    return f"≈{value:+d}" if value else "≈0"
 
 
 def hint_kind(score: Score) -> str:
-    """``win``, ``loss``, ``draw`` or ``unknown``: the colour class of a hint."""
+    """``win``, ``loss``, ``draw`` or ``unknown`` (an estimate): the colour class of a hint."""
     if isinstance(score, Win | ForcedWin):
         return "win"
     if isinstance(score, Loss | ForcedLoss):

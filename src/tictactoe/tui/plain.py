@@ -14,6 +14,7 @@ from typing import TextIO
 from tictactoe.core import Side, TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.players.base import Player
+from tictactoe.search.score import Score
 from tictactoe.tui import engine
 from tictactoe.tui.game import HUMAN, Game
 
@@ -164,8 +165,7 @@ class PlainGame:
         scores = engine.hint_scores(game.position, self.hint_seconds)
         ranked = sorted(scores.items(), key=lambda item: (item[1], -item[0]), reverse=True)
         self.say("  ".join(
-            f"{game.position.move_name(cell)}: {score if score.is_proven else 'not proven'}"
-            for cell, score in ranked))
+            f"{game.position.move_name(cell)}: {_hint_text(score)}" for cell, score in ranked))
 
     def save(self, path: str) -> None:
         try:
@@ -212,3 +212,15 @@ def _is_tty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _hint_text(score: Score) -> str:
+    """A hint in words: ``loss in 2``, ``win within 7``, ``draw`` or ``estimate +2``.
+
+    >>> from tictactoe.search.score import Heuristic, Loss
+    >>> _hint_text(Loss(2)), _hint_text(Heuristic(2.4))
+    ('loss in 2', 'estimate +2')
+    """
+    if score.is_proven:
+        return str(score)
+    return f"estimate {round(getattr(score, 'value', 0.0)):+d}"

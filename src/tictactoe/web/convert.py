@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from tictactoe.core import Position, Side, Termination, TicTacToeError
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
+from tictactoe.players.tactical import preferred
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
 from tictactoe.web.engine import score_code
@@ -65,8 +66,8 @@ def variant_info(position: Position) -> VariantInfo:
 
 def score_info(score: Score) -> ScoreInfo:
     data = score.to_json()
-    return ScoreInfo(kind=data["kind"], plies=data.get("plies"), value=data.get("value"),
-                     text=str(score))
+    return ScoreInfo(kind=data["kind"], plies=data.get("plies"), within=data.get("within"),
+                     value=data.get("value"), text=str(score))
 
 
 def game_info(stored: StoredGame) -> GameInfo:
@@ -124,9 +125,10 @@ def check_players(players: dict[str, str]) -> dict[str, str]:
 
 
 class PerfectMoves(NamedTuple):
-    """The perfect player's choices in one position: the best moves with their scores (coded
-    as integers). Only strings and numbers, so that a full cache gives the garbage collector
-    nothing to visit."""
+    """The perfect player's choices in one position: the best moves it prefers
+    (`tictactoe.players.tactical.preferred`) with their scores (coded as integers). Only
+    strings and numbers, so that a full cache gives the garbage collector nothing to
+    visit."""
 
     position: str
     best: tuple[int, ...]
@@ -134,8 +136,9 @@ class PerfectMoves(NamedTuple):
 
     @staticmethod
     def of(board: Position, solution: Solution) -> PerfectMoves:
-        return PerfectMoves(board.to_string(), tuple(solution.best),
-                            {move: score_code(solution.moves[move]) for move in solution.best})
+        best = preferred(board, solution.best)
+        return PerfectMoves(board.to_string(), tuple(best),
+                            {move: score_code(solution.moves[move]) for move in best})
 
 
 def describe_validation(errors: Any) -> str:

@@ -149,8 +149,12 @@ class PositionInfo(BaseModel):
 class ScoreInfo(BaseModel):
     kind: Literal["win", "loss", "draw", "heuristic"]
     plies: int | None = None
+    within: int | None = Field(
+        default=None, description="For a proven win or loss of unknown length: the game "
+                                  "ends within this many plies at most, where known.")
     value: float | None = None
-    text: str = Field(description="'win in 3', 'draw', 'loss in 4', or an estimate.")
+    text: str = Field(description="'win in 3', 'draw', 'loss in 4', 'win within 7', "
+                                  "'forced win', or an estimate.")
 
 
 class MoveResponse(BaseModel):
@@ -231,6 +235,7 @@ class HistoryResponse(BaseModel):
 class ChoiceInfo(BaseModel):
     value: str
     label: str
+    description: str | None = None
 
 
 class OptionsResponse(BaseModel):

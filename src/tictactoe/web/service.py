@@ -30,8 +30,9 @@ import anyio.to_thread
 from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import make_player
-from tictactoe.players.perfect import proof_numbers_apply
-from tictactoe.players.strategy import SHIPPED, Strategy, shipped
+from tictactoe.players.perfect import SOLVER_SHARE, proof_numbers_apply
+from tictactoe.proof.strategy import SHIPPED, shipped, strategy_move
+from tictactoe.search.knowledge import proof_numbers_apply as analysis_uses_proof_numbers
 from tictactoe.search.score import ForcedWin, Score
 from tictactoe.search.solution import Solution
 from tictactoe.web import worker
@@ -147,6 +148,18 @@ class Engine:
                 solver.remember(board, solution)
         return solution
 
+    async def analysis_for(self, board: Position, nodes: int, seconds: float) -> Solution:
+        """Every move's value: the solver's answer where it proves the position (cached,
+        or quick), else on a board that proof-number search takes, the solver and then
+        proof-number search on a worker (`tictactoe.search.knowledge.analyse`)."""
+        if not analysis_uses_proof_numbers(board) or self.solver.cached(board) is not None:
+            return await self.solution_for(board, nodes, seconds, Priority.ANALYSIS)
+        solution = await self.lane(board).run(Priority.ANALYSIS, worker.analyse,
+                                              board.to_string(), nodes, seconds)
+        if solution.proven:
+            self.solver.remember(board, solution)
+        return solution
+
     async def choose(self, board: Position, name: str, seed: int | None,
                      priority: Priority) -> tuple[int, Score | None]:
         """A computer player's move in a playable position, and its score (None if the player
@@ -156,20 +169,21 @@ class Engine:
             # millisecond or two), else the perfect player's own rule (a seeded random choice
             # among the solver's best moves) over a solution cached for every client, else
             # proof-number search on a worker.
-            if board.variant.name in SHIPPED:
-                strategy = await self.strategy(board)
-                move = None if strategy is None else strategy.move(board)
+            if board.variant.name in SHIPPED:  # read once, only for the side it wins for
+                move = await anyio.to_thread.run_sync(strategy_move, board)
                 if move is not None:
                     return move, ForcedWin()
             key = (board.to_string(),)
             known = self.perfect_moves.get(key)
             if known is None:
-                solution = await self.solution_for(board, self.max_nodes, self.max_seconds,
-                                                   priority)
-                if not solution.proven and proof_numbers_apply(board.variant):
+                searching = proof_numbers_apply(board.variant)
+                share = SOLVER_SHARE if searching else 1.0  # the bound covers both searches
+                solution = await self.solution_for(board, self.max_nodes,
+                                                   self.max_seconds * share, priority)
+                if not solution.proven and searching:
                     return await self.lane(board).run(
                         priority, worker.perfect_search, board.to_string(), seed,
-                        self.max_nodes, self.max_seconds, solution)
+                        self.max_nodes, self.max_seconds * (1 - share), solution)
                 if not solution.proven:  # estimates: answered, never remembered
                     cell = random.Random(seed).choice(solution.best)
                     return cell, solution.moves[cell]
@@ -183,10 +197,6 @@ class Engine:
             return choice.move, choice.score
         return await self.lane(board).run(priority, worker.choose, board.to_string(), name,
                                           seed, self.max_seconds)
-
-    async def strategy(self, board: Position) -> Strategy | None:
-        """The shipped strategy of this board (read on a thread the first time)."""
-        return await anyio.to_thread.run_sync(shipped, board.variant)
 
     async def move_answer(self, position: str, name: str, seed: int | None) -> bytes:
         """The JSON answer of ``POST /api/move``: a player's move and the position after it."""
@@ -263,7 +273,7 @@ class Engine:
             await anyio.to_thread.run_sync(solver.load)
             await asyncio.gather(self.small.run(Priority.WARM, worker.load),
                                  self.large.run(Priority.WARM, worker.load, *SHIPPED))
-            for name in SHIPPED:  # the shipped strategies (the cube's: about two seconds)
+            for name in SHIPPED:  # the shipped strategies (the cube's: a third of a second)
                 await anyio.to_thread.run_sync(shipped, name)
             for variant, plies in self.warm_plies.items():
                 boards = await anyio.to_thread.run_sync(early_positions, variant, plies)

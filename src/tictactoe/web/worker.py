@@ -27,6 +27,7 @@ from tictactoe.core import Position
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import make_player
 from tictactoe.players.perfect import PerfectPlayer, warm_proof_numbers
+from tictactoe.search import knowledge
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
 from tictactoe.web.engine import WebSolver
@@ -80,6 +81,12 @@ def solve(position: str, nodes: int, seconds: float) -> Solution:
     return solver().solve(Position(position), nodes=nodes, seconds=seconds)
 
 
+def analyse(position: str, nodes: int, seconds: float) -> Solution:
+    """Every move's value within the bounds from every source of knowledge
+    (`tictactoe.search.knowledge.analyse`): the solver, then proof-number search."""
+    return knowledge.analyse(Position(position), nodes=nodes, seconds=seconds)
+
+
 def choose(position: str, player: str, seed: int | None, seconds: float
            ) -> tuple[int, Score | None]:
     """A computer player's move and its score (None if the player does not score moves)."""
@@ -110,4 +117,5 @@ def memory() -> int:
         return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-__all__ = ["choose", "load", "memory", "perfect_search", "solve", "solver", "start"]
+__all__ = ["analyse", "choose", "load", "memory", "perfect_search", "solve", "solver",
+           "start"]

@@ -16,6 +16,7 @@ from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.evaluation import open_line_counts
 from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
 from tictactoe.search.solution import Solution
+from tictactoe.search.tactics import with_tactics
 
 BIG = _sk.BIG
 """A win in ``d`` plies scores ``BIG - d``, a loss ``-(BIG - d)``, a draw 0."""
@@ -57,7 +58,8 @@ def score_of(value: int) -> Score:
 
 def as_solution(position: Position, result: CompiledSolution) -> Solution:
     """The kernels' answer as a `Solution`, exactly as the readable solver builds it: moves
-    left unproven by a limit get its heuristic score."""
+    left unproven by a limit get the tactical floor's score where it has one, else the
+    heuristic score."""
     mover = position.turn
     me, opp = position.marks(mover), position.marks(mover.other)
     lines = position.variant.line_masks
@@ -69,6 +71,8 @@ def as_solution(position: Position, result: CompiledSolution) -> Solution:
             mine, theirs = open_line_counts(lines, me | 1 << cell, opp)
             moves[cell] = Heuristic(float(mine - theirs))
     score = max(moves.values())
-    return Solution(score=score, moves=moves, best=[c for c, s in moves.items() if s == score],
-                    proven=result.proven, nodes=result.nodes, seconds=result.seconds,
-                    mover=mover, engine="compiled")
+    solution = Solution(score=score, moves=moves,
+                        best=[c for c, s in moves.items() if s == score], proven=result.proven,
+                        nodes=result.nodes, seconds=result.seconds, mover=mover,
+                        engine="compiled")
+    return solution if result.proven else with_tactics(position, solution)

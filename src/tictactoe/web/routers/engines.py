@@ -13,7 +13,6 @@ from tictactoe.web.models import (
     MoveResponse,
     MoveValue,
 )
-from tictactoe.web.pool import Priority
 
 router = APIRouter(tags=["engines"])
 
@@ -27,14 +26,16 @@ async def computer_move(body: MoveRequest, engine: EngineDep) -> Response:
 
 @router.post("/api/analysis", response_model=AnalysisResponse, responses=ERRORS)
 async def analysis(body: AnalysisRequest, engine: EngineDep) -> AnalysisResponse:
-    """The value of every legal move: win or loss in N plies, or draw.
+    """The value of every legal move: win or loss in N plies (or within N plies), a draw,
+    or an estimate.
 
-    The search is bounded; if the bound stops it before a proof, ``proven`` is false
-    and the values are the engine's best estimates."""
+    The search is bounded; if the bound stops it before a proof, ``proven`` is false.
+    Every move settled anyway (by the tactical floor, the shipped strategy or
+    proof-number search) has its proven value; the others are the engine's estimates."""
     board = playable(body.position)
     nodes = min(body.nodes or engine.max_nodes, engine.max_nodes)
     seconds = min(body.seconds or engine.max_seconds, engine.max_seconds)
-    solution = await engine.solution_for(board, nodes, seconds, Priority.ANALYSIS)
+    solution = await engine.analysis_for(board, nodes, seconds)
     return AnalysisResponse(
         position=board.to_string(), proven=solution.proven,
         score=score_info(solution.score),

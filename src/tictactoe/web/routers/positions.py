@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from tictactoe.players.levels import LEVELS
+from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.web.deps import ERRORS, EngineDep
 from tictactoe.web.models import ChoiceInfo, OptionsResponse, PositionInfo, PositionRequest
 
@@ -21,8 +21,8 @@ async def options(engine: EngineDep) -> OptionsResponse:
     """The variants and computer levels the page offers, and the engine bounds."""
     return OptionsResponse(
         variants=[ChoiceInfo(value=v, label=label) for v, label in VARIANTS],
-        levels=[ChoiceInfo(value=level, label=LEVEL_LABELS.get(level, level.title()))
-                for level in LEVELS],
+        levels=[ChoiceInfo(value=level, label=LEVEL_LABELS.get(level, level.title()),
+                           description=LEVEL_DESCRIPTIONS[level]) for level in LEVELS],
         limits={"nodes": engine.max_nodes, "seconds": engine.max_seconds},
         ready=engine.ready.is_set())
 

@@ -17,7 +17,8 @@ function hintFor(score) {
   const kind = score.kind === "heuristic" ? "estimate" : score.kind;
   const value = Math.round((score.value || 0) * 10) / 10;
   const text = score.kind === "heuristic" ? `estimate ${value > 0 ? "+" : ""}${value}` : score.text;
-  const length = score.plies == null ? "" : score.plies;  // a forced win of unknown length
+  // a forced win of unknown length reads "W", or "W≤7" where a bound is known
+  const length = score.plies != null ? score.plies : score.within != null ? `≤${score.within}` : "";
   const short = { win: `W${length}`, loss: `L${length}`, draw: "D" }[score.kind]
     || `≈${value > 0 ? "+" : ""}${Math.round(value)}`;
   return { kind, text, short };
@@ -64,7 +65,9 @@ export class PlayView {
   async init(options) {
     for (const v of options.variants) this.el.variant.append(new Option(v.label, v.value));
     for (const l of options.levels) this.el.level.append(new Option(l.label, l.value));
+    this.levelDescriptions = new Map(options.levels.map((l) => [l.value, l.description || ""]));
     this.el.level.value = "perfect";
+    this.describeLevel();
     this.bindControls();
     if (!(await this.resume())) await this.newGame();
   }
@@ -72,7 +75,7 @@ export class PlayView {
   bindControls() {
     const el = this.el;
     el.variant.addEventListener("change", () => { this.start = null; this.newGame(); });
-    el.level.addEventListener("change", () => this.newGame());
+    el.level.addEventListener("change", () => { this.describeLevel(); this.newGame(); });
     for (const input of el.setup.querySelectorAll("input[type=radio]")) {
       input.addEventListener("change", () => this.newGame());
     }
@@ -105,6 +108,12 @@ export class PlayView {
     });
   }
 
+  describeLevel() {
+    // the one-line description of the chosen level, under the select
+    const text = (this.levelDescriptions && this.levelDescriptions.get(this.el.level.value)) || "";
+    this.el.levelDescription.textContent = text ? `${this.el.level.selectedOptions[0].text}: ${text}.` : "";
+  }
+
   readSetup() {
     const form = this.el.setup;
     this.setup = {
@@ -122,6 +131,7 @@ export class PlayView {
     this.ensureOption(this.el.level, this.setup.level);
     this.el.variant.value = this.setup.variant;
     this.el.level.value = this.setup.level;
+    this.describeLevel();
     form.querySelector(`input[name=mode][value=${this.setup.mode}]`).checked = true;
     form.querySelector(`input[name=side][value=${this.setup.side}]`).checked = true;
     form.classList.toggle("computer-off", this.setup.mode !== "computer");

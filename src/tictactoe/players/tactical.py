@@ -1,0 +1,427 @@
+"""The players behind the levels `easy`, `medium` and `hard`, and the reference player
+`greedy`.
+
+`TacticalPlayer` stands on the tactical floor (`tictactoe.search.tactics`): it takes a proven
+win, never plays a move proven to lose while another is open, and otherwise searches α-β to a
+fixed depth over the open moves. Its evaluation weighs every line still open for one side
+by the marks on it (``4 ** (marks - 1)``), so three in a row counts far more than three
+scattered marks. Inside the search a side that can complete a line wins at once, a side
+facing two threats loses, and a single threat must be blocked (such forced moves do not
+use up depth), so the search sees every fork within its horizon.
+
+`GreedyPlayer` is the one-ply reference: win at once, else block, else the cell on the most
+open lines.
+
+>>> from tictactoe.core import Position
+>>> p = Position("xxx1/4/4/4:4/1o2/4/4:4/2o1/4/4:4/4/4/4 o")  # X threatens 1:d1
+>>> p.move_name(TacticalPlayer(depth=2, seed=1).choose(p).move)
+'1:d1'
+>>> p.move_name(GreedyPlayer(seed=1).choose(p).move)
+'1:d1'
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from tictactoe.core import Position, Side, TicTacToeError, Variant
+from tictactoe.players.base import Choice, Limit, check_playable
+from tictactoe.search.score import Heuristic, Loss, Score, Win
+from tictactoe.search.solver import quickest_engine, solve
+from tictactoe.search.tactics import (
+    ThreatSearcher,
+    quiet_refutation,
+    quiet_win,
+    tactical_scores,
+)
+
+_MATE = 1_000_000
+"""A win at ply p from the root scores ``_MATE - p``."""
+
+
+DEFENCE_POSITIONS = 2_000
+"""Positions each threat search of the defence check may visit."""
+
+DEFENCE_QUESTIONS = 400
+"""Threat searches the defence check may ask about one move."""
+
+FORKS_AGAINST = 1_000
+"""What two or more fork cells of the opponent (each makes two threats at once) cost the side
+to move at the search's horizon."""
+
+
+class _SearchStopped(Exception):
+    """The deadline passed inside the search."""
+
+
+class LineBoard:
+    """A position as counts of each side's marks on every line, updated move by move, with
+    the evaluation kept up to date (the sum over lines, from X's side).
+
+    >>> board = LineBoard(Variant.parse("3x3"))
+    >>> board.push(4, 0); board.evaluation   # X in the centre: 4 lines
+    4
+    >>> board.push(0, 1); board.evaluation   # O in a corner takes one of them, opens 2
+    1
+    >>> board.pop(0, 1); board.pop(4, 0); board.evaluation
+    0
+    """
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+        self.k = variant.k
+        self.cells = variant.cells
+        self.masks = variant.line_masks
+        self.through = variant.lines_through
+        self.weight: list[int] = [0] + [int(4 ** (n - 1)) for n in range(1, self.k + 1)]
+        self.counts = ([0] * len(self.masks), [0] * len(self.masks))
+        self.marks = [0, 0]
+        self.evaluation = 0
+        """Σ over lines open for X of weight[X's marks] minus the same for O."""
+        self.threats: tuple[set[int], set[int]] = (set(), set())
+        """Each side's lines with k-1 of its marks and none of the other's."""
+        self.twos: tuple[set[int], set[int]] = (set(), set())
+        """Each side's lines with k-2 of its marks and none of the other's."""
+        if self.k == 2:
+            for line in range(len(self.masks)):
+                self._classify(line)
+
+    def load(self, x: int, o: int) -> None:
+        for side, mask in ((0, x), (1, o)):
+            cell = 0
+            while mask:
+                if mask & 1:
+                    self.push(cell, side)
+                mask >>= 1
+                cell += 1
+
+    def _value(self, line: int) -> int:
+        cx, co = self.counts[0][line], self.counts[1][line]
+        if co == 0:
+            return self.weight[cx]
+        if cx == 0:
+            return -self.weight[co]
+        return 0
+
+    def push(self, cell: int, side: int) -> None:
+        mine = self.counts[side]
+        for line in self.through[cell]:
+            self.evaluation -= self._value(line)
+            mine[line] += 1
+            self.evaluation += self._value(line)
+            self._classify(line)
+        self.marks[side] |= 1 << cell
+
+    def pop(self, cell: int, side: int) -> None:
+        mine = self.counts[side]
+        for line in self.through[cell]:
+            self.evaluation -= self._value(line)
+            mine[line] -= 1
+            self.evaluation += self._value(line)
+            self._classify(line)
+        self.marks[side] &= ~(1 << cell)
+
+    def _classify(self, line: int) -> None:
+        """File a line under each side's threats (k-1 of its marks, none of the other's)
+        and twos (k-2 of its marks, none of the other's)."""
+        k = self.k
+        for side in (0, 1):
+            mine, theirs = self.counts[side][line], self.counts[1 - side][line]
+            if theirs == 0 and mine == k - 1:
+                self.threats[side].add(line)
+            else:
+                self.threats[side].discard(line)
+            if theirs == 0 and mine == k - 2:
+                self.twos[side].add(line)
+            else:
+                self.twos[side].discard(line)
+
+    def threat_cells(self, side: int) -> int:
+        """The empty cells where `side` completes a line."""
+        taken = self.marks[0] | self.marks[1]
+        out = 0
+        for line in self.threats[side]:
+            out |= self.masks[line] & ~taken
+        return out
+
+    def fork_cells(self, side: int) -> int:
+        """The empty cells where `side` makes threats on two cells at once."""
+        taken = self.marks[0] | self.marks[1]
+        partners: dict[int, int] = {}
+        for line in self.twos[side]:
+            rest = self.masks[line] & ~taken
+            a = rest & -rest
+            b = rest ^ a
+            partners[a] = partners.get(a, 0) | b
+            partners[b] = partners.get(b, 0) | a
+        out = 0
+        for bit, others in partners.items():
+            if others & (others - 1):
+                out |= bit
+        return out
+
+    def won(self, side: int) -> bool:
+        counts = self.counts[side]
+        return any(counts[line] == self.k for line in range(len(self.masks)))
+
+    def move_value(self, cell: int, side: int) -> int:
+        """How much a cell is worth to play, for ordering: the weight it adds to the mover's
+        open lines plus the weight it takes from the opponent's."""
+        mine, theirs = self.counts[side], self.counts[1 - side]
+        weight = self.weight
+        value = 0
+        for line in self.through[cell]:
+            if theirs[line] == 0:
+                value += weight[mine[line] + 1]
+            if mine[line] == 0:
+                value += weight[theirs[line] + 1]
+        return value
+
+
+class TacticalPlayer:
+    """The tactical floor, then α-β to `depth` plies over the open moves (see the module's
+    docstring). `beam` moves at most are searched at each inner node, the best by
+    `LineBoard.move_value`; `mistakes` is the chance of a random move among those not proven
+    to lose instead (`floor_positions` 0 keeps only the one-move facts: wins and blocks;
+    without `sequences_against` the opponent's threat sequences are not looked for, only its
+    wins one move ahead). `defence` checks that many of the best moves against the
+    opponent's quiet attacks (`tictactoe.search.tactics.quiet_refutation`) and looks for
+    quiet wins first; `solve_nodes` asks the solver first, within that many nodes."""
+
+    def __init__(self, *, depth: int = 2, beam: int = 10, mistakes: float = 0.0,
+                 floor_positions: int | None = None, defence: int = 0, solve_nodes: int = 0,
+                 sequences_against: bool = True, seed: int | None = None,
+                 name: str = "tactical") -> None:
+        if depth < 1:
+            raise TicTacToeError(f"depth must be at least 1, not {depth}")
+        if not 0.0 <= mistakes <= 1.0:
+            raise TicTacToeError(f"the chance of a mistake must be 0-1, not {mistakes}")
+        self.name = name
+        self.depth = depth
+        self.beam = beam
+        self.mistakes = mistakes
+        self.floor_positions = floor_positions
+        self.defence = defence
+        self.solve_nodes = solve_nodes
+        self.sequences_against = sequences_against
+        self.rng = random.Random(seed)
+        self.nodes = 0
+        self._deadline: float | None = None
+
+    def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        legal = check_playable(position)
+        started = time.perf_counter()
+        if self.solve_nodes:
+            solution = solve(position, nodes=self.solve_nodes,
+                             seconds=None if limit.seconds is None else limit.seconds / 2,
+                             engine=quickest_engine(position))
+            if solution.proven:
+                move = self.rng.choice(preferred(position, solution.best))
+                return Choice(move, solution.moves[move])
+        facts = (tactical_scores(position) if self.floor_positions is None
+                 else tactical_scores(position, positions=self.floor_positions))
+        if not self.sequences_against:  # only the losses one move ahead are heeded
+            facts = {c: s for c, s in facts.items() if s.winner(position.turn) is not
+                     position.turn.other or s == Loss(2)}
+        wins = [c for c, s in facts.items() if s.winner(position.turn) is position.turn]
+        if wins:
+            best = max(facts[c] for c in wins)
+            return Choice(self.rng.choice([c for c in wins if facts[c] == best]), best)
+        open_moves = [c for c in legal if c not in facts or facts[c].winner(
+            position.turn) is None]
+        if not open_moves:  # every move loses: the slowest loss
+            worst = max(facts.values())
+            return Choice(self.rng.choice([c for c in legal if facts[c] == worst]), worst)
+        if self.mistakes and self.rng.random() < self.mistakes:
+            move = self.rng.choice(open_moves)
+            return Choice(move, facts.get(move))
+        if len(open_moves) == 1:
+            move = open_moves[0]
+            return Choice(move, facts.get(move, Heuristic(0.0)))
+        deadline = None if limit.seconds is None else started + 0.9 * limit.seconds
+        if self.defence:  # hard: a quiet move that wins by force, first
+            won = quiet_wins(position, open_moves, deadline)
+            if won:
+                best = max(won.values())
+                return Choice(self.rng.choice([c for c in won if won[c] == best]), best)
+        depth = limit.depth if limit.depth is not None else self.depth
+        scores = self.root_scores(position, open_moves, depth, limit.seconds)
+        ranked = sorted(scores, key=lambda c: (scores[c], self.rng.random()), reverse=True)
+        if self.defence:
+            searcher = ThreatSearcher(position.variant, positions=DEFENCE_POSITIONS)
+            for move in ranked[:self.defence]:
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+                refuted = quiet_refutation(position, move, searcher,
+                                           questions=DEFENCE_QUESTIONS, deadline=deadline)
+                if refuted is None:
+                    return Choice(move, facts.get(move, scores[move]))
+                facts[move] = refuted
+            ranked = [c for c in ranked if c not in facts] or ranked
+        move = ranked[0]
+        return Choice(move, facts.get(move, scores[move]))
+
+    def root_scores(self, position: Position, moves: list[int], depth: int,
+                    seconds: float | None = None) -> dict[int, Score]:
+        """Each move's score for the mover: α-β to `depth` plies (iteratively deepened from
+        one ply; a deadline keeps the deepest finished pass)."""
+        board = LineBoard(position.variant)
+        board.load(position.x, position.o)
+        side = 0 if position.turn is Side.X else 1
+        self.nodes = 0
+        self._deadline = None if seconds is None else time.perf_counter() + 0.8 * seconds
+        moves = sorted(moves, key=lambda c: -board.move_value(c, side))
+        scores: dict[int, Score] = {}
+        for plies in range(1, depth + 1):
+            try:
+                found = self._root_pass(board, side, moves, plies)
+            except _SearchStopped:
+                break
+            scores = found
+            moves = sorted(moves, key=lambda c: found[c], reverse=True)
+        if not scores:  # not even one ply in time: the static order
+            scores = {c: Heuristic(float(-i)) for i, c in enumerate(moves)}
+        return scores
+
+    def _root_pass(self, board: LineBoard, side: int, moves: list[int],
+                   depth: int) -> dict[int, Score]:
+        out: dict[int, Score] = {}
+        alpha = -_MATE - 1  # one below the best so far, so that moves as good stay exact
+        for cell in moves:
+            board.push(cell, side)
+            value = -self._negamax(board, 1 - side, depth - 1, 1, -_MATE - 1, -alpha)
+            board.pop(cell, side)
+            out[cell] = _as_estimate(value, board.weight[board.k - 1])
+            alpha = max(alpha, value - 1)
+        return out
+
+    def _negamax(self, board: LineBoard, side: int, depth: int, ply: int, alpha: int,
+                 beta: int) -> int:
+        self.nodes += 1
+        if self._deadline is not None and self.nodes & 127 == 0 \
+                and time.perf_counter() > self._deadline:
+            raise _SearchStopped
+        if board.threats[side]:
+            return _MATE - (ply + 1)  # completes a line now
+        taken = board.marks[0] | board.marks[1]
+        if taken == board.variant.full_mask:
+            return 0
+        blocks = board.threat_cells(1 - side)
+        if blocks & (blocks - 1):
+            return -(_MATE - (ply + 2))  # two threats: one is completed next
+        if blocks:
+            moves = [blocks.bit_length() - 1]  # forced: does not use up depth
+        elif depth <= 0:
+            if board.fork_cells(side):
+                return _MATE - (ply + 3)  # two threats at once, and none to answer
+            value = board.evaluation if side == 0 else -board.evaluation
+            forks = board.fork_cells(1 - side)
+            if forks & (forks - 1):
+                value -= FORKS_AGAINST  # two forks to stop: at most one is blocked
+            return value
+        else:
+            empty = board.variant.full_mask & ~taken
+            cells = []
+            while empty:
+                low = empty & -empty
+                cells.append(low.bit_length() - 1)
+                empty ^= low
+            cells.sort(key=lambda c: -board.move_value(c, side))
+            moves = cells[:self.beam]
+            depth -= 1
+        best = -_MATE - 1
+        for cell in moves:
+            board.push(cell, side)
+            value = -self._negamax(board, 1 - side, depth, ply + 1, -beta, -alpha)
+            board.pop(cell, side)
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        return best
+
+
+def quiet_wins(position: Position, moves: list[int],
+               deadline: float | None = None) -> dict[int, Score]:
+    """The moves among `moves` (open by the tactical floor) that win by force one quiet
+    move deep (`tictactoe.search.tactics.quiet_win`), with their proven scores; the search
+    stops at `deadline` (a `time.perf_counter` reading)."""
+    searcher = ThreatSearcher(position.variant, positions=DEFENCE_POSITIONS)
+    won: dict[int, Score] = {}
+    for move in moves:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        found = quiet_win(position, move, searcher, questions=DEFENCE_QUESTIONS,
+                          deadline=deadline)
+        if found is not None:
+            won[move] = found
+    return won
+
+
+PREFER_DEPTH = 2
+"""Plies of the tactical search that breaks ties between equally good proven moves."""
+
+
+def preferred(position: Position, moves: list[int]) -> list[int]:
+    """Among moves of equal proven value (every draw on a drawn board, say), those the
+    tactical search rates best: the ones that leave the opponent most room to go wrong.
+    One move, or none, is returned as it is.
+
+    >>> p = Position("3x3")
+    >>> [p.move_name(c) for c in preferred(p, p.legal_moves())]   # the centre
+    ['b2']
+    """
+    if len(moves) <= 1:
+        return list(moves)
+    scores = TacticalPlayer(depth=PREFER_DEPTH, beam=8).root_scores(position, list(moves),
+                                                                     PREFER_DEPTH)
+    top = max(scores.values())
+    return [c for c in moves if scores[c] == top]
+
+
+def _as_estimate(value: int, unit: int) -> Score:
+    """A root value as an estimate, in units of one line a mark short of a threat (`unit`
+    evaluation points), within ±90. The search does not look at every move (the beam), so
+    even the wins and losses it sees are not proven: they become estimates near ±100, the
+    faster the larger."""
+    if value > _MATE - 1000:
+        return Heuristic(100.0 - (_MATE - value) / 100)
+    if value < -_MATE + 1000:
+        return Heuristic(-100.0 + (_MATE + value) / 100)
+    return Heuristic(max(-90.0, min(90.0, value / unit)))
+
+
+class GreedyPlayer:
+    """The one-ply reference player: win at once, else block, else the cell on the most open
+    lines (a line counts once for each side it is still open for); ties at random."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.name = "greedy"
+        self.rng = random.Random(seed)
+
+    def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        legal = check_playable(position)
+        variant = position.variant
+        mover = position.turn
+        me, opp = position.marks(mover), position.marks(mover.other)
+        wins = [c for c in legal if _completes(variant, me | 1 << c, c)]
+        if wins:
+            return Choice(self.rng.choice(wins), Win(1))
+        blocks = [c for c in legal if _completes(variant, opp | 1 << c, c)]
+        if blocks:
+            return Choice(self.rng.choice(blocks), Loss(2) if len(blocks) > 1 else None)
+        counts = {c: sum((not variant.line_masks[i] & opp) + (not variant.line_masks[i] & me)
+                         for i in variant.lines_through[c]) for c in legal}
+        top = max(counts.values())
+        return Choice(self.rng.choice([c for c in legal if counts[c] == top]), None)
+
+
+def _completes(variant: Variant, marks: int, cell: int) -> bool:
+    masks = variant.line_masks
+    return any(marks & masks[i] == masks[i] for i in variant.lines_through[cell])
+
+
+__all__ = ["GreedyPlayer", "LineBoard", "TacticalPlayer", "preferred", "quiet_wins"]

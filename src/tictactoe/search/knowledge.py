@@ -1,0 +1,110 @@
+"""Every move's value from every source of knowledge within one bound: what the analysis,
+the hints and the apps show.
+
+`analyse` gives the α-β solver (`tictactoe.search.solve`, which brings the tactical floor
+and the shipped strategy with it) part of the time. Where it leaves moves open on a board
+that proof-number search takes (17 to 64 cells, the ``fast`` extra), the rest of the time
+goes to proof-number search (`tictactoe.search.pn`), move by move in the solver's order:
+
+- if the side to move wins the position, the first move proven to keep the win is a
+  ``ForcedWin``;
+- a move after which the opponent is proven to win is a ``ForcedLoss``;
+- a move after which the opponent is proven not to win, in a position the side to move
+  cannot win, is a ``Draw``.
+
+Everything else stays the solver's estimate.
+
+>>> from tictactoe.core import Position
+>>> s = analyse(Position("x2/1o1/2x o"), seconds=1.0)   # small boards: the solver alone
+>>> str(s.score), s.proven
+('draw', True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from tictactoe.core import Position
+from tictactoe.extras import available
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Score
+from tictactoe.search.solution import Solution
+from tictactoe.search.solver import solve
+
+SOLVER_SHARE = 0.5
+"""The share of the time the α-β solver gets before proof-number search takes over."""
+
+
+def proof_numbers_apply(position: Position) -> bool:
+    """Whether proof-number search takes this board and is worth asking: 17 to 64 cells
+    (the solver settles smaller boards at once), with the ``fast`` extra."""
+    return 16 < position.variant.cells <= 64 and available("fast")
+
+
+def analyse(position: Position | str, *, nodes: int | None = None,
+            seconds: float | None = None, threads: int = 1, engine: str = "auto") -> Solution:
+    """Every legal move's score within the bounds (see the module's docstring). Without a
+    time limit it is `tictactoe.search.solve` itself."""
+    if isinstance(position, str):
+        position = Position(position)
+    if seconds is None or not proof_numbers_apply(position):
+        return solve(position, nodes=nodes, seconds=seconds, threads=threads, engine=engine)
+    started = time.perf_counter()
+    solution = solve(position, nodes=nodes, seconds=seconds * SOLVER_SHARE, threads=threads,
+                     engine=engine)
+    if solution.proven or not solution.every_move:
+        return solution
+    return with_proof_numbers(position, solution, started + seconds)
+
+
+def with_proof_numbers(position: Position, solution: Solution, deadline: float) -> Solution:
+    """`solution` with the open moves that proof-number search settles before `deadline`
+    (a `time.perf_counter` reading)."""
+    from tictactoe.search.pn.shared import shared_searches
+
+    mover = position.turn
+    moves = dict(solution.moves)
+    open_moves = sorted((m for m, s in moves.items() if not s.is_proven),
+                        key=lambda m: moves[m], reverse=True)
+    if not open_moves or solution.score.winner(mover) is mover:
+        return solution
+
+    def left(fraction: float) -> float | None:
+        rest = deadline - time.perf_counter()
+        return None if rest <= 0.01 else rest * fraction
+
+    searches = shared_searches(position.variant)
+    with searches.lock:
+        share = left(0.3)
+        root = None if share is None else \
+            searches.of(mover).prove(position, attacker=mover, seconds=share)
+        if root is not None and root.outcome == "win":
+            for move in open_moves:
+                share = left(0.3)
+                if share is None:
+                    break
+                if searches.of(mover).prove(position.play(move), attacker=mover,
+                                            seconds=share).outcome == "win":
+                    moves[move] = ForcedWin()
+                    break
+        for move in open_moves:
+            share = left(0.25)
+            if share is None:
+                break
+            if moves[move].is_proven:
+                continue
+            reply = searches.of(mover.other).prove(position.play(move),
+                                                   attacker=mover.other, seconds=share)
+            if reply.outcome == "win":
+                moves[move] = ForcedLoss()
+            elif reply.outcome == "no-win" and root is not None and root.outcome == "no-win":
+                moves[move] = Draw()
+    if moves == solution.moves:
+        return solution
+    score: Score = max(moves.values())
+    return replace(solution, score=score, moves=moves,
+                   best=[m for m, s in moves.items() if s == score],
+                   seconds=solution.seconds)
+
+
+__all__ = ["SOLVER_SHARE", "analyse", "proof_numbers_apply", "with_proof_numbers"]
