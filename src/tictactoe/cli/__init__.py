@@ -6,6 +6,7 @@ from __future__ import annotations
 from tictactoe.cli import (
     bench,  # noqa: F401
     census,  # noqa: F401
+    ladder,  # noqa: F401
     play,  # noqa: F401
     play_commands,  # noqa: F401
     proofs,  # noqa: F401

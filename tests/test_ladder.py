@@ -1,0 +1,222 @@
+"""The rating ladder: the rating math, a real round robin, and ``ttt ladder``."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from subprocesses import take_ctrl_c
+from typer.testing import CliRunner
+
+from tictactoe.cli import app
+from tictactoe.core import TicTacToeError
+from tictactoe.players.base import UnknownPlayerError
+from tictactoe.players.ladder import (
+    Ladder,
+    LadderGame,
+    Result,
+    expected_score,
+    play_ladder,
+    rate,
+    rating_gap,
+)
+
+runner = CliRunner()
+
+
+def games(a: str, b: str, wins: int, draws: int, losses: int) -> list[Result]:
+    return [(a, b, 1.0)] * wins + [(a, b, 0.5)] * draws + [(a, b, 0.0)] * losses
+
+
+def by_name(results: list[Result], players: list[str] | None = None,
+            prior_draws: float = 1.0) -> dict[str, tuple[float, float]]:
+    return {r.name: (r.rating, r.interval)
+            for r in rate(results, players, prior_draws=prior_draws)}
+
+
+# ------------------------------------------------------------------ the rating math
+
+
+def test_a_known_score_gives_its_elo_gap() -> None:
+    assert rating_gap(0.75) == pytest.approx(400 * math.log10(3))
+    assert expected_score(rating_gap(0.9)) == pytest.approx(0.9)
+    exact = by_name(games("a", "b", 300, 0, 100), prior_draws=0)
+    assert exact["a"][0] - exact["b"][0] == pytest.approx(rating_gap(0.75), abs=1e-6)
+    assert exact["a"][0] + exact["b"][0] == pytest.approx(0.0, abs=1e-9)  # mean 0
+    # a draw is half a win: 100 wins and 200 draws of 400 is a 75% score too
+    halves = by_name(games("a", "b", 100, 200, 100), prior_draws=0)
+    assert halves["a"][0] == pytest.approx(0.0, abs=1e-6)
+    halves = by_name(games("a", "b", 200, 200, 0), prior_draws=0)
+    assert halves["a"][0] - halves["b"][0] == pytest.approx(rating_gap(0.75), abs=1e-6)
+    # the one virtual draw hardly moves a well-measured gap
+    weak = by_name(games("a", "b", 300, 0, 100))
+    assert weak["a"][0] - weak["b"][0] == pytest.approx(rating_gap(0.75), abs=1.0)
+
+
+def test_symmetric_results_give_equal_ratings() -> None:
+    cycle = games("a", "b", 6, 2, 2) + games("b", "c", 6, 2, 2) + games("c", "a", 6, 2, 2)
+    ratings = by_name(cycle)
+    for rating, interval in ratings.values():
+        assert rating == pytest.approx(0.0, abs=1e-9)
+        assert interval == pytest.approx(ratings["a"][1])
+    assert by_name(games("a", "b", 3, 4, 3))["a"][0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_virtual_draws_keep_a_perfect_score_finite() -> None:
+    ratings = by_name(games("a", "b", 20, 0, 0) + games("b", "c", 5, 0, 5))
+    assert all(math.isfinite(r) and math.isfinite(i) for r, i in ratings.values())
+    assert ratings["a"][0] > max(ratings["b"][0], ratings["c"][0])
+    # 20.5 of 21 against b, with the virtual draws (and a's draw with c)
+    assert ratings["a"][0] - ratings["b"][0] < rating_gap(20.5 / 21) + 1
+    with pytest.raises(TicTacToeError, match="diverge"):
+        rate(games("a", "b", 20, 0, 0), prior_draws=0)
+
+
+def test_intervals_shrink_with_more_games() -> None:
+    few = by_name(games("a", "b", 7, 0, 3))
+    many = by_name(games("a", "b", 70, 0, 30))
+    assert many["a"][1] < few["a"][1] / 2
+    assert many["a"][1] == pytest.approx(few["a"][1] / math.sqrt(10), rel=0.2)
+
+
+def test_ratings_do_not_depend_on_the_order_of_players_or_games() -> None:
+    results = (games("a", "b", 4, 3, 1) + games("c", "a", 2, 2, 4) + games("b", "c", 5, 0, 3)
+               + games("d", "a", 0, 1, 7) + games("b", "d", 8, 0, 0))
+    first = by_name(results, ["a", "b", "c", "d"])
+    second = by_name(list(reversed(results)), ["d", "c", "b", "a"])
+    for name, (rating, interval) in first.items():
+        assert second[name][0] == pytest.approx(rating, abs=1e-7)
+        assert second[name][1] == pytest.approx(interval, abs=1e-7)
+    assert sum(r for r, _ in first.values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_rate_rejects_bad_input() -> None:
+    with pytest.raises(TicTacToeError, match="listed twice"):
+        rate([], ["a", "a"])
+    with pytest.raises(TicTacToeError, match="score"):
+        rate([("a", "b", 0.3)])
+    with pytest.raises(TicTacToeError, match="not both in the ladder"):
+        rate([("a", "c", 1.0)], ["a", "b"])
+
+
+# ------------------------------------------------------------------ the round robin
+
+
+def test_a_small_ladder_on_3x3() -> None:
+    seen: list[LadderGame] = []
+    ladder = play_ladder("3x3", ["random", "greedy", "perfect"], games=6, seed=4,
+                         on_game=seen.append)
+    assert len(ladder.games) == len(seen) == 18
+    assert [g.number for g in ladder.games] == list(range(18))
+    perfect = next(r for r in ladder.ratings if r.name == "perfect")
+    assert perfect.losses == 0 and perfect.games == 12
+    assert ladder.ratings[0].name == "perfect"
+    assert ladder.ratings[-1].name == "random"
+    # colours: in each pair the player listed first is X in odd rounds
+    for game in ladder.games:
+        pair = next(p for p in ladder.pairs if {p.first, p.second} == {game.x, game.o})
+        assert game.x == (pair.first if game.round % 2 else pair.second)
+    for r in ladder.ratings:
+        assert r.score_rate == (r.wins + r.draws / 2) / r.games
+    pair = ladder.pair("perfect", "random")
+    assert pair.games == 6 and pair.points + ladder.pair("random", "perfect").points == 6
+
+
+def test_the_same_seed_replays_the_ladder_with_any_number_of_jobs() -> None:
+    def ladder(jobs: int, seed: int = 11, on_game: Callable[[LadderGame], None] | None = None
+               ) -> Ladder:
+        return play_ladder("4x4k3", ["random", "greedy", "easy", "perfect"], games=4,
+                           seed=seed, jobs=jobs, on_game=on_game)
+
+    one = ladder(1)
+    seen: list[LadderGame] = []
+    two = ladder(2, on_game=seen.append)
+    assert one.games == two.games
+    assert one.ratings == two.ratings
+    assert sorted(seen, key=lambda g: g.number) == list(two.games)
+    other = ladder(1, seed=12)
+    assert [(g.x_seed, g.o_seed) for g in other.games] != \
+        [(g.x_seed, g.o_seed) for g in one.games]
+
+
+def test_bad_ladders_fail_before_any_game() -> None:
+    seen: list[LadderGame] = []
+    with pytest.raises(UnknownPlayerError, match="unknown player 'wizard'"):
+        play_ladder("3x3", ["random", "wizard"], on_game=seen.append)
+    with pytest.raises(TicTacToeError, match="at least two players"):
+        play_ladder("3x3", ["random"], on_game=seen.append)
+    with pytest.raises(TicTacToeError, match="listed twice"):
+        play_ladder("3x3", ["random", "Random"], on_game=seen.append)
+    assert seen == []
+
+
+# ------------------------------------------------------------------ ttt ladder
+
+
+def test_ladder_command_prints_the_tables_and_plots(tmp_path: Path) -> None:
+    chart = tmp_path / "ladder.png"
+    result = runner.invoke(app, ["ladder", "3x3", "--players", "random,greedy,perfect",
+                                 "--games", "4", "--plot", str(chart)])
+    assert result.exit_code == 0, result.output
+    assert "3x3: 12 games, 4 per pair" in result.stdout
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]]
+            for line in result.stdout.splitlines() if line.startswith("│")]
+    ranking = rows[:3]
+    assert [row[0] for row in ranking] == ["1", "2", "3"]
+    assert {row[1] for row in ranking} == {"random", "greedy", "perfect"}
+    assert all("±" in row[2] and row[3].endswith("%") and row[5] == "8" for row in ranking)
+    assert "Points of each row player against each column player, of 4 games" in result.stdout
+    assert len(rows) == 6  # three ranked players, then the 3 x 3 score matrix
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_ladder_command_json() -> None:
+    result = runner.invoke(app, ["ladder", "4x4k3", "--players", "random,greedy", "--games",
+                                 "2", "--seed", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["variant"] == "4x4k3" and data["games_per_pair"] == 2
+    assert [p["rank"] for p in data["players"]] == [1, 2]
+    assert {p["name"] for p in data["players"]} == {"random", "greedy"}
+    assert set(data["players"][0]) == {"rank", "name", "rating", "interval", "score_rate",
+                                       "games", "wins", "draws", "losses"}
+    assert data["pairs"][0]["first"] == "random" and data["pairs"][0]["games"] == 2
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--players", "random,wizard"], "unknown player 'wizard'"),
+    (["--players", "random"], "at least two players"),
+])
+def test_ladder_command_rejects_bad_players(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["ladder", "3x3", *args])
+    assert result.exit_code == 2, result.output  # bad input, as for every command
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+def test_ctrl_c_stops_a_parallel_ladder() -> None:
+    code = "from tictactoe.cli import main; main()"
+    with subprocess.Popen(
+            [sys.executable, "-c", code, "ladder", "7x7k5", "--players", "hard,perfect",
+             "--jobs", "2", "--seconds", "1"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=take_ctrl_c) as process:
+        try:
+            time.sleep(2)  # past start-up: the workers are playing
+            assert process.poll() is None, process.communicate()
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=20)
+        finally:
+            process.kill()
+    assert process.returncode == 130
+    assert err.strip() == "error: interrupted" and out == ""
