@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tictactoe.core import Position
+from tictactoe.players.levels import LEVEL_DESCRIPTIONS
 from tictactoe.search.solver import solve
 
 pytestmark = [
@@ -119,6 +120,34 @@ def test_hints_show_the_values(page: Any, server: Any, shot: Shot) -> None:
     assert page.locator("[data-name=b1] .hint").get_attribute("class") == "hint win best"
     assert "win in 1" in page.locator("[data-name=b1]").get_attribute("aria-label")
     shot(page, "hints")
+
+
+def test_each_level_is_described(page: Any, server: Any) -> None:
+    open_page(page, server.url)
+    description = page.locator("#level-description")
+    assert description.inner_text() == f"Perfect: {LEVEL_DESCRIPTIONS['perfect']}."
+    page.select_option("#level", "easy")
+    page.wait_for_function("document.querySelector('#level-description').textContent"
+                           ".startsWith('Easy:')")
+    assert description.inner_text() == f"Easy: {LEVEL_DESCRIPTIONS['easy']}."
+
+
+def test_cube_hints_mark_the_moves_that_lose_at_once(page: Any, server: Any,
+                                                     shot: Shot) -> None:
+    start = "xxx1/4/4/4:4/1o2/4/4:4/2o1/4/4:4/4/4/4 o"  # O must block 1:d1
+    open_page(page, server.url)
+    page.fill("#position-text", start)
+    page.click("#load")
+    page.wait_for_function(f"document.querySelector('#position-text').value === '{start}'")
+    page.locator("label.switch").click()
+    page.wait_for_selector(".hint", timeout=20_000)
+    page.wait_for_function("document.querySelectorAll('.hint').length === 59")
+    best = page.locator(".hint.best")
+    assert best.count() == 1
+    assert page.locator("[data-name='1:d1'] .hint").get_attribute("class") in (
+        "hint estimate best", "hint estimate")
+    assert page.locator(".hint.loss").count() == 58
+    shot(page, "cube-hints")
 
 
 def test_paste_a_position_and_a_bad_one(page: Any, server: Any, shot: Shot) -> None:

@@ -55,8 +55,8 @@ LEVELS = ("easy", "medium", "hard", "perfect")
 LEVEL_DESCRIPTIONS = {
     "easy": "takes a win and blocks a threat, looks one move ahead, and plays one move in "
             "three at random",
-    "medium": "takes its own threat sequences, looks two moves ahead, and plays one move in "
-              "five at random",
+    "medium": "sees short threat sequences (two threats deep) for both sides, looks two "
+              "moves ahead, and plays one move in five at random",
     "hard": "sees threat sequences for both sides, looks three moves ahead, checks every "
             "quiet attack of the opponent, and solves small boards outright",
     "perfect": "plays a proven best move wherever one can be proven in time, and says when "
@@ -87,8 +87,9 @@ class LevelPlayer:
 
 LEVEL_SETTINGS: dict[str, dict[str, float | int]] = {
     "easy": {"depth": 1, "beam": 6, "mistakes": 0.35, "floor_positions": 0},
-    "medium": {"depth": 2, "beam": 8, "mistakes": 0.2, "sequences_against": 0},
-    "hard": {"depth": 3, "beam": 10, "defence": 8, "solve_nodes": 200_000},
+    "medium": {"depth": 2, "beam": 8, "mistakes": 0.2, "sequence_moves": 2, "careful": 4},
+    "hard": {"depth": 3, "beam": 10, "defence": 8, "solve_nodes": 200_000,
+             "verify_nodes": 20_000},
 }
 """The `TacticalPlayer` settings of the levels below ``perfect``."""
 
@@ -138,6 +139,9 @@ def player_for_level(level: str, seed: int | None = None) -> Player:
                           floor_positions=(None if "floor_positions" not in settings
                                            else int(settings["floor_positions"])),
                           defence=int(settings.get("defence", 0)),
-                          sequences_against=bool(settings.get("sequences_against", 1)),
-                          solve_nodes=int(settings.get("solve_nodes", 0)), seed=seed,
+                          sequence_moves=(None if "sequence_moves" not in settings
+                                          else int(settings["sequence_moves"])),
+                          solve_nodes=int(settings.get("solve_nodes", 0)),
+                          verify_nodes=int(settings.get("verify_nodes", 0)),
+                          careful=int(settings.get("careful", 2)), seed=seed,
                           name=key)

@@ -12,9 +12,10 @@ It tries, in order:
    proves (a threat sequence, say) is played at once, and a move proven to lose is never
    played while another is open.
 3. **Proof-number search** (`tictactoe.search.pn`), where the solver stopped short on a
-   board the compiled core takes: the open moves ranked by the tactical search, each
-   checked against the opponent's quiet attacks (`quiet_refutation`) and asked whether
-   the opponent then wins; a move proven to win, else the first move proven not to lose
+   board the compiled core takes: the open moves ranked by the tactical search; a quiet
+   move that wins by force one move deeper (`quiet_win`) at once; else each move checked
+   against the opponent's quiet attacks (`quiet_refutation`) and asked whether the
+   opponent then wins; a move proven to win, else the first move proven not to lose
    (a draw if the win was disproven too), else the best ranked move not proven to lose,
    else the slowest proven loss. Only the open moves are unproven, and their score is a
    `Heuristic`, which every interface labels as an estimate.
@@ -39,6 +40,7 @@ from tictactoe.players.tactical import (
     DEFENCE_QUESTIONS,
     TacticalPlayer,
     preferred,
+    quiet_wins,
 )
 from tictactoe.proof.strategy import strategy_move
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Score
@@ -123,6 +125,10 @@ class PerfectPlayer:
             if known.winner(mover) is mover.other:
                 losses[move] = (known, 0)
         ordered = _by_estimate(position, estimate, losses, budget)
+        won = quiet_wins(position, ordered, budget.deadline)
+        if won:  # a quiet move that wins by force one move deeper
+            best = max(won.values())
+            return Choice(self.rng.choice([m for m in won if won[m] == best]), best)
         unknown: int | None = None
         refuter = ThreatSearcher(position.variant, positions=DEFENCE_POSITIONS)
         with searches.lock:

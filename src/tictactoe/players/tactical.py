@@ -27,7 +27,7 @@ import time
 
 from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.players.base import Choice, Limit, check_playable
-from tictactoe.search.score import Heuristic, Loss, Score, Win
+from tictactoe.search.score import ForcedLoss, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import quickest_engine, solve
 from tictactoe.search.tactics import (
     ThreatSearcher,
@@ -182,16 +182,19 @@ class LineBoard:
 class TacticalPlayer:
     """The tactical floor, then α-β to `depth` plies over the open moves (see the module's
     docstring). `beam` moves at most are searched at each inner node, the best by
-    `LineBoard.move_value`; `mistakes` is the chance of a random move among those not proven
-    to lose instead (`floor_positions` 0 keeps only the one-move facts: wins and blocks;
+    `LineBoard.move_value`; `mistakes` is the chance of a random move instead, among those
+    not proven to lose within `careful` plies (2: not at once; 4: nor to a fork) (`floor_positions` 0 keeps only the one-move facts: wins and blocks;
     without `sequences_against` the opponent's threat sequences are not looked for, only its
     wins one move ahead). `defence` checks that many of the best moves against the
     opponent's quiet attacks (`tictactoe.search.tactics.quiet_refutation`) and looks for
-    quiet wins first; `solve_nodes` asks the solver first, within that many nodes."""
+    quiet wins first; `verify_nodes` then asks proof-number search, within that many nodes,
+    whether the opponent wins after the move it would play (on boards of 17 to 64 cells);
+    `solve_nodes` asks the solver first, within that many nodes."""
 
     def __init__(self, *, depth: int = 2, beam: int = 10, mistakes: float = 0.0,
                  floor_positions: int | None = None, defence: int = 0, solve_nodes: int = 0,
-                 sequences_against: bool = True, seed: int | None = None,
+                 sequences_against: bool = True, sequence_moves: int | None = None,
+                 verify_nodes: int = 0, careful: int = 2, seed: int | None = None,
                  name: str = "tactical") -> None:
         if depth < 1:
             raise TicTacToeError(f"depth must be at least 1, not {depth}")
@@ -205,6 +208,9 @@ class TacticalPlayer:
         self.defence = defence
         self.solve_nodes = solve_nodes
         self.sequences_against = sequences_against
+        self.sequence_moves = sequence_moves
+        self.verify_nodes = verify_nodes
+        self.careful = careful
         self.rng = random.Random(seed)
         self.nodes = 0
         self._deadline: float | None = None
@@ -219,8 +225,9 @@ class TacticalPlayer:
             if solution.proven:
                 move = self.rng.choice(preferred(position, solution.best))
                 return Choice(move, solution.moves[move])
-        facts = (tactical_scores(position) if self.floor_positions is None
-                 else tactical_scores(position, positions=self.floor_positions))
+        facts = tactical_scores(position, sequence_moves=self.sequence_moves,
+                                **({} if self.floor_positions is None
+                                   else {"positions": self.floor_positions}))
         if not self.sequences_against:  # only the losses one move ahead are heeded
             facts = {c: s for c, s in facts.items() if s.winner(position.turn) is not
                      position.turn.other or s == Loss(2)}
@@ -234,7 +241,9 @@ class TacticalPlayer:
             worst = max(facts.values())
             return Choice(self.rng.choice([c for c in legal if facts[c] == worst]), worst)
         if self.mistakes and self.rng.random() < self.mistakes:
-            move = self.rng.choice(open_moves)
+            # a mistake: any move not proven to lose within `careful` plies
+            pool = [c for c in legal if not _loses_within(facts.get(c), self.careful)]
+            move = self.rng.choice(pool or open_moves)
             return Choice(move, facts.get(move))
         if len(open_moves) == 1:
             move = open_moves[0]
@@ -246,18 +255,28 @@ class TacticalPlayer:
                 best = max(won.values())
                 return Choice(self.rng.choice([c for c in won if won[c] == best]), best)
         depth = limit.depth if limit.depth is not None else self.depth
-        scores = self.root_scores(position, open_moves, depth, limit.seconds)
+        scores = self.root_scores(position, open_moves, depth,
+                                  None if deadline is None else _left(deadline, 0.5))
         ranked = sorted(scores, key=lambda c: (scores[c], self.rng.random()), reverse=True)
         if self.defence:
             searcher = ThreatSearcher(position.variant, positions=DEFENCE_POSITIONS)
+            safe: dict[int, int] = {}  # candidates that hold, by the room they leave
             for move in ranked[:self.defence]:
                 if deadline is not None and time.perf_counter() > deadline:
                     break
                 refuted = quiet_refutation(position, move, searcher,
                                            questions=DEFENCE_QUESTIONS, deadline=deadline)
-                if refuted is None:
-                    return Choice(move, facts.get(move, scores[move]))
-                facts[move] = refuted
+                if refuted is None and self.verify_nodes:
+                    refuted = _proven_loss(position, move, self.verify_nodes, deadline)
+                if refuted is not None:
+                    facts[move] = refuted
+                    continue
+                safe[move] = room_left(position, move)
+                if safe[move] >= ROOM or len(safe) >= ROOM_CANDIDATES:
+                    break
+            if safe:  # the move that leaves the most room after the opponent's best replies
+                move = max(safe, key=lambda c: (min(safe[c], ROOM), -ranked.index(c)))
+                return Choice(move, facts.get(move, scores[move]))
             ranked = [c for c in ranked if c not in facts] or ranked
         move = ranked[0]
         return Choice(move, facts.get(move, scores[move]))
@@ -344,6 +363,77 @@ class TacticalPlayer:
         return best
 
 
+ROOM = 6
+"""A move after which every strong reply of the opponent still leaves this many moves not
+proven to lose is played at once; below it, the defence compares a few candidates."""
+
+ROOM_CANDIDATES = 3
+"""Candidates that hold whose room the defence compares at most."""
+
+ROOM_REPLIES = 4
+"""The opponent's replies (its best by `LineBoard.move_value`) the room is measured after."""
+
+ROOM_POSITIONS = 2_000
+"""Threat-search positions of each classification that measures the room."""
+
+
+def room_left(position: Position, move: int) -> int:
+    """The fewest moves not proven to lose (by one-move checks and threat sequences) that
+    the mover has after `move` and one of the opponent's strongest replies: how much room
+    the move leaves. A move that keeps the room wide is harder to attack.
+
+    >>> p = Position("5x5k4")
+    >>> room_left(p, p.parse_move("c3")) > 10
+    True
+    """
+    after = position.play(move)
+    board = LineBoard(after.variant)
+    board.load(after.x, after.o)
+    side = 0 if after.turn is Side.X else 1
+    replies = sorted(after.legal_moves(), key=lambda c: -board.move_value(c, side))
+    room = len(after.legal_moves())
+    for reply in replies[:ROOM_REPLIES]:
+        then = after.play(reply)
+        if then.is_game_over():
+            return 0
+        facts = tactical_scores(then, positions=ROOM_POSITIONS)
+        mover = then.turn
+        held = sum(1 for c in then.legal_moves()
+                   if c not in facts or facts[c].winner(mover) is not mover.other)
+        room = min(room, held)
+    return room
+
+
+def _loses_within(score: Score | None, plies: int) -> bool:
+    """Whether `score` is a loss in at most `plies` plies."""
+    return isinstance(score, Loss) and score.plies <= plies
+
+
+def _left(deadline: float, fraction: float) -> float:
+    """`fraction` of the seconds left until `deadline`, at least a hundredth."""
+    return max(0.01, fraction * (deadline - time.perf_counter()))
+
+
+def _proven_loss(position: Position, move: int, nodes: int,
+                 deadline: float | None) -> Score | None:
+    """``ForcedLoss()`` if proof-number search proves, within `nodes` nodes and half the
+    time left, that the opponent wins after `move`; None otherwise, or where proof-number
+    search does not apply (the ``fast`` extra, 17 to 64 cells)."""
+    from tictactoe.search.knowledge import proof_numbers_apply
+
+    if not proof_numbers_apply(position):
+        return None
+    from tictactoe.search.pn.shared import shared_searches
+
+    searches = shared_searches(position.variant)
+    opponent = position.turn.other
+    with searches.lock:
+        found = searches.of(opponent).prove(
+            position.play(move), attacker=opponent, nodes=nodes,
+            seconds=None if deadline is None else _left(deadline, 0.5))
+    return ForcedLoss() if found.outcome == "win" else None
+
+
 def quiet_wins(position: Position, moves: list[int],
                deadline: float | None = None) -> dict[int, Score]:
     """The moves among `moves` (open by the tactical floor) that win by force one quiet
@@ -424,4 +514,5 @@ def _completes(variant: Variant, marks: int, cell: int) -> bool:
     return any(marks & masks[i] == masks[i] for i in variant.lines_through[cell])
 
 
-__all__ = ["GreedyPlayer", "LineBoard", "TacticalPlayer", "preferred", "quiet_wins"]
+__all__ = ["GreedyPlayer", "LineBoard", "TacticalPlayer", "preferred", "quiet_wins",
+           "room_left"]

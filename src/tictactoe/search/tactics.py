@@ -57,13 +57,14 @@ def is_exact(score: Score) -> bool:
     return isinstance(score, Win | Loss | Draw)
 
 
-def tactical_scores(position: Position, *, positions: int = TACTICS_POSITIONS
-                    ) -> dict[int, Score]:
+def tactical_scores(position: Position, *, positions: int = TACTICS_POSITIONS,
+                    sequence_moves: int | None = None) -> dict[int, Score]:
     """The moves settled by one-move checks and threat sequences, with their proven scores
     for the side to move (see the module's docstring). Moves left open are absent.
 
-    `positions` bounds the threat searches in all. Raises like `tictactoe.search.solve` on
-    an impossible or finished position.
+    `positions` bounds the threat searches in all, and `sequence_moves` (if given) the
+    moves of a threat sequence (the levels below ``hard`` see short ones only). Raises like
+    `tictactoe.search.solve` on an impossible or finished position.
 
     >>> from tictactoe.core import Position
     >>> p = Position("x2/1o1/2x o")  # a corner lets X fork: a threat sequence of one move
@@ -94,7 +95,7 @@ def tactical_scores(position: Position, *, positions: int = TACTICS_POSITIONS
             else:
                 open_moves.append((cell, threats))
     if open_moves:
-        _threat_sequences(board, me, opp, open_moves, facts, positions)
+        _threat_sequences(board, me, opp, open_moves, facts, positions, sequence_moves)
     return dict(sorted(facts.items()))
 
 
@@ -115,9 +116,11 @@ def _any_open(board: Board, a: int, b: int) -> bool:
 
 
 def _threat_sequences(board: Board, me: int, opp: int, open_moves: list[tuple[int, int]],
-                      facts: dict[int, Score], positions: int) -> None:
+                      facts: dict[int, Score], positions: int,
+                      sequence_moves: int | None) -> None:
     """Settle the open moves by threat sequences, within `positions` in all."""
-    search = ThreatSearch(board.variant)
+    search = ThreatSearch(board.variant) if sequence_moves is None else \
+        ThreatSearch(board.variant, max_moves=sequence_moves)
     budget = [positions]
 
     def run(prover: int, opponent: int) -> list[int] | None:

@@ -152,8 +152,11 @@ class Engine:
         """Every move's value: the solver's answer where it proves the position (cached,
         or quick), else on a board that proof-number search takes, the solver and then
         proof-number search on a worker (`tictactoe.search.knowledge.analyse`)."""
-        if not analysis_uses_proof_numbers(board) or self.solver.cached(board) is not None:
+        if not analysis_uses_proof_numbers(board):
             return await self.solution_for(board, nodes, seconds, Priority.ANALYSIS)
+        solution = self.solver.cached(board)
+        if solution is not None:
+            return solution
         solution = await self.lane(board).run(Priority.ANALYSIS, worker.analyse,
                                               board.to_string(), nodes, seconds)
         if solution.proven:

@@ -362,7 +362,7 @@ export class PlayView {
       }
       this.hints = hints;
       this.hintNote = analysis.proven ? "" :
-        "The search stopped at its bound before a proof: these values are estimates.";
+        "The search stopped at its bound: values marked ≈ are estimates, the others are proven.";
     } catch (err) {
       if (epoch !== this.epoch) return;
       this.hints = null;
