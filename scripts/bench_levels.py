@@ -16,6 +16,9 @@ Parts:
 - ``latency``: a ``ttt serve`` on a free local port, warmed up; each level's move on cube
   positions from greedy games, through ``POST /api/move``: p50, p99 and the longest.
 - ``cube-o``: `perfect` as O on the cube against `greedy` as X: wins, draws, losses.
+- ``overhead``: what a cube move or hint costs beyond its search's limit: reading the shipped
+  strategy in a fresh process, and in a warm one the hints and `perfect`'s move on cube
+  positions with X and with O to move, less the limit.
 
 Ratings and scores against `greedy` come from ``ttt ladder`` (docs/solving.md).
 """
@@ -164,9 +167,37 @@ def cube_o(games: int, seconds: float) -> None:
           f"{time.perf_counter() - started:.0f} s")
 
 
+def overhead(seconds: float) -> None:
+    import subprocess
+
+    code = ("import time; t = time.perf_counter(); from tictactoe.proof.strategy import shipped; "
+            "s = shipped('4x4x4'); print(time.perf_counter() - t)")
+    loads = sorted(float(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                        text=True, check=True).stdout) for _ in range(5))
+    print(f"reading the shipped strategy in a fresh process (import included), 5 runs: "
+          f"{loads[0]:.2f}-{loads[-1]:.2f} s, median {loads[2]:.2f} s")
+    from tictactoe.search.compiled import warm_up
+
+    warm_up()
+    boards = greedy_positions(24)
+    for side in (Side.X, Side.O):
+        chosen = [p for p in boards if p.turn is side][:8]
+        hint_costs, move_costs = [], []
+        for i, p in enumerate(chosen):
+            started = time.perf_counter()
+            hint_scores(p, seconds)
+            hint_costs.append(time.perf_counter() - started - seconds)
+            started = time.perf_counter()
+            player_for_level("perfect", seed=i).choose(p, Limit(seconds=seconds))
+            move_costs.append(time.perf_counter() - started - seconds)
+        print(f"{side.name} to move, {len(chosen)} positions, limit {seconds:g} s: hints "
+              f"{max(hint_costs):+.2f} s at most beyond it, perfect's move "
+              f"{max(move_costs):+.2f} s", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--part", choices=("tactics", "latency", "cube-o", "all"),
+    parser.add_argument("--part", choices=("tactics", "latency", "cube-o", "overhead", "all"),
                         default="all")
     parser.add_argument("--positions", type=int, default=30,
                         help="positions of each kind per board (tactics)")
@@ -181,6 +212,8 @@ def main() -> int:
         latency(args.moves)
     if args.part in ("cube-o", "all"):
         cube_o(args.games, args.seconds)
+    if args.part in ("overhead", "all"):
+        overhead(args.seconds)
     return 0
 
 

@@ -33,6 +33,7 @@ random, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard,
 from __future__ import annotations
 
 import random
+from typing import TypedDict
 
 from tictactoe.core import Position, TicTacToeError
 from tictactoe.players.base import (
@@ -53,10 +54,10 @@ PLAYER_NAMES = ("random", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
 
 LEVEL_DESCRIPTIONS = {
-    "easy": "takes a win and blocks a threat, looks one move ahead, and plays one move in "
-            "three at random",
-    "medium": "sees short threat sequences (two threats deep) for both sides, looks two "
-              "moves ahead, and plays one move in five at random",
+    "easy": "takes a win and blocks a threat, looks one move ahead, and plays almost every "
+            "other move at random",
+    "medium": "sees short threat sequences (two threats deep) for both sides, looks one "
+              "move ahead, and plays one move in four at random",
     "hard": "sees threat sequences for both sides, looks three moves ahead, checks every "
             "quiet attack of the opponent, and solves small boards outright",
     "perfect": "plays a proven best move wherever one can be proven in time, and says when "
@@ -85,10 +86,24 @@ class LevelPlayer:
         return self.inner.choose(position, limit)
 
 
-LEVEL_SETTINGS: dict[str, dict[str, float | int]] = {
-    "easy": {"depth": 1, "beam": 6, "mistakes": 0.35, "floor_positions": 0},
-    "medium": {"depth": 2, "beam": 8, "mistakes": 0.2, "sequence_moves": 2, "careful": 4},
-    "hard": {"depth": 3, "beam": 10, "defence": 8, "solve_nodes": 200_000,
+class LevelSettings(TypedDict, total=False):
+    """The `TacticalPlayer` keywords of a level (see its docstring)."""
+
+    depth: int
+    beam: int
+    mistakes: float
+    careful: int
+    floor_positions: int
+    sequence_moves: int
+    solve_nodes: int
+    defence: int
+    verify_nodes: int
+
+
+LEVEL_SETTINGS: dict[str, LevelSettings] = {
+    "easy": {"depth": 1, "beam": 6, "mistakes": 0.45, "floor_positions": 0},
+    "medium": {"depth": 1, "beam": 8, "mistakes": 0.25, "careful": 4, "sequence_moves": 2},
+    "hard": {"depth": 3, "beam": 10, "solve_nodes": 200_000, "defence": 8,
              "verify_nodes": 20_000},
 }
 """The `TacticalPlayer` settings of the levels below ``perfect``."""
@@ -133,15 +148,4 @@ def player_for_level(level: str, seed: int | None = None) -> Player:
         raise UnknownPlayerError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
     if key == "perfect":
         return PerfectPlayer(seed)
-    settings = LEVEL_SETTINGS[key]
-    return TacticalPlayer(depth=int(settings["depth"]), beam=int(settings["beam"]),
-                          mistakes=float(settings.get("mistakes", 0.0)),
-                          floor_positions=(None if "floor_positions" not in settings
-                                           else int(settings["floor_positions"])),
-                          defence=int(settings.get("defence", 0)),
-                          sequence_moves=(None if "sequence_moves" not in settings
-                                          else int(settings["sequence_moves"])),
-                          solve_nodes=int(settings.get("solve_nodes", 0)),
-                          verify_nodes=int(settings.get("verify_nodes", 0)),
-                          careful=int(settings.get("careful", 2)), seed=seed,
-                          name=key)
+    return TacticalPlayer(**LEVEL_SETTINGS[key], seed=seed, name=key)

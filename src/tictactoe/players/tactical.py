@@ -181,20 +181,24 @@ class LineBoard:
 
 class TacticalPlayer:
     """The tactical floor, then α-β to `depth` plies over the open moves (see the module's
-    docstring). `beam` moves at most are searched at each inner node, the best by
-    `LineBoard.move_value`; `mistakes` is the chance of a random move instead, among those
-    not proven to lose within `careful` plies (2: not at once; 4: nor to a fork) (`floor_positions` 0 keeps only the one-move facts: wins and blocks;
-    without `sequences_against` the opponent's threat sequences are not looked for, only its
-    wins one move ahead). `defence` checks that many of the best moves against the
-    opponent's quiet attacks (`tictactoe.search.tactics.quiet_refutation`) and looks for
-    quiet wins first; `verify_nodes` then asks proof-number search, within that many nodes,
-    whether the opponent wins after the move it would play (on boards of 17 to 64 cells);
-    `solve_nodes` asks the solver first, within that many nodes."""
+    docstring); `beam` moves at most are searched at each inner node, the best by
+    `LineBoard.move_value`.
+
+    - `mistakes`: the chance of a random move instead, among those not proven to lose
+      within `careful` plies (2: not at once; 4: nor to a fork);
+    - `floor_positions`, `sequence_moves`: the floor's bounds (0 positions keeps only the
+      one-move facts, wins and blocks; `sequence_moves` caps the threat sequences seen);
+    - `solve_nodes`: ask the solver first, within that many nodes;
+    - `defence`: look for a quiet win first, then check that many of the best moves against
+      the opponent's quiet attacks (`tictactoe.search.tactics.quiet_refutation`), and
+      with `verify_nodes` by proof-number search too (does the opponent win after it?), and
+      of those that hold play the one that leaves the most room (`room_left`).
+    """
 
     def __init__(self, *, depth: int = 2, beam: int = 10, mistakes: float = 0.0,
-                 floor_positions: int | None = None, defence: int = 0, solve_nodes: int = 0,
-                 sequences_against: bool = True, sequence_moves: int | None = None,
-                 verify_nodes: int = 0, careful: int = 2, seed: int | None = None,
+                 careful: int = 2, floor_positions: int | None = None,
+                 sequence_moves: int | None = None, solve_nodes: int = 0, defence: int = 0,
+                 verify_nodes: int = 0, seed: int | None = None,
                  name: str = "tactical") -> None:
         if depth < 1:
             raise TicTacToeError(f"depth must be at least 1, not {depth}")
@@ -204,13 +208,12 @@ class TacticalPlayer:
         self.depth = depth
         self.beam = beam
         self.mistakes = mistakes
-        self.floor_positions = floor_positions
-        self.defence = defence
-        self.solve_nodes = solve_nodes
-        self.sequences_against = sequences_against
-        self.sequence_moves = sequence_moves
-        self.verify_nodes = verify_nodes
         self.careful = careful
+        self.floor_positions = floor_positions
+        self.sequence_moves = sequence_moves
+        self.solve_nodes = solve_nodes
+        self.defence = defence
+        self.verify_nodes = verify_nodes
         self.rng = random.Random(seed)
         self.nodes = 0
         self._deadline: float | None = None
@@ -228,28 +231,23 @@ class TacticalPlayer:
         facts = tactical_scores(position, sequence_moves=self.sequence_moves,
                                 **({} if self.floor_positions is None
                                    else {"positions": self.floor_positions}))
-        if not self.sequences_against:  # only the losses one move ahead are heeded
-            facts = {c: s for c, s in facts.items() if s.winner(position.turn) is not
-                     position.turn.other or s == Loss(2)}
-        wins = [c for c, s in facts.items() if s.winner(position.turn) is position.turn]
+        mover = position.turn
+        wins = [c for c, s in facts.items() if s.winner(mover) is mover]
         if wins:
             best = max(facts[c] for c in wins)
             return Choice(self.rng.choice([c for c in wins if facts[c] == best]), best)
-        open_moves = [c for c in legal if c not in facts or facts[c].winner(
-            position.turn) is None]
+        open_moves = [c for c in legal if c not in facts or facts[c].winner(mover) is None]
         if not open_moves:  # every move loses: the slowest loss
             worst = max(facts.values())
             return Choice(self.rng.choice([c for c in legal if facts[c] == worst]), worst)
         if self.mistakes and self.rng.random() < self.mistakes:
-            # a mistake: any move not proven to lose within `careful` plies
             pool = [c for c in legal if not _loses_within(facts.get(c), self.careful)]
             move = self.rng.choice(pool or open_moves)
             return Choice(move, facts.get(move))
         if len(open_moves) == 1:
-            move = open_moves[0]
-            return Choice(move, facts.get(move, Heuristic(0.0)))
+            return Choice(open_moves[0], facts.get(open_moves[0], Heuristic(0.0)))
         deadline = None if limit.seconds is None else started + 0.9 * limit.seconds
-        if self.defence:  # hard: a quiet move that wins by force, first
+        if self.defence:  # a quiet move that wins by force, first
             won = quiet_wins(position, open_moves, deadline)
             if won:
                 best = max(won.values())
@@ -259,27 +257,37 @@ class TacticalPlayer:
                                   None if deadline is None else _left(deadline, 0.5))
         ranked = sorted(scores, key=lambda c: (scores[c], self.rng.random()), reverse=True)
         if self.defence:
-            searcher = ThreatSearcher(position.variant, positions=DEFENCE_POSITIONS)
-            safe: dict[int, int] = {}  # candidates that hold, by the room they leave
-            for move in ranked[:self.defence]:
-                if deadline is not None and time.perf_counter() > deadline:
-                    break
-                refuted = quiet_refutation(position, move, searcher,
-                                           questions=DEFENCE_QUESTIONS, deadline=deadline)
-                if refuted is None and self.verify_nodes:
-                    refuted = _proven_loss(position, move, self.verify_nodes, deadline)
-                if refuted is not None:
-                    facts[move] = refuted
-                    continue
-                safe[move] = room_left(position, move)
-                if safe[move] >= ROOM or len(safe) >= ROOM_CANDIDATES:
-                    break
-            if safe:  # the move that leaves the most room after the opponent's best replies
-                move = max(safe, key=lambda c: (min(safe[c], ROOM), -ranked.index(c)))
-                return Choice(move, facts.get(move, scores[move]))
+            held = self._defend(position, ranked, facts, deadline)
+            if held is not None:
+                return Choice(held, facts.get(held, scores[held]))
             ranked = [c for c in ranked if c not in facts] or ranked
-        move = ranked[0]
-        return Choice(move, facts.get(move, scores[move]))
+        return Choice(ranked[0], facts.get(ranked[0], scores[ranked[0]]))
+
+    def _defend(self, position: Position, ranked: list[int], facts: dict[int, Score],
+                deadline: float | None) -> int | None:
+        """The best of the first `defence` moves of `ranked` that hold against the
+        opponent's quiet attacks (and proof-number search), by the room they leave; the
+        moves refuted go into `facts`. None if none holds (or time ran out first)."""
+        searcher = ThreatSearcher(position.variant, positions=DEFENCE_POSITIONS)
+        room: dict[int, int] = {}
+        fresh = deadline is None  # no time limit: the same answer every time (a fresh table)
+        for move in ranked[:self.defence]:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            refuted = quiet_refutation(position, move, searcher, questions=DEFENCE_QUESTIONS,
+                                       deadline=deadline)
+            if refuted is None and self.verify_nodes:
+                refuted = _proven_loss(position, move, self.verify_nodes, deadline, fresh)
+                fresh = False
+            if refuted is not None:
+                facts[move] = refuted
+                continue
+            room[move] = room_left(position, move)
+            if room[move] >= ROOM or len(room) >= ROOM_CANDIDATES:
+                break
+        if not room:
+            return None
+        return max(room, key=lambda c: (min(room[c], ROOM), -ranked.index(c)))
 
     def root_scores(self, position: Position, moves: list[int], depth: int,
                     seconds: float | None = None) -> dict[int, Score]:
@@ -414,11 +422,12 @@ def _left(deadline: float, fraction: float) -> float:
     return max(0.01, fraction * (deadline - time.perf_counter()))
 
 
-def _proven_loss(position: Position, move: int, nodes: int,
-                 deadline: float | None) -> Score | None:
+def _proven_loss(position: Position, move: int, nodes: int, deadline: float | None,
+                 fresh: bool = False) -> Score | None:
     """``ForcedLoss()`` if proof-number search proves, within `nodes` nodes and half the
     time left, that the opponent wins after `move`; None otherwise, or where proof-number
-    search does not apply (the ``fast`` extra, 17 to 64 cells)."""
+    search does not apply (the ``fast`` extra, 17 to 64 cells). `fresh` empties the
+    search's table first."""
     from tictactoe.search.knowledge import proof_numbers_apply
 
     if not proof_numbers_apply(position):
@@ -428,6 +437,8 @@ def _proven_loss(position: Position, move: int, nodes: int,
     searches = shared_searches(position.variant)
     opponent = position.turn.other
     with searches.lock:
+        if fresh:
+            searches.of(opponent).clear()
         found = searches.of(opponent).prove(
             position.play(move), attacker=opponent, nodes=nodes,
             seconds=None if deadline is None else _left(deadline, 0.5))
