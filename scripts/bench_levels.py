@@ -14,7 +14,8 @@ Parts:
   that loses at once as a loss and never as best, and whether the proven labels of a
   one-thread and a two-thread solve agree.
 - ``latency``: a ``ttt serve`` on a free local port, warmed up; each level's move on cube
-  positions from greedy games, through ``POST /api/move``: p50, p99 and the longest.
+  positions from greedy games (`perfect` as X: positions of its own games from the shipped
+  proof), through ``POST /api/move``: p50, p99 and the longest.
 - ``cube-o``: `perfect` as O on the cube against `greedy` as X: wins, draws, losses.
 - ``overhead``: what a cube move or hint costs beyond its search's limit: reading the shipped
   strategy in a fresh process, and in a warm one the hints and `perfect`'s move on cube
@@ -118,6 +119,22 @@ def greedy_positions(count: int) -> list[Position]:
     return found
 
 
+def proof_positions(count: int) -> list[Position]:
+    """Cube positions with X to move on the shipped proof's line: X plays `perfect` (the
+    proof's moves), O plays `greedy`."""
+    found: list[Position] = []
+    game = 0
+    while len(found) < count:
+        p = Position("4x4x4")
+        x, o = player_for_level("perfect", seed=game), GreedyPlayer(2000 + game)
+        game += 1
+        while not p.is_game_over() and len(found) < count:
+            if p.turn is Side.X:
+                found.append(p.copy(stack=False))
+            p.push((x if p.turn is Side.X else o).choose(p).move)
+    return found
+
+
 def latency(moves: int) -> None:
     from tictactoe.web.reliability import Server, request
 
@@ -128,10 +145,12 @@ def latency(moves: int) -> None:
             waited = server.wait_ready()
             print(f"server ready after {waited:.1f} s; {len(boards)} cube positions, "
                   "p50 / p99 / longest of POST /api/move")
+            proof = proof_positions(len(boards) // 2)
             for level in LEVELS:
                 sides = (Side.X, Side.O) if level == "perfect" else (None,)
                 for side in sides:
-                    chosen = [p for p in boards if side is None or p.turn is side]
+                    chosen = proof if side is Side.X else \
+                        [p for p in boards if side is None or p.turn is side]
                     times = []
                     for i, p in enumerate(chosen):
                         started = time.perf_counter()

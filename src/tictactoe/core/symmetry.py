@@ -50,13 +50,14 @@ def symmetries(variant: Variant) -> tuple[Permutation, ...]:
     colour = _refined_colours(together)
 
     # A base: cells whose line counts to every cell tell all cells apart. A symmetry is then
-    # fixed by the images of the base, so only those are searched for.
+    # fixed by the images of the base, so only those are searched for. A cell's signature
+    # (its colour and its line counts to the base cells so far) is kept as a small number.
     base: list[int] = []
-    signature: list[tuple[int, ...]] = [(colour[c],) for c in range(n)]
+    signature = list(colour)
     while len(set(signature)) < n:
-        best = max(range(n), key=lambda b: (len({(*signature[c], together[c][b])
+        best = max(range(n), key=lambda b: (len({(signature[c], together[c][b])
                                                   for c in range(n)}), -b))
-        grown = [(*signature[c], together[c][best]) for c in range(n)]
+        grown = _renumber([(signature[c], together[c][best]) for c in range(n)])
         if len(set(grown)) == len(set(signature)):
             raise BoardTooLargeError(
                 f"{variant.name} has too many symmetries to list: some cells can be swapped "
@@ -65,12 +66,11 @@ def symmetries(variant: Variant) -> tuple[Permutation, ...]:
         signature = grown
 
     budget = [SEARCH_BUDGET]
-    start: list[tuple[int, ...]] = [(colour[c],) for c in range(n)]
 
-    def extend(depth: int, source: list[tuple[int, ...]], target: list[tuple[int, ...]],
+    def extend(depth: int, source: list[int], target: list[int],
                first_only: bool) -> list[Permutation]:
-        # source[c] and target[t] describe each cell by its colour and its line counts to
-        # the base cells placed so far, on each side; a symmetry maps equal to equal. With
+        # source[c] and target[t] number each cell's colour and line counts to the base
+        # cells placed so far, on each side; a symmetry maps equal to equal. With
         # `first_only`, one symmetry that extends the partial map is enough; without it,
         # source and target are the same (the base cells so far map to themselves) and every
         # symmetry fixing them is listed, as one per image of the next base cell (a coset
@@ -87,15 +87,17 @@ def symmetries(variant: Variant) -> tuple[Permutation, ...]:
                 return [perm]
             return []
         cell = base[depth]
-        grown_source = [(*source[c], together[c][cell]) for c in range(n)]
+        code: dict[tuple[int, int], int] = {}
+        grown_source = [code.setdefault((source[c], together[c][cell]), len(code))
+                        for c in range(n)]
         wanted = Counter(grown_source)
         representatives: list[Permutation] = []
         fixing: list[Permutation] = []
         for image in range(n):
             if target[image] != source[cell]:
                 continue
-            grown_target = [(*target[t], together[t][image]) for t in range(n)]
-            if Counter(grown_target) != wanted:
+            grown_target = [code.get((target[t], together[t][image]), -1) for t in range(n)]
+            if -1 in grown_target or Counter(grown_target) != wanted:
                 continue
             if first_only:
                 one = extend(depth + 1, grown_source, grown_target, True)
@@ -113,10 +115,20 @@ def symmetries(variant: Variant) -> tuple[Permutation, ...]:
         return fixing + [tuple(r[f[c]] for c in range(n))
                          for r in representatives for f in fixing]
 
-    found = extend(0, start, list(start), False)
+    found = extend(0, list(colour), list(colour), False)
     identity = tuple(range(n))
     found.sort(key=lambda p: (p != identity, p))
     return tuple(found)
+
+
+def _renumber(keys: list[tuple[int, int]]) -> list[int]:
+    """Each key as a small number, equal keys equal.
+
+    >>> _renumber([(0, 1), (1, 0), (0, 1)])
+    [0, 1, 0]
+    """
+    code: dict[tuple[int, int], int] = {}
+    return [code.setdefault(key, len(code)) for key in keys]
 
 
 def _refined_colours(together: list[list[int]]) -> list[int]:
@@ -151,10 +163,9 @@ def byte_tables(cells: int, perms: tuple[Permutation, ...] | list[Permutation],
         for chunk in range((cells + 7) // 8):
             bit_image = [1 << perm[chunk * 8 + bit] if chunk * 8 + bit < cells else 0
                          for bit in range(8)]
-            values = [0] * 256
-            for byte in range(1, 256):  # a byte's image: its lowest bit's, plus the rest's
-                low = byte & -byte
-                values[byte] = values[byte ^ low] | bit_image[low.bit_length() - 1]
+            values = [0]  # the images of the bytes below 2**bit, then with that bit added
+            for image in bit_image:
+                values += [value | image for value in values]
             per_chunk.append(values)
         tables.append(per_chunk)
     return tables
