@@ -21,8 +21,8 @@ from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.solver import solve
 from tictactoe.web import app as web_app
+from tictactoe.web import worker as web_worker
 from tictactoe.web.app import create_app
-from tictactoe.web.engine import WebSolver
 from tictactoe.web.store import GameStore, data_dir
 
 
@@ -182,14 +182,14 @@ def test_engine_errors(client: TestClient, path: str, body: dict[str, Any], stat
 def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(web_app, "BUSY_SECONDS", 0.2)
     entered, release = threading.Event(), threading.Event()
-    real_search = WebSolver.search
+    real_analyse = web_worker.analyse
 
-    def slow_search(*args: Any, **kwargs: Any) -> Any:
+    def slow_analyse(*args: Any, **kwargs: Any) -> Any:
         entered.set()
         release.wait(5)
-        return real_search(*args, **kwargs)
+        return real_analyse(*args, **kwargs)
 
-    monkeypatch.setattr(WebSolver, "search", slow_search)  # seen by a worker thread only
+    monkeypatch.setattr(web_worker, "analyse", slow_analyse)  # seen by a worker thread only
     with TestClient(create_app(tmp_path, warm=False, processes=False)) as client:
         results: list[int] = []
         worker = threading.Thread(target=lambda: results.append(client.post(
