@@ -42,6 +42,10 @@ from tictactoe.search.score import Loss
 from tictactoe.search.solver import solve
 from tictactoe.tui.engine import hint_scores
 
+# The harness (clients, the server process, kill rounds, load runs) is a support module
+# of the tests, tests/reliability.py, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
 BOARDS = ("4x4x4", "5x5k4", "6x6k4", "7x7k5")
 
 
@@ -136,7 +140,7 @@ def proof_positions(count: int) -> list[Position]:
 
 
 def latency(moves: int) -> None:
-    from tictactoe.web.reliability import Server, request
+    from reliability import Server, request
 
     boards = greedy_positions(moves)
     with tempfile.TemporaryDirectory() as data:

@@ -6,7 +6,7 @@
     python scripts/bench_reliability.py --quick            # every section, short
 
 Sections (each against real ``ttt serve`` processes on 127.0.0.1, see
-`tictactoe.web.reliability`):
+`tests/reliability.py`):
 
 - crash: 50 clients play; the server is killed with SIGKILL at a random moment and restarted
   on the same data folder, ``--crash-rounds`` times. Every move answered 2xx must still be
@@ -46,8 +46,11 @@ from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from tictactoe.web import reliability
-from tictactoe.web.reliability import Server, percentile
+# The harness (clients, the server process, kill rounds, load runs) is a support module
+# of the tests, tests/reliability.py, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import reliability
+from reliability import Server, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 console = Console()

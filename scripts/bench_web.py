@@ -16,7 +16,7 @@ the p50 / p99 latency, overall and per board; ``--repeat N`` runs it N times on 
 server and prints the spread.
 
 Each client holds one keep-alive HTTP/1.1 connection and speaks the protocol directly on
-asyncio streams (`tictactoe.web.reliability.RawClient`): on a small machine that runs the
+asyncio streams (`RawClient` in `tests/reliability.py`): on a small machine that runs the
 server too, a full HTTP client library costs as much CPU per request as the server.
 """
 
@@ -28,7 +28,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tictactoe.web.reliability import LoadReport, Server, game_load
+# The harness (clients, the server process, kill rounds, load runs) is a support module
+# of the tests, tests/reliability.py, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from reliability import LoadReport, Server, game_load
 
 
 def print_report(report: LoadReport, clients: int) -> None:

@@ -1,4 +1,4 @@
-"""Short rounds of the reliability checks (`tictactoe.web.reliability`) against real ``ttt
+"""Short rounds of the reliability checks (`tests/reliability.py`) against real ``ttt
 serve`` processes: SIGKILL in the middle of 50 clients' games loses no acknowledged move and
 tears no record; two clients racing on one game lose nothing (the loser gets 409); bad
 storage gives 503 with a reason while analysis goes on; light requests are not held up by
@@ -14,9 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from tictactoe.web import reliability
-from tictactoe.web.reliability import Server
+import reliability
+from reliability import Server
 
 
 def in_ci() -> bool:

@@ -1,6 +1,11 @@
 """Reliability checks of a real ``ttt serve`` process: crashes, racing writers, bad storage,
 load, and light requests among heavy ones. `scripts/bench_reliability.py` runs them long and
-prints the table; `tests/test_web_reliability.py` runs short rounds of each.
+prints the table; `tests/test_web_reliability.py` runs short rounds of each;
+`scripts/bench_web.py` and `scripts/bench_levels.py` use its server and clients.
+
+A support module of the tests, not part of the installed package: the tests import it as
+``reliability`` (pytest puts this folder on the path), and the scripts put this folder on
+the path themselves.
 
 Only the standard library is used here (the clients speak HTTP/1.1 on asyncio streams), so a
 client costs little next to the server it measures on the same machine.
