@@ -46,6 +46,20 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
     return {**browser_context_args, "viewport": {"width": 1200, "height": 860}}
 
 
+def wait_until(page: Any, expression: str, timeout: float = 30_000) -> Any:
+    """Wait until the JavaScript `expression` is truthy in `page` (polled, as Playwright's
+    ``wait_for_function`` would, but by ``evaluate``, which the page's CSP allows: the
+    page forbids evaluating strings) and return its value."""
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still false after {timeout / 1000:g} s: {expression}")
+        page.wait_for_timeout(50)
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -120,3 +134,18 @@ def shot(request: pytest.FixtureRequest) -> Callable[[Any, str], None]:
         page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-{label}.png"), full_page=True)
 
     return save
+
+
+@pytest.fixture(autouse=True)
+def no_policy_violations(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a test whose page breaks the server's Content-Security-Policy (Chromium reports
+    each blocked script, style or request on the console)."""
+    if "page" not in request.fixturenames:
+        yield
+        return
+    page = request.getfixturevalue("page")
+    violations: list[str] = []
+    page.on("console", lambda message: violations.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    yield
+    assert violations == []

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from browser.conftest import wait_until
 from tictactoe.core import Position
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS
 from tictactoe.search.solver import solve
@@ -31,13 +32,13 @@ YOUR_TURN = "document.querySelector('.cell[aria-disabled=false]') !== null"
 def open_page(page: Any, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("body[data-ready=true]")
-    page.wait_for_function(YOUR_TURN)
+    wait_until(page, YOUR_TURN)
 
 
 def two_players(page: Any) -> None:
     """Switch to a game between two people and wait until the server has started it."""
     page.check("input[name=mode][value=humans]")
-    page.wait_for_function("document.querySelector('#status').textContent === 'X to move'")
+    wait_until(page, "document.querySelector('#status').textContent === 'X to move'")
 
 
 def marks(page: Any) -> int:
@@ -51,17 +52,17 @@ def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
     open_page(page, server.url)
     assert page.locator("#level").input_value() == "perfect"
     for _ in range(5):
-        page.wait_for_function(f"({FINISHED}) || ({YOUR_TURN})")
+        wait_until(page, f"({FINISHED}) || ({YOUR_TURN})")
         if page.evaluate(FINISHED):
             break
         before = marks(page)
         page.locator(".cell[aria-disabled=false]").first.click()
-        page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {before}")
-        page.wait_for_function(f"({FINISHED}) || ({YOUR_TURN})")
+        wait_until(page, f"document.querySelectorAll('.cell svg').length > {before}")
+        wait_until(page, f"({FINISHED}) || ({YOUR_TURN})")
         if not page.evaluate(FINISHED):  # 3x3 is always solved: the reply says it is proven
             reply = page.locator("#status .reply").inner_text()
             assert re.search(r"\(proven: (win in \d+|draw) for it\)\.$", reply), reply
-    page.wait_for_function(FINISHED)
+    wait_until(page, FINISHED)
     status = page.locator("#status").inner_text()
     assert status in ("It's a draw.",) or status.startswith("The computer wins"), status
     if status.startswith("The computer wins"):
@@ -90,16 +91,16 @@ def test_undo_and_redo_with_keys(page: Any, server: Any, shot: Shot) -> None:
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")  # b2
-    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    wait_until(page, "document.querySelectorAll('.cell svg').length === 2")
     assert "X" in page.locator("[data-name=b2]").get_attribute("aria-label")
     after_reply = page.locator("#position-text").input_value()
     page.click("#undo")  # takes back the computer's reply and the move
-    page.wait_for_function("document.querySelectorAll('.cell svg').length === 0")
+    wait_until(page, "document.querySelectorAll('.cell svg').length === 0")
     assert page.locator("#position-text").input_value() == "3/3/3 x"
     assert page.locator("#moves li.undone").count() == 2
     shot(page, "undone")
     page.keyboard.press("r")
-    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    wait_until(page, "document.querySelectorAll('.cell svg').length === 2")
     assert page.locator("#position-text").input_value() == after_reply
     assert page.is_disabled("#redo") and not page.is_disabled("#undo")
     shot(page, "redone")
@@ -110,7 +111,7 @@ def test_hints_show_the_values(page: Any, server: Any, shot: Shot) -> None:
     open_page(page, server.url)
     page.fill("#position-text", start)
     page.click("#load")
-    page.wait_for_function("document.querySelector('#position-text').value === 'x1x/1o1/o2 x'")
+    wait_until(page, "document.querySelector('#position-text').value === 'x1x/1o1/o2 x'")
     page.locator("label.switch").click()
     page.wait_for_selector(".hint")
     position = Position(start)
@@ -127,7 +128,7 @@ def test_each_level_is_described(page: Any, server: Any) -> None:
     description = page.locator("#level-description")
     assert description.inner_text() == f"Perfect: {LEVEL_DESCRIPTIONS['perfect']}."
     page.select_option("#level", "easy")
-    page.wait_for_function("document.querySelector('#level-description').textContent"
+    wait_until(page, "document.querySelector('#level-description').textContent"
                            ".startsWith('Easy:')")
     assert description.inner_text() == f"Easy: {LEVEL_DESCRIPTIONS['easy']}."
 
@@ -138,10 +139,10 @@ def test_cube_hints_mark_the_moves_that_lose_at_once(page: Any, server: Any,
     open_page(page, server.url)
     page.fill("#position-text", start)
     page.click("#load")
-    page.wait_for_function(f"document.querySelector('#position-text').value === '{start}'")
+    wait_until(page, f"document.querySelector('#position-text').value === '{start}'")
     page.locator("label.switch").click()
     page.wait_for_selector(".hint", timeout=20_000)
-    page.wait_for_function("document.querySelectorAll('.hint').length === 59")
+    wait_until(page, "document.querySelectorAll('.hint').length === 59")
     best = page.locator(".hint.best")
     assert best.count() == 1
     assert page.locator("[data-name='1:d1'] .hint").get_attribute("class") in (
@@ -161,7 +162,7 @@ def test_paste_a_position_and_a_bad_one(page: Any, server: Any, shot: Shot) -> N
     shot(page, "bad-paste")
     page.fill("#position-text", "o2/1x1/3 x")
     page.press("#position-text", "Enter")
-    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
+    wait_until(page, "document.querySelectorAll('.cell svg').length === 2")
     assert error.inner_text() == ""
     assert page.locator("[data-name=a1]").get_attribute("aria-label") == "a1, O"
     assert page.locator("[data-name=b2]").get_attribute("aria-label") == "b2, X"
@@ -176,8 +177,8 @@ def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
                                         for i in range(4))}
     assert len(tops) == 1, "the four layers sit side by side"
     page.click("[data-name='2:b3']")
-    page.wait_for_function("document.querySelectorAll('.cell svg').length === 2")
-    page.wait_for_function("document.querySelector('#status .reply') !== null")
+    wait_until(page, "document.querySelectorAll('.cell svg').length === 2")
+    wait_until(page, "document.querySelector('#status .reply') !== null")
     # the cube's opening is not proven within the server's bound, and the page says so
     reply = page.locator("#status .reply").inner_text()
     assert re.fullmatch(r"\s*· The computer \(perfect\) played layer [1-4], [a-d][1-4] "
@@ -196,16 +197,16 @@ def test_perfect_plays_x_on_the_cube_from_the_proof(page: Any, server: Any, shot
     page.wait_for_selector("[data-name='2:b3']")
     page.check("input[name=side][value=o]")
     for _ in range(32):
-        page.wait_for_function(f"({FINISHED}) || ({YOUR_TURN})")
+        wait_until(page, f"({FINISHED}) || ({YOUR_TURN})")
         if page.evaluate(FINISHED):
             break
         reply = page.locator("#status .reply").inner_text()
         assert re.search(r"\(proven: forced win for it\)\.$", reply), reply
         before = marks(page)
         page.locator(".cell[aria-disabled=false]").first.click()
-        page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {before + 1}"
+        wait_until(page, f"document.querySelectorAll('.cell svg').length > {before + 1}"
                                f" || ({FINISHED})")
-    page.wait_for_function(FINISHED)
+    wait_until(page, FINISHED)
     assert page.locator("#status").inner_text().startswith("The computer wins")
     assert page.locator(".cell.winning").count() == 4
     shot(page, "cube-proof")
@@ -219,8 +220,8 @@ def test_history_survives_a_restart(page: Any, start_server: Any, tmp_path: Path
     for move in ("a1", "b1", "b2", "c1", "c3"):
         count = marks(page)
         page.click(f"[data-name={move}]")
-        page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {count}")
-    page.wait_for_function(FINISHED)
+        wait_until(page, f"document.querySelectorAll('.cell svg').length > {count}")
+    wait_until(page, FINISHED)
     assert page.locator("#status").inner_text() == "X wins (a1 b2 c3)."
     assert len(httpx.get(f"{first.url}/api/history").json()["games"]) == 1  # saved by then
     first.stop()
@@ -231,11 +232,11 @@ def test_history_survives_a_restart(page: Any, start_server: Any, tmp_path: Path
     row.first.wait_for()
     assert row.count() == 1 and "X won" in row.first.inner_text()
     row.first.click()
-    page.wait_for_function("document.querySelectorAll('#replay-board .cell svg').length === 5")
+    wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 5")
     page.click("#replay-first")
-    page.wait_for_function("document.querySelectorAll('#replay-board .cell svg').length === 0")
+    wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 0")
     page.click("#replay-next")
-    page.wait_for_function("document.querySelectorAll('#replay-board .cell svg').length === 1")
+    wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 1")
     assert page.locator("#replay-move").inner_text() == "Move 1 of 5: a1"
     shot(page, "history")
 
@@ -244,7 +245,7 @@ def play_in(page: Any, move: str) -> None:
     """Play a move by clicking its cell and wait for the server's answer to be drawn."""
     count = marks(page)
     page.click(f"[data-name='{move}']")
-    page.wait_for_function(f"document.querySelectorAll('.cell svg').length > {count}")
+    wait_until(page, f"document.querySelectorAll('.cell svg').length > {count}")
 
 
 def moves_shown(page: Any) -> list[str]:
@@ -262,12 +263,11 @@ def test_two_tabs_play_one_game(context: Any, server: Any, shot: Shot) -> None:
     for number, move in enumerate(line):
         page, other = (first, second) if number % 2 == 0 else (second, first)
         page.bring_to_front()
-        page.wait_for_function(f"document.querySelectorAll('.cell svg').length === {number}")
+        wait_until(page, f"document.querySelectorAll('.cell svg').length === {number}")
         play_in(page, move)
-        other.wait_for_function(
-            f"document.querySelectorAll('.cell svg').length === {number + 1}")
+        wait_until(other, f"document.querySelectorAll('.cell svg').length === {number + 1}")
     for page in (first, second):
-        page.wait_for_function(FINISHED)
+        wait_until(page, FINISHED)
         assert page.locator("#status").inner_text() == "X wins (a1 b2 c3)."
         assert moves_shown(page) == line
     stored = httpx.get(f"{server.url}/api/games/{game_id}").json()
@@ -292,7 +292,7 @@ def test_a_stale_tab_gets_the_game_as_it_stands(page: Any, server: Any, shot: Sh
     page.click(f"[data-name='{target}']")
     page.locator("#game-note").wait_for()
     assert "changed in another tab" in page.locator("#game-note").inner_text()
-    page.wait_for_function(f"document.querySelectorAll('.cell svg').length === "
+    wait_until(page, f"document.querySelectorAll('.cell svg').length === "
                            f"{len(now['game']['moves'])}")
     assert moves_shown(page) == now["game"]["moves"]
     after = httpx.get(f"{server.url}/api/games/{state['id']}").json()
@@ -309,7 +309,7 @@ def test_history_shows_this_browsers_games_or_all(browser: Any, server: Any,
         two_players(page)
         for move in ("a1", "b1", "b2", "c1", "c3"):
             play_in(page, move)
-        page.wait_for_function(FINISHED)
+        wait_until(page, FINISHED)
         pages.append(page)
     everything = len(httpx.get(f"{server.url}/api/history").json()["games"])
     page = pages[0]
@@ -319,9 +319,25 @@ def test_history_shows_this_browsers_games_or_all(browser: Any, server: Any,
     assert rows.count() == 1, "only this browser's game"
     assert page.locator("#chart-title").text_content() == "Your results by level"
     page.locator("label", has_text="All games on this server").click()
-    page.wait_for_function(f"document.querySelectorAll('.games tbody tr').length === {everything}")
+    wait_until(page, f"document.querySelectorAll('.games tbody tr').length === {everything}")
     assert everything >= 2
     assert page.locator("#chart-title").text_content() == "Results by level, all players"
     shot(page, "all-games")
     for opened in pages:
         opened.context.close()
+
+
+def test_the_page_runs_under_a_policy_that_blocks_inline_code(browser: Any, server: Any) -> None:
+    """The page works under its Content-Security-Policy (every test fails on a violation),
+    and the policy is in force: an inline script added to the page does not run."""
+    page = browser.new_page()
+    messages: list[str] = []
+    page.on("console", lambda message: messages.append(message.text))
+    page.goto(server.url)
+    wait_until(page, YOUR_TURN)
+    ran = page.evaluate("""() => { const script = document.createElement('script');
+        script.textContent = 'window.inlineRan = true'; document.head.append(script);
+        return window.inlineRan === true; }""")
+    assert ran is False
+    assert any("Content Security Policy" in text for text in messages)
+    page.close()

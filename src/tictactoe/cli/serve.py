@@ -34,27 +34,39 @@ def serve(
         "--data", "-d", file_okay=False,
         help="Folder for the game records (SQLite). Default: $TICTACTOE_DATA, else ./data.",
     )] = None,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="Another name the server answers to (repeat for more). On a "
+                               "loopback address it answers only to localhost, 127.0.0.1, "
+                               "[::1] and the address it listens on.")] = None,
 ) -> None:
     """Play in the browser: serve the web app and its JSON API."""
     require("web", "ttt serve")
+
     import uvicorn  # imported here so that other commands start fast
 
     from tictactoe.web.app import create_app
+    from tictactoe.web.guard import LOOPBACK_HOSTS, is_loopback
+    from tictactoe.web.server import server_config
     from tictactoe.web.store import DATABASE_NAME, data_dir
 
     folder = data_dir(str(data) if data else None)
+    local = is_loopback(host)
+    hosts = [*LOOPBACK_HOSTS, host, *(allowed_host or [])] if local else None
     try:
-        web = create_app(folder)
+        web = create_app(folder, allowed_hosts=hosts)
         if port == 0:
             port = free_port(host)
     except OSError as err:
         raise fail(f"cannot use {host} or the data folder {folder}: {err}") from None
+    if not local:
+        console.print(f"[bold yellow]Warning:[/] listening on {host}, so other machines can "
+                      "connect: anyone who can reach this port can play, and see the games "
+                      "whose links they have. Use the default 127.0.0.1 to keep it to this "
+                      "machine.", soft_wrap=True)
     shown = f"[{host}]" if ":" in host else host
     console.print(f"tictactoe is ready at [bold]http://{shown}:{port}/[/]  "
                   f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)", soft_wrap=True)
-    config = uvicorn.Config(web, host=host, port=port, log_level="warning",
-                            access_log=False, timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(web, host, port))
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
     if not server.started:

@@ -2,7 +2,8 @@
 
 `create_app` puts the pieces together: the engine service (`tictactoe.web.service`), the
 game store (`tictactoe.web.store`), the routers (`tictactoe.web.routers`: positions, engines,
-games), the error answers, the body-size limit and the static page.
+games), the error answers, the guards (`tictactoe.web.guard`: the body-size limit, the Host
+check, the security headers) and the static page.
 
 The settings below bound the engine: every call is limited by `SOLVE_NODES` and
 `SOLVE_SECONDS`; searches that do not answer at once run in engine worker processes (one for
@@ -20,7 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -29,10 +30,17 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from tictactoe.core import TicTacToeError
 from tictactoe.web.convert import describe_validation, game_state, position_info
+from tictactoe.web.guard import (
+    MAX_BODY_BYTES,
+    DeclaredLengthCheck,
+    HostCheck,
+    SecurityHeaders,
+    body_too_large,
+)
 from tictactoe.web.pool import EngineBusyError
 from tictactoe.web.routers import engines, games, positions
 from tictactoe.web.service import Engine, early_positions
@@ -57,41 +65,21 @@ INLINE_NODES = 10_000
 """Nodes a search on a small board may take on the event loop before it goes to a worker."""
 BUSY_SECONDS = 10.0
 """How long a request waits for a free worker before it is refused with 503."""
-MAX_BODY_BYTES = 16 * 1024
-"""Largest request body accepted; anything bigger is refused with 413."""
 WARM_PLIES = {"3x3": 9, "4x4": 3}
 """At startup, a background task solves every position of these boards up to this many marks
 (one per symmetry class), so that early moves, the costliest to search, answer at once."""
 
 
-class BodyLimit:
-    """Refuse a request whose declared body is over `MAX_BODY_BYTES` with 413 (plain ASGI,
-    so that the other requests pay nothing for it)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            for name, value in scope["headers"]:
-                if name == b"content-length" and (not value.isdigit()
-                                                  or int(value) > MAX_BODY_BYTES):
-                    refusal = JSONResponse(
-                        {"detail": f"request body too large: at most {MAX_BODY_BYTES} bytes"},
-                        413)
-                    await refusal(scope, receive, send)
-                    return
-        await self.app(scope, receive, send)
-
-
 def create_app(data: str | Path | None = None, *, store: GameStore | None = None,
                nodes: int | None = None, seconds: float | None = None,
-               warm: bool = True, processes: bool | None = None) -> FastAPI:
+               warm: bool = True, processes: bool | None = None,
+               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
     """The app, storing games in the data folder ``data`` (or in ``store``). ``nodes`` and
     ``seconds`` bound each engine call (default `SOLVE_NODES`, `SOLVE_SECONDS`). With
     ``warm``, a background task loads the compiled kernels and solves the positions of
     `WARM_PLIES` once the server starts; requests are served meanwhile. ``processes``
-    overrides `ENGINE_PROCESSES`.
+    overrides `ENGINE_PROCESSES`. With ``allowed_hosts``, a request whose ``Host`` names
+    none of them is refused with 400 (`tictactoe.web.guard.HostCheck`); None accepts any.
 
     The app starts even if the data folder cannot be used (read-only, damaged, full): game
     requests then get 503 with the reason, and everything else works."""
@@ -133,7 +121,11 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
     app.state.store = store
     app.state.solver = engine.solver
     add_error_handlers(app)
-    app.add_middleware(BodyLimit)
+    app.add_middleware(RequestBodyLimitMiddleware, max_body_size=MAX_BODY_BYTES)
+    app.add_middleware(DeclaredLengthCheck)  # outside it, so that its 413 is JSON too
+    if allowed_hosts is not None:
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
+    app.add_middleware(SecurityHeaders)  # added last: the outermost, so on every answer
     for router in (positions.router, engines.router, games.router):
         app.include_router(router)
 
@@ -179,6 +171,9 @@ def add_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, err: HTTPException) -> Response:
         if err.status_code == 404 and err.detail == "Not Found":
             return JSONResponse({"detail": f"no such page: {request.url.path}"}, 404)
+        if err.status_code == 413:
+            return JSONResponse({"detail": body_too_large()}, 413,
+                                headers={"Connection": "close"})
         if err.status_code == 405:
             return JSONResponse({"detail": f"{request.method} is not allowed here"}, 405,
                                 headers=err.headers)

@@ -1,0 +1,206 @@
+"""The HTTP server under ``ttt serve``: uvicorn's h11 protocol with limits that hold for every
+connection, so that slow or idle clients cannot use up the server.
+
+- **Read deadline.** A request's line, headers and body must all arrive within
+  `READ_SECONDS` of its first byte (or of the connection's opening); else the connection is
+  closed. A client that sends one header and waits, or stops halfway through a body, is gone
+  after that time.
+- **Keep-alive.** An idle connection between requests is closed after `KEEP_ALIVE_SECONDS`
+  (uvicorn's ``timeout_keep_alive``).
+- **Connection cap.** At most `connection_cap` connections are open at once, below the
+  process's descriptor limit (raised to its hard limit, at most `WANTED_DESCRIPTORS`, at
+  start). A new connection past the cap closes the oldest connection that is still sending
+  its request or idle, never one whose answer is being computed, so a flood of half-open
+  connections cannot lock out a real client.
+- **Quiet logs.** A message that repeats (a closed connection, a failed ``accept``) is logged
+  once per `LOG_WINDOW_SECONDS` with a count of the ones left out (`RepeatFilter`).
+
+>>> connection_cap(1024)
+860
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger("tictactoe.web")
+
+READ_SECONDS = 5.0
+"""Most seconds one request (line, headers and body) may take to arrive."""
+KEEP_ALIVE_SECONDS = 5
+"""Most seconds an idle connection stays open between requests."""
+MAX_CONNECTIONS = 2000
+"""Most connections open at once, whatever the descriptor limit."""
+RESERVED_DESCRIPTORS = 100
+"""Descriptors kept for everything but connections: the database, the engine workers' pipes,
+the static files, the logs, and the connections accepted at once before the cap sees them."""
+BACKLOG = 64
+"""Connections the kernel holds for the server before it accepts them (the server accepts up
+to this many at a time, so the cap keeps as many descriptors free)."""
+WANTED_DESCRIPTORS = 4096
+"""The descriptor limit the server asks for at start (up to the hard limit)."""
+LOG_WINDOW_SECONDS = 10.0
+"""A repeated log message appears at most once in this many seconds."""
+QUIETED_LOGGERS = ("asyncio", "uvicorn", "uvicorn.error", "tictactoe.web")
+
+
+def connection_cap(descriptors: int) -> int:
+    """The most connections to keep open with `descriptors` file descriptors."""
+    return max(16, min(MAX_CONNECTIONS, descriptors - RESERVED_DESCRIPTORS - BACKLOG))
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's soft limit on open files towards `WANTED_DESCRIPTORS` (never past
+    the hard limit); the limit in force afterwards (`MAX_CONNECTIONS` where there is none)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return MAX_CONNECTIONS + RESERVED_DESCRIPTORS
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = WANTED_DESCRIPTORS if hard == resource.RLIM_INFINITY else min(hard,
+                                                                           WANTED_DESCRIPTORS)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    return MAX_CONNECTIONS + RESERVED_DESCRIPTORS if soft == resource.RLIM_INFINITY else soft
+
+
+class RepeatFilter(logging.Filter):
+    """Let a message (by logger and format) through once per `window` seconds; the next one
+    let through says how many were left out meanwhile.
+
+    >>> quiet = RepeatFilter(window=60)
+    >>> record = logging.makeLogRecord({"name": "x", "msg": "too many open files"})
+    >>> quiet.filter(record), quiet.filter(record), quiet.left_out
+    (True, False, 1)
+    """
+
+    def __init__(self, window: float = LOG_WINDOW_SECONDS) -> None:
+        super().__init__()
+        self.window = window
+        self.last: dict[tuple[str, str], float] = {}
+        self.suppressed: dict[tuple[str, str], int] = {}
+        self.left_out = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg))
+        now = time.monotonic()
+        if now - self.last.get(key, -self.window) < self.window:
+            self.suppressed[key] = self.suppressed.get(key, 0) + 1
+            self.left_out += 1
+            return False
+        self.last[key] = now
+        skipped = self.suppressed.pop(key, 0)
+        if skipped:
+            record.msg = f"{record.msg} ({skipped} more like this in the last " \
+                         f"{self.window:g} s not shown)"
+        if len(self.last) > 1000:  # many distinct messages: forget the old ones
+            self.last = {k: t for k, t in self.last.items() if now - t < self.window}
+        return True
+
+
+def quiet_repeated_logs() -> RepeatFilter:
+    """Put one `RepeatFilter` on the server's loggers (once); return it."""
+    for name in QUIETED_LOGGERS:
+        for existing in logging.getLogger(name).filters:
+            if isinstance(existing, RepeatFilter):
+                return existing
+    quiet = RepeatFilter()
+    for name in QUIETED_LOGGERS:
+        logging.getLogger(name).addFilter(quiet)
+    return quiet
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with the read deadline and the connection cap above (set per
+    server by `guarded_protocol`)."""
+
+    read_seconds: float = READ_SECONDS
+    max_connections: int = MAX_CONNECTIONS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.opened = 0.0
+        self.read_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self.opened = self.loop.time()
+        self._arm_read_deadline()
+        if len(self.connections) > self.max_connections:
+            self._make_room()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_read_deadline()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self.read_timer is None and self.conn.their_state is h11.IDLE:
+            self._arm_read_deadline()  # the first bytes of the next request on this connection
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
+            self._cancel_read_deadline()  # the request is in (or the connection is ending)
+
+    def reading(self) -> bool:
+        """Whether this connection is sending a request or idle, with no answer being made."""
+        return self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and (
+            self.cycle is None or self.cycle.response_complete)
+
+    def _arm_read_deadline(self) -> None:
+        self._cancel_read_deadline()
+        self.read_timer = self.loop.call_later(self.read_seconds, self._read_too_slow)
+
+    def _cancel_read_deadline(self) -> None:
+        if self.read_timer is not None:
+            self.read_timer.cancel()
+            self.read_timer = None
+
+    def _read_too_slow(self) -> None:
+        self.read_timer = None
+        if not self.transport.is_closing() and self.conn.their_state in (h11.IDLE,
+                                                                          h11.SEND_BODY):
+            log.info("closed a connection whose request took over %g s to arrive",
+                     self.read_seconds)
+            self.transport.close()
+
+    def _make_room(self) -> None:
+        """Close the oldest other connection that is reading or idle (else this one)."""
+        waiting = [c for c in self.connections if c is not self
+                   and isinstance(c, GuardedH11Protocol) and c.reading()
+                   and not c.transport.is_closing()]
+        victim = min(waiting, key=lambda c: c.opened) if waiting else self
+        log.warning("%d connections are open, the most allowed: closed the oldest idle or "
+                    "slow one", self.max_connections)
+        victim.transport.close()
+
+
+def guarded_protocol(read_seconds: float, max_connections: int) -> type[GuardedH11Protocol]:
+    """`GuardedH11Protocol` with these limits."""
+    return type("GuardedH11Protocol", (GuardedH11Protocol,),
+                {"read_seconds": read_seconds, "max_connections": max_connections})
+
+
+def server_config(app: Any, host: str, port: int, *, read_seconds: float = READ_SECONDS,
+                  max_connections: int | None = None) -> uvicorn.Config:
+    """The uvicorn settings of ``ttt serve``: the guarded protocol, the keep-alive timeout,
+    the descriptor limit raised and the connection cap under it, repeated logs quieted."""
+    cap = connection_cap(raise_descriptor_limit()) if max_connections is None \
+        else max_connections
+    quiet_repeated_logs()
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                          timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                          http=guarded_protocol(read_seconds, cap), ws="none",
+                          lifespan="on", backlog=BACKLOG)
+
+
+__all__ = ["GuardedH11Protocol", "RepeatFilter", "connection_cap", "guarded_protocol",
+           "raise_descriptor_limit", "server_config"]

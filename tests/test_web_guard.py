@@ -1,0 +1,255 @@
+"""The server's guards against a real uvicorn server on 127.0.0.1 (the protocol, with short
+limits) and through the app: bodies past the limit, slow and half-open clients, the
+connection cap, the Host allow-list, the security headers and the ``--host`` warning."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import socket
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from starlette.exceptions import StarletteDeprecationWarning
+from typer.testing import CliRunner
+
+with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test client; httpx works
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
+    from fastapi.testclient import TestClient
+
+from tictactoe.cli import app as cli_app
+from tictactoe.web.app import create_app
+from tictactoe.web.guard import CONTENT_SECURITY_POLICY, LOOPBACK_HOSTS, MAX_BODY_BYTES
+from tictactoe.web.server import RepeatFilter, server_config
+
+READ_SECONDS = 1.0
+CAP = 24
+
+
+@dataclass
+class Running:
+    port: int
+    server: uvicorn.Server
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def connect(self) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), timeout=5)
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """The app under the guarded protocol (read deadline 1 s, at most 24 connections)."""
+    web = create_app(tmp_path_factory.mktemp("guard"), warm=False, processes=False,
+                     allowed_hosts=LOOPBACK_HOSTS)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(server_config(web, "127.0.0.1", port, read_seconds=READ_SECONDS,
+                                          max_connections=CAP))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield Running(port, server)
+    server.should_exit = True
+    thread.join(10)
+
+
+def closed_by_server(sock: socket.socket, within: float) -> bool:
+    """Whether the server closes `sock` within `within` seconds (anything it sends first is
+    read and dropped)."""
+    sock.settimeout(within)
+    try:
+        while sock.recv(4096):
+            pass
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        pass
+    return True
+
+
+def read_answer(sock: socket.socket) -> tuple[bytes, bytes]:
+    """One answer's head and body (by its Content-Length)."""
+    sock.settimeout(5)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"content-length: (\d+)", head, re.I).group(1))  # type: ignore[union-attr]
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head, body
+
+
+def test_a_chunked_body_past_the_limit_is_refused_without_reading_it(running: Running) -> None:
+    sock = running.connect()
+    sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+    sent = 0
+    chunk = b"a" * 4096
+
+    def pump() -> None:  # up to 64 MiB, far more than the server should ever read
+        nonlocal sent
+        try:
+            while sent < 64 * 2**20:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent += len(chunk)
+        except OSError:
+            pass
+
+    sender = threading.Thread(target=pump, daemon=True)
+    sender.start()
+    head, body = read_answer(sock)
+    assert head.startswith(b"HTTP/1.1 413")
+    assert json.loads(body)["detail"] == f"request body too large: at most {MAX_BODY_BYTES} bytes"
+    assert closed_by_server(sock, 5)
+    sender.join(5)
+    assert sent < 8 * 2**20  # the sender was cut off long before the end
+    sock.close()
+
+
+def test_a_declared_length_past_the_limit_is_refused(running: Running) -> None:
+    response = httpx.post(f"{running.url}/api/games", content=b"{" + b" " * MAX_BODY_BYTES + b"}",
+                          headers={"content-type": "application/json"})
+    assert response.status_code == 413 and "too large" in response.json()["detail"]
+
+
+def test_half_open_and_stalled_requests_are_closed_and_others_served(running: Running) -> None:
+    half_open = []
+    for _ in range(10):
+        sock = running.connect()
+        sock.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and no more
+        half_open.append(sock)
+    stalled = running.connect()
+    stalled.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16000\r\n"
+                    b"Content-Type: application/json\r\n\r\n{\"variant\": ")  # 13 of 16,000 bytes
+    assert httpx.get(f"{running.url}/api/options").status_code == 200  # served meanwhile
+    started = time.monotonic()
+    assert all(closed_by_server(sock, READ_SECONDS + 3) for sock in [*half_open, stalled])
+    assert time.monotonic() - started < READ_SECONDS + 3
+    for sock in [*half_open, stalled]:
+        sock.close()
+
+
+def test_a_slow_but_steady_request_in_time_is_answered(running: Running) -> None:
+    sock = running.connect()
+    for line in (b"GET /api/options HTTP/1.1\r\n", b"Host: 127.0.0.1\r\n", b"\r\n"):
+        sock.sendall(line)
+        time.sleep(READ_SECONDS / 5)
+    sock.settimeout(5)
+    assert sock.recv(100).startswith(b"HTTP/1.1 200")
+    sock.close()
+
+
+def test_past_the_connection_cap_the_oldest_idle_connections_make_room(
+        running: Running) -> None:
+    idle = []
+    for _ in range(CAP + 10):
+        sock = running.connect()
+        sock.sendall(b"GET /api/options HTTP/1.1\r\n")
+        idle.append(sock)
+    time.sleep(0.2)
+    with httpx.Client() as client:  # a new client is served at once, many times over
+        assert all(client.get(f"{running.url}/api/options").status_code == 200
+                   for _ in range(5))
+    assert closed_by_server(idle[0], 0.5)  # the oldest made room, before its deadline
+    for sock in idle:
+        sock.close()
+
+
+# --------------------------------------------------------------- through the app
+@pytest.fixture
+def local_client(tmp_path: Path) -> Iterator[TestClient]:
+    web = create_app(tmp_path, warm=False, processes=False, allowed_hosts=LOOPBACK_HOSTS)
+    with TestClient(web, base_url="http://127.0.0.1:8000") as client:
+        yield client
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost", "LOCALHOST:80", "[::1]:8000"])
+def test_the_loopback_names_are_answered(local_client: TestClient, host: str) -> None:
+    assert local_client.get("/api/options", headers={"host": host}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:8000",
+                                  "127.0.0.1.attacker.example", "", "[::2]:8000"])
+def test_a_foreign_host_is_refused(local_client: TestClient, host: str) -> None:
+    for method, path in (("GET", "/api/history"), ("POST", "/api/games")):
+        response = local_client.request(method, path, headers={
+            "host": host, "origin": f"http://{host}"}, json={"variant": "3x3"})
+        assert response.status_code == 400
+        assert "does not answer to the host" in response.json()["detail"]
+
+
+def test_every_answer_carries_the_security_headers(local_client: TestClient) -> None:
+    for path in ("/", "/static/js/main.js", "/api/options", "/api/nowhere"):
+        headers = local_client.get(path).headers
+        assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["x-frame-options"] == "DENY"
+    created = local_client.post("/api/games", json={"variant": "3x3"})
+    assert created.status_code == 201 and created.headers["cache-control"] == "no-store"
+    game = created.json()["id"]
+    assert local_client.get(f"/api/games/{game}").headers["cache-control"] == "no-store"
+    assert "no-store" not in local_client.get("/static/app.css").headers.get(
+        "cache-control", "")
+
+
+def test_the_page_has_no_inline_script_or_style() -> None:
+    from importlib import resources
+
+    page = (resources.files("tictactoe.web") / "static" / "index.html").read_text()
+    assert re.search(r"<script(?![^>]*\bsrc=)", page) is None  # every script is a file
+    assert "<style" not in page and re.search(r"\s(style|on[a-z]+)=", page) is None
+
+
+# --------------------------------------------------------------- the command
+def test_serve_warns_on_a_public_address(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    def pretend_run(self: uvicorn.Server, sockets: Any = None) -> None:
+        seen["app"] = self.config.app
+        self.started = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", pretend_run)
+    runner = CliRunner()
+    public = runner.invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", "0",
+                                     "--data", str(tmp_path)])
+    assert public.exit_code == 0, public.output
+    assert "Warning" in public.output and "other machines can connect" in public.output
+    with TestClient(seen["app"]) as client:  # no Host check on a public address
+        assert client.get("/api/options", headers={"host": "games.example"}).status_code == 200
+    local = runner.invoke(cli_app, ["serve", "--port", "0", "--data", str(tmp_path),
+                                    "--allowed-host", "games.example"])
+    assert local.exit_code == 0 and "Warning" not in local.output
+    with TestClient(seen["app"]) as client:
+        assert client.get("/api/options", headers={"host": "games.example"}).status_code == 200
+        assert client.get("/api/options", headers={"host": "other.example"}).status_code == 400
+
+
+def test_repeated_log_lines_are_counted_not_repeated() -> None:
+    quiet = RepeatFilter(window=0.2)
+    record = {"name": "asyncio", "msg": "socket.accept() out of system resource"}
+    first = logging.makeLogRecord(record)
+    shown = [quiet.filter(first)] + [quiet.filter(logging.makeLogRecord(record))
+                                     for _ in range(999)]
+    assert shown.count(True) == 1 and first.getMessage() == record["msg"]
+    time.sleep(0.25)
+    later = logging.makeLogRecord(record)
+    assert quiet.filter(later) and "999 more like this" in later.getMessage()
