@@ -17,6 +17,7 @@ from tictactoe import (
     Status,
     Termination,
     Variant,
+    VariantError,
     symmetries,
 )
 from tictactoe.core.symmetry import transform_mask
@@ -196,3 +197,19 @@ def test_status_flags_and_messages() -> None:
     disjoint = Position("xxxx/oooo/xxxx/oo2 o")
     assert disjoint.status() & Status.WIN_LINES_DISJOINT
     assert "share no cell" in " ".join(disjoint.problems())
+
+
+@pytest.mark.parametrize("text", ["３/３/３ x", "x２/３/３ o", "3/3/3 x ３", "5/5/5/5/5 x ４"])
+def test_positions_take_ascii_digits_only(text: str) -> None:
+    with pytest.raises(InvalidPositionError):
+        Position(text)
+
+
+def test_variants_and_cells_take_ascii_only() -> None:
+    for name in ("３x３", "3x3\u212a3", "5x5k４"):  # fullwidth digits, a Kelvin sign for k
+        with pytest.raises(VariantError):
+            Variant.parse(name)
+    for cell in ("b２", "４", "1:ｂ1"):
+        with pytest.raises(InvalidMoveError):
+            Variant.parse("4x4x4" if ":" in cell else "3x3").parse_cell(cell)
+    assert Variant.parse(" 5X5K4 ").name == "5x5k4" and Variant.parse("3x3").parse_cell(" B2") == 4

@@ -111,7 +111,7 @@ class Status(enum.IntFlag):
     """The winner's lines share no cell, so they cannot all have been completed by one move."""
 
 
-_ROW_TOKEN = re.compile(r"\d+|[xo.]", re.IGNORECASE)
+_ROW_TOKEN = re.compile(r"[0-9]+|[xo.]", re.IGNORECASE)  # ASCII digits only, not "３"
 
 
 class Position:
@@ -489,7 +489,7 @@ def _parse(text: str) -> tuple[Variant, int, int, Side]:
                         f"unexpected {bad!r} at character {at + 1} {where}: cells are x, o, . "
                         "or a digit run")
                 piece = token.group().lower()
-                if piece.isdigit():
+                if piece[0] in "0123456789":
                     run = int(piece)
                     if run == 0 or run > 64:
                         raise InvalidPositionError(
@@ -524,7 +524,7 @@ def _parse(text: str) -> tuple[Variant, int, int, Side]:
         shape = (len(layers_x), *shape)
     k: int | None = None
     if len(fields) == 3:
-        if not fields[2].isdigit():
+        if not (fields[2].isascii() and fields[2].isdigit()):
             raise InvalidPositionError(f"k must be a whole number, not {fields[2]!r} (field 3 "
                                        f"{where})")
         k = int(fields[2])

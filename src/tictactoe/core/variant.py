@@ -31,9 +31,9 @@ MAX_COLUMNS = 26
 
 ALIASES = {"tictactoe": "3x3", "tic-tac-toe": "3x3", "qubic": "4x4x4"}
 
-_NAME = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$")
-_CELL_2D = re.compile(r"^([a-z])(\d+)$")
-_CELL_3D = re.compile(r"^(\d+):([a-z])(\d+)$")
+_NAME = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$", re.ASCII)
+_CELL_2D = re.compile(r"^([a-z])(\d+)$", re.ASCII)
+_CELL_3D = re.compile(r"^(\d+):([a-z])(\d+)$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class Variant:
         """
         text = name.strip().lower()
         text = ALIASES.get(text, text)
-        match = _NAME.match(text)
+        match = _NAME.match(text) if name.isascii() else None  # not "３x３", nor a Kelvin K
         if not match:
             raise VariantError(
                 f"unknown variant {name!r}: expected a name like 3x3, 5x5k4 or 4x4x4, "
@@ -221,8 +221,11 @@ class Variant:
         tictactoe.core.errors.InvalidMoveError: 'd1' is off the 3x3 board: columns are a-c
         """
         raw = text
+        if not text.isascii():
+            raise InvalidMoveError(f"{raw!r} is not a cell: a cell is written in ASCII letters "
+                                   "and digits, like b2, 2:b3 or 4")
         text = text.strip().lower()
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             cell = int(text)
             if cell >= self.cells:
                 raise InvalidMoveError(
