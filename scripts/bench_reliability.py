@@ -29,9 +29,11 @@ Ctrl-C stops cleanly after the current step.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -248,9 +250,53 @@ def memory(args: argparse.Namespace, work: Path) -> list[Row]:
              f"second half +{mib[-1] - middle:.0f} MB, peak {max(mib):.0f} MB")]
 
 
+def met(ok: bool, text: str) -> str:
+    return text if ok else f"[red]{text}[/]"
+
+
+def guards(args: argparse.Namespace, work: Path) -> list[Row]:
+    rows = []
+    server = Server(work / "guards")
+    try:
+        server.wait_ready()
+        flood = reliability.chunked_flood(server, args.chunked_mib)
+        before = percentile(flood.light_before, 0.99) * 1000
+        during = percentile(flood.light_during, 0.99) * 1000
+        grown = (flood.rss_after - flood.rss_before) / 2**20
+        ok = flood.status == 413 and flood.answered <= 0.05 and grown < 20
+        rows.append((f"Chunked body of {args.chunked_mib} MiB, no declared length",
+                     f"answered {flood.status} after {flood.answered * 1000:.1f} ms, "
+                     f"{flood.sent / 2**20:.1f} MiB sent before the server closed; "
+                     f"light requests p99 {before:.1f} ms before, {during:.1f} ms during",
+                     met(ok, f"server RSS {grown:+.1f} MiB") + " (target 413 within 50 ms, "
+                     "+< 20 MiB)"))
+    finally:
+        server.stop()
+    with contextlib.suppress(ValueError, OSError):  # the clients need the descriptors too
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    server = Server(work / "half-open", preexec=reliability.descriptor_limit(1024))
+    try:
+        server.wait_ready()
+        report = reliability.half_open(server, args.half_open)
+        worst = max(report.light) * 1000 if report.light else float("inf")
+        closed = "not all" if report.all_closed is None else f"all in {report.all_closed:.1f} s"
+        ok = report.all_closed is not None and report.all_closed <= 10 and worst <= 100
+        rows.append((f"{args.half_open:,} half-open connections, server limited to 1,024 "
+                     "open files",
+                     f"{report.opened:,} opened ({report.refused} refused); closed {closed}; "
+                     f"{len(report.light):,} light requests meanwhile, p50 "
+                     f"{statistics.median(report.light) * 1000:.1f} ms",
+                     met(ok, f"slowest light request {worst:.1f} ms") + " (target all closed "
+                     "within 10 s, every light request within 100 ms)"))
+    finally:
+        server.stop()
+    return rows
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace, Path], list[Row]]] = {
     "crash": crash, "race": race, "storage": storage, "fuzz": fuzz, "load": load, "mix": mix,
-    "memory": memory}
+    "memory": memory, "guards": guards}
 
 
 def main() -> int:
@@ -271,6 +317,8 @@ def main() -> int:
     parser.add_argument("--heavy", type=int, default=20)
     parser.add_argument("--mix-seconds", type=float, default=30.0)
     parser.add_argument("--positions", type=int, default=10_000)
+    parser.add_argument("--chunked-mib", type=int, default=300)
+    parser.add_argument("--half-open", type=int, default=1000)
     parser.add_argument("--markdown", action="store_true",
                         help="also print the table in Markdown (as in README.md)")
     args = parser.parse_args()

@@ -895,3 +895,142 @@ __all__ = ["CrashRound", "LoadReport", "MixReport", "RaceReport", "RawClient", "
            "StorageReport", "WrkReport", "bad_storage", "check_file", "crash_round",
            "game_load", "light_among_heavy", "memory_run", "percentile", "race", "request",
            "wrk_load"]
+
+
+# ----------------------------------------------------------------- guards
+def _probe_latencies(url: str, stop: Callable[[], bool], every: float = 0.05) -> list[float]:
+    """Time light requests (``GET /api/options``, a fresh connection each) until `stop()`;
+    a request that fails counts as infinitely slow."""
+    samples = []
+    while not stop():
+        started = time.perf_counter()
+        try:
+            status, _ = request(url, "GET", "/api/options", timeout=10)
+            samples.append(time.perf_counter() - started if status == 200 else float("inf"))
+        except OSError:
+            samples.append(float("inf"))
+        time.sleep(every)
+    return samples
+
+
+@dataclass
+class ChunkedReport:
+    status: int = 0
+    answered: float = 0.0
+    """Seconds from the first body byte to the answer."""
+    sent: int = 0
+    """Body bytes the client got out before the server closed the connection."""
+    rss_before: int = 0
+    rss_after: int = 0
+    light_before: list[float] = field(default_factory=list)
+    light_during: list[float] = field(default_factory=list)
+
+
+def chunked_flood(server: Server, mib: int = 300) -> ChunkedReport:
+    """Send a chunked body of `mib` MiB (no declared length) to ``POST /api/games`` while a
+    light client polls; the answer, how much the server let in, its memory, the latencies."""
+    report = ChunkedReport(rss_before=server.memory())
+    report.light_before = _probe_latencies(server.url, _for_seconds(2.0))
+    done = False
+    import threading
+
+    prober = threading.Thread(target=lambda: report.light_during.extend(
+        _probe_latencies(server.url, lambda: done)))
+    prober.start()
+    chunk = b"a" * 65536
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                     b"application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        started = time.perf_counter()
+
+        def pump() -> None:
+            try:
+                while report.sent < mib * 2**20:
+                    sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    report.sent += len(chunk)
+            except OSError:
+                pass
+
+        sender = threading.Thread(target=pump, daemon=True)
+        sender.start()
+        with contextlib.suppress(OSError):
+            line = sock.recv(65536)
+            report.answered = time.perf_counter() - started
+            report.status = int(line.split()[1]) if line.startswith(b"HTTP/") else 0
+        sender.join(30)
+    report.rss_after = server.memory()
+    time.sleep(1.0)
+    done = True
+    prober.join()
+    return report
+
+
+def _for_seconds(seconds: float) -> Callable[[], bool]:
+    end = time.monotonic() + seconds
+    return lambda: time.monotonic() > end
+
+
+def descriptor_limit(limit: int) -> Callable[[], None]:
+    """A ``preexec`` for `Server`: the server runs with at most `limit` open files."""
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    return apply
+
+
+@dataclass
+class HalfOpenReport:
+    opened: int = 0
+    refused: int = 0
+    all_closed: float | None = None
+    """Seconds from the last one opened until the server had closed them all (None: not in
+    the time allowed)."""
+    light: list[float] = field(default_factory=list)
+
+
+def half_open(server: Server, connections: int = 1000, wait: float = 20.0) -> HalfOpenReport:
+    """Open `connections` connections that send a request line and one header and then
+    nothing, while a light client polls; how long until the server closed them all."""
+    report = HalfOpenReport()
+    done = False
+    import threading
+
+    prober = threading.Thread(target=lambda: report.light.extend(
+        _probe_latencies(server.url, lambda: done)))
+    prober.start()
+    parts = urlsplit(server.url)
+    held: list[socket.socket] = []
+    try:
+        for _ in range(connections):
+            try:
+                sock = socket.create_connection((parts.hostname, parts.port), timeout=5)
+                sock.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                sock.setblocking(False)
+                held.append(sock)
+            except OSError:
+                report.refused += 1
+        report.opened = len(held)
+        opened = time.monotonic()
+        open_ones = list(held)
+        while open_ones and time.monotonic() - opened < wait:
+            still = []
+            for sock in open_ones:
+                try:
+                    if sock.recv(4096) == b"":
+                        continue  # closed by the server
+                    still.append(sock)  # an answer: read on
+                except BlockingIOError:
+                    still.append(sock)
+                except OSError:
+                    continue  # reset by the server
+            open_ones = still
+            time.sleep(0.05)
+        if not open_ones:
+            report.all_closed = time.monotonic() - opened
+    finally:
+        for sock in held:
+            sock.close()
+        time.sleep(0.5)
+        done = True
+        prober.join()
+    return report

@@ -16,7 +16,7 @@ connection, so that slow or idle clients cannot use up the server.
   once per `LOG_WINDOW_SECONDS` with a count of the ones left out (`RepeatFilter`).
 
 >>> connection_cap(1024)
-860
+668
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ MAX_CONNECTIONS = 2000
 RESERVED_DESCRIPTORS = 100
 """Descriptors kept for everything but connections: the database, the engine workers' pipes,
 the static files, the logs, and the connections accepted at once before the cap sees them."""
-BACKLOG = 64
+BACKLOG = 256
 """Connections the kernel holds for the server before it accepts them (the server accepts up
 to this many at a time, so the cap keeps as many descriptors free)."""
 WANTED_DESCRIPTORS = 4096
