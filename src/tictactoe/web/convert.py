@@ -97,7 +97,8 @@ def game_state_json(stored: StoredGame, play: Play, position: bytes,
                  "started": r.started, "finished": r.finished},
         "undone": list(stored.undone), "seed": stored.seed, "can_undo": can_undo(play),
         "can_redo": bool(stored.undone) and r.result is None,
-        "reply": None if reply is None else reply.model_dump()}, separators=(",", ":"))
+        "reply": None if reply is None else reply.model_dump(),
+        "continued_by": stored.continued_by}, separators=(",", ":"))
     return head[:-1].encode() + b',"position":' + position + b"}"
 
 

@@ -46,8 +46,9 @@ GAME_ERRORS: dict[int | str, dict[str, Any]] = {
                          "over, or there is nothing to undo or redo. The answer has the game "
                          "as it stands."},
     503: {"model": ErrorResponse,
-          "description": "The game storage is unavailable (the message says why), or the "
-                         "engine is busy. Positions and analysis still work."},
+          "description": "The game storage is unavailable, or this game's stored record is "
+                         "damaged (the message says which), or the engine is busy. Positions "
+                         "and analysis still work."},
 }
 
 __all__ = ["ERRORS", "GAME_ERRORS", "EngineDep", "GameId", "StoreDep", "get_engine",

@@ -213,6 +213,9 @@ class GameState(BaseModel):
     can_redo: bool
     reply: ComputerMove | None = Field(
         default=None, description="The computer's move played in answer to this request.")
+    continued_by: str | None = Field(
+        default=None, description="Of a finished game: the id of the game that continues it "
+                                  "(made by undo), if there is one.")
 
 
 class ConflictResponse(BaseModel):
