@@ -2,7 +2,7 @@
 played by the server, no forged records, no lost updates (a stale ``ply`` gets 409 with the
 game as it stands), undo and redo, the continuation of a finished game (the same one for a
 replayed request, counted once), the history of one browser, damaged rows kept to
-themselves, and old data folders."""
+themselves, a strict ``ply``, and old data folders."""
 
 from __future__ import annotations
 
@@ -333,3 +333,15 @@ def test_a_damaged_row_is_contained(client: TestClient, tmp_path: Path,
     reports = [r for r in caplog.records if "damaged record" in r.getMessage()]
     assert len(reports) == 2, [r.getMessage() for r in reports]  # once per game
     assert "not valid JSON" in reports[0].getMessage() and not any(r.exc_info for r in reports)
+
+
+# ----------------------------------------------------------------- the request's form
+def test_ply_is_a_json_integer(client: TestClient) -> None:
+    state = made(client, variant="3x3")
+    for action, body in (("moves", {"move": "b2"}), ("undo", {}), ("redo", {})):
+        response = client.post(f"/api/games/{state['id']}/{action}", json={**body, "ply": "0"})
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"] == "ply: Input should be a valid integer"
+    response = client.put(f"/api/games/{state['id']}", json={"moves": ["b2"], "ply": 0.0})
+    assert response.status_code == 422 and "ply" in response.json()["detail"]
+    assert stored(client, state["id"])["ply"] == 0, "nothing was changed"

@@ -77,8 +77,9 @@ BrowserToken = Field(
     default=None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
     description="A random id the browser keeps, so that its history can show its own games.")
 
-Ply = Field(ge=0, le=2**31, description="The game's `ply` as the client last saw it; a request "
-                                        "made from an older state is refused with 409.")
+Ply = Field(ge=0, le=2**31, strict=True,
+            description="The game's `ply` as the client last saw it, a JSON integer; a request "
+                        "made from an older state is refused with 409.")
 
 
 class NewGameRequest(Strict):
