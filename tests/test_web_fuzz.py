@@ -102,7 +102,7 @@ class GameSequences(schema.as_state_machine()):  # type: ignore[misc]
             return  # as generated
         body = case.body if isinstance(case.body, dict) else {}
         if case.operation.label == "POST /api/games":
-            kept = {k: v for k, v in body.items() if k in ("seed", "browser")}
+            kept = {k: v for k, v in body.items() if k == "seed"}
             case.body = {**GAMES[size // 3 % len(GAMES)], **kept}
             return
         game_id = (case.path_parameters or {}).get("game_id")

@@ -1,8 +1,8 @@
 """Server-owned games: every move checked against the stored position, the computer's replies
 played by the server, no forged records, no lost updates (a stale ``ply`` gets 409 with the
 game as it stands), undo and redo, the continuation of a finished game (the same one for a
-replayed request, counted once), the history of one browser, damaged rows kept to
-themselves, a strict ``ply``, and old data folders."""
+replayed request, counted once), the history of one browser (its id in a header), damaged
+rows kept to themselves, a strict ``ply``, and old data folders."""
 
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def made(client: TestClient, browser: str | None = None, **body: Any) -> dict[str, Any]:
-    response = client.post("/api/games",
-                           json=body if browser is None else {**body, "browser": browser})
+    response = client.post("/api/games", json=body,
+                           headers={} if browser is None else {"X-Browser-Id": browser})
     assert response.status_code == 201, response.text
     state: dict[str, Any] = response.json()
     return state
@@ -170,7 +170,7 @@ def test_a_finished_game_cannot_change_and_undo_continues_it_anew(client: TestCl
     assert fork["undone"] == ["c3"] and fork["ply"] == 0
     assert stored(client, state["id"]) == {**state, "reply": None, "continued_by": fork["id"]}, \
         "the old game is kept, and names its continuation"
-    history = client.get("/api/history", params={"browser": BROWSER}).json()
+    history = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()
     assert [g["moves"] for g in history["games"]] == [line]
 
 
@@ -181,10 +181,10 @@ def test_history_of_this_browser_or_all(client: TestClient) -> None:
         state = made(client, browser, **body)
         for move in line:
             state = send(client, state, "moves", move=move)
-    mine = client.get("/api/history", params={"browser": BROWSER}).json()["games"]
+    mine = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()["games"]
     everything = client.get("/api/history").json()["games"]
     assert len(mine) == 1 and len(everything) == 3
-    assert client.get("/api/history", params={"browser": "nobody-here"}).json() == {
+    assert client.get("/api/history", headers={"X-Browser-Id": "nobody-here"}).json() == {
         "games": [], "levels": []}
 
 
@@ -271,8 +271,8 @@ def test_a_replayed_undo_of_a_finished_game_gives_the_same_continuation(
     # the continuation finishes again: the history shows and counts that one alone
     again = send(client, forks[0], "redo")
     assert again["game"]["result"] == done["game"]["result"]
-    for scope in ({}, {"browser": BROWSER}):
-        history = client.get("/api/history", params=scope).json()
+    for scope in ({}, {"X-Browser-Id": BROWSER}):
+        history = client.get("/api/history", headers=scope).json()
         assert [g["number"] for g in history["games"]] == [again["game"]["number"]]
         assert counted(history) == 1, history
     # the replayed undo still answers the same continuation, as it stands now
@@ -345,3 +345,22 @@ def test_ply_is_a_json_integer(client: TestClient) -> None:
     response = client.put(f"/api/games/{state['id']}", json={"moves": ["b2"], "ply": 0.0})
     assert response.status_code == 422 and "ply" in response.json()["detail"]
     assert stored(client, state["id"])["ply"] == 0, "nothing was changed"
+
+
+def test_the_browser_id_travels_in_a_header_only(client: TestClient) -> None:
+    response = client.post("/api/games", json={"variant": "3x3", "browser": BROWSER})
+    assert response.status_code == 422 and "browser" in response.json()["detail"]
+    for request in (client.post("/api/games", params={"browser": BROWSER},
+                                json={"variant": "3x3"}),
+                    client.get("/api/history", params={"browser": BROWSER})):
+        assert request.status_code == 422, request.text
+        assert "X-Browser-Id header, not in the URL" in request.json()["detail"]
+    response = client.post("/api/games", json={"variant": "3x3"},
+                           headers={"X-Browser-Id": "bad id!"})
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith("X-Browser-Id: ")
+    finished_against(client, "random", BROWSER)
+    mine = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()
+    assert len(mine["games"]) == 1 and counted(mine) == 1
+    assert client.get("/api/history", headers={"X-Browser-Id": "another-one"}).json() == {
+        "games": [], "levels": []}

@@ -154,8 +154,8 @@ def describe_validation(errors: Any) -> str:
         if error.get("type") == "json_invalid":
             parts.append(f"malformed JSON: {error.get('ctx', {}).get('error', 'cannot parse')}")
             continue
-        where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query",
-                                                                          "path"))
+        where = ".".join(str(p) for p in error.get("loc", ())
+                         if p not in ("body", "query", "path", "header"))
         parts.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
     return "; ".join(parts) or "malformed request"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, HTTPException, Request
 from fastapi import Path as PathParam
 
 from tictactoe.web.models import ConflictResponse, ErrorResponse
@@ -25,11 +25,27 @@ async def get_store(request: Request) -> GameStore:
     return store
 
 
+BROWSER_HEADER = "X-Browser-Id"
+
+
+async def browser_not_in_url(request: Request) -> None:
+    """Refuse a browser id in the query string (422): it goes in the `BROWSER_HEADER`
+    header, so that it stays out of logs, links and the browser's history."""
+    if "browser" in request.query_params:
+        raise HTTPException(422, f"browser: send the browser id in the {BROWSER_HEADER} "
+                                 "header, not in the URL")
+
+
 EngineDep = Annotated[Engine, Depends(get_engine)]
 StoreDep = Annotated[GameStore, Depends(get_store)]
 
 GameId = Annotated[str, PathParam(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
                                   description="The secret id returned when the game was made.")]
+
+BrowserId = Annotated[str | None, Header(
+    alias=BROWSER_HEADER, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+    description="A random id the browser keeps, so that its history can show its own games. "
+                "A header, never in the URL, so that it stays out of logs and links.")]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse, "description": text}
@@ -50,6 +66,5 @@ GAME_ERRORS: dict[int | str, dict[str, Any]] = {
                          "damaged (the message says which), or the engine is busy. Positions "
                          "and analysis still work."},
 }
-
-__all__ = ["ERRORS", "GAME_ERRORS", "EngineDep", "GameId", "StoreDep", "get_engine",
-           "get_store"]
+__all__ = ["BROWSER_HEADER", "ERRORS", "GAME_ERRORS", "BrowserId", "EngineDep", "GameId",
+           "StoreDep", "browser_not_in_url", "get_engine", "get_store"]

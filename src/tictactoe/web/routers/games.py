@@ -9,13 +9,20 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Response
 
 from tictactoe.core import TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.web.convert import check_players, game_info, game_state_json, score_info
-from tictactoe.web.deps import GAME_ERRORS, EngineDep, GameId, StoreDep
+from tictactoe.web.deps import (
+    GAME_ERRORS,
+    BrowserId,
+    EngineDep,
+    GameId,
+    StoreDep,
+    browser_not_in_url,
+)
 from tictactoe.web.models import (
     ChangeRequest,
     ComputerMove,
@@ -119,15 +126,18 @@ def _answer_with(engine: Engine, stored: StoredGame, play: Play,
 # the server is busy.
 
 @router.post("/api/games", response_model=GameState, status_code=201, operation_id="new_game",
-             responses=_answer(201, "The new game."))
-async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep) -> Response:
+             responses=_answer(201, "The new game."),
+             dependencies=[Depends(browser_not_in_url)])
+async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep,
+                   browser: BrowserId = None) -> Response:
     """Start a game on a board (``variant``) or from a ``position``. If the computer moves
-    first, its move is played at once. Keep the returned id: it is needed to play."""
+    first, its move is played at once. Keep the returned id: it is needed to play. The
+    browser's id, if sent (header ``X-Browser-Id``), marks the game for its history."""
     players = check_players({"x": body.players.x, "o": body.players.o})
     play = Play.of(new_record(body.variant, body.position, players, body.moves))
     seed = secrets.randbelow(2**31) if body.seed is None else body.seed
     play, reply = await _computer_reply(engine, play, seed)
-    _, stored = games.create(play.record, seed=seed, browser=body.browser)
+    _, stored = games.create(play.record, seed=seed, browser=browser)
     return _answer_with(engine, stored, play, reply, 201)
 
 
@@ -213,18 +223,17 @@ async def replace_moves(game_id: GameId, body: UpdateGameRequest, games: StoreDe
     return _answer_with(engine, stored, Play.of(record))
 
 
-@router.get("/api/history", response_model=HistoryResponse, responses=GAME_ERRORS)
-async def history(
-        games: StoreDep, limit: Annotated[int, Query(ge=1, le=500)] = 100,
-        browser: Annotated[str | None, Query(
-            min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
-            description="Only the games started with this browser id; absent: every game on "
-                        "this server.")] = None) -> HistoryResponse:
+@router.get("/api/history", response_model=HistoryResponse, responses=GAME_ERRORS,
+            dependencies=[Depends(browser_not_in_url)])
+async def history(games: StoreDep,
+                  limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                  browser: BrowserId = None) -> HistoryResponse:
     """Finished games, newest first, and the human's results against each computer opponent
-    (in games from the empty board). A game that undo continued, and whose continuation has
-    finished, is left out: the continuation stands for it, so each line of play is listed
-    and counted once, by its last result. The results are kept counted as games finish, so
-    this reads a few rows however many games there are."""
+    (in games from the empty board): only the games of the browser whose id is sent in the
+    ``X-Browser-Id`` header, or every game on this server without it. A game that undo
+    continued, and whose continuation has finished, is left out: the continuation stands for
+    it, so each line of play is listed and counted once, by its last result. The results are
+    kept counted as games finish, so this reads a few rows however many games there are."""
     finished = games.finished(limit, browser)
     tally = games.results_by_opponent(browser)
     order = {name: i for i, name in enumerate((*LEVELS, *PLAYER_NAMES))}
