@@ -2,7 +2,7 @@
 played by the server, no forged records, no lost updates (a stale ``ply`` gets 409 with the
 game as it stands), undo and redo, the continuation of a finished game (the same one for a
 replayed request, counted once), the history of one browser (its id in a header), damaged
-rows kept to themselves, a strict ``ply``, and old data folders."""
+rows kept to themselves, a strict ``ply``, the cap on new games, and old data folders."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from tictactoe.search.solver import solve
 from tictactoe.tui.engine import game_from_record
 from tictactoe.tui.history import read_history
 from tictactoe.web.app import create_app
+from tictactoe.web.limits import NEW_GAME_BURST, RateLimit
 from tictactoe.web.store import DATABASE_NAME, GameStore
 
 BROWSER = "this-browser-1"
@@ -364,3 +365,28 @@ def test_the_browser_id_travels_in_a_header_only(client: TestClient) -> None:
     assert len(mine["games"]) == 1 and counted(mine) == 1
     assert client.get("/api/history", headers={"X-Browser-Id": "another-one"}).json() == {
         "games": [], "levels": []}
+
+
+# ----------------------------------------------------------------- the cap on new games
+def test_new_games_are_capped_per_client_address(tmp_path: Path) -> None:
+    app = create_app(tmp_path, warm=False)
+    with TestClient(app) as client:
+        answers = [client.post("/api/games", json={"variant": "3x3"})
+                   for _ in range(NEW_GAME_BURST + 1)]
+        assert [a.status_code for a in answers] == [201] * NEW_GAME_BURST + [429]
+        refused = answers[-1]
+        assert refused.headers["Retry-After"] == "1"
+        assert refused.json()["detail"].startswith("too many new games from your address")
+        # another address has its own allowance; moves in existing games are not capped
+        other = TestClient(app, client=("203.0.113.9", 40000))
+        assert other.post("/api/games", json={"variant": "3x3"}).status_code == 201
+        send(client, answers[0].json(), "moves", move="b2")
+        # the tokens come back with time
+        clock = [0.0]
+        app.state.new_game_limit = RateLimit(2, 0.25, clock=lambda: clock[0])
+        codes = [client.post("/api/games", json={"variant": "3x3"}).status_code
+                 for _ in range(3)]
+        assert codes == [201, 201, 429]
+        assert client.post("/api/games", json={"variant": "3x3"}).headers["Retry-After"] == "4"
+        clock[0] = 4.0
+        assert client.post("/api/games", json={"variant": "3x3"}).status_code == 201

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from tictactoe.core import Position
 from tictactoe.core.record import GameRecord
+from tictactoe.web.limits import LIMIT_ENV
 from tictactoe.web.store import DATABASE_NAME
 
 Json = dict[str, Any]
@@ -52,10 +53,13 @@ def free_port() -> int:
 
 # ----------------------------------------------------------------- the server
 class Server:
-    """A ``ttt serve`` process on 127.0.0.1 with its own data folder (and log file)."""
+    """A ``ttt serve`` process on 127.0.0.1 with its own data folder (and log file). Its
+    clients here all come from 127.0.0.1 and stand for many people, so the cap on new games
+    per client address is off (`tictactoe.web.limits`), unless ``env`` sets it."""
 
     def __init__(self, data: Path, *, port: int | None = None,
-                 preexec: Callable[[], None] | None = None) -> None:
+                 preexec: Callable[[], None] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.data = data
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -64,7 +68,8 @@ class Server:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", "from tictactoe.cli import main; main()", "serve",
                  "--port", str(self.port), "--data", str(data)],
-                stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec)
+                stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec,
+                env={**os.environ, LIMIT_ENV: "off", **(env or {})})
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

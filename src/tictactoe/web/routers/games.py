@@ -17,11 +17,13 @@ from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.web.convert import check_players, game_info, game_state_json, score_info
 from tictactoe.web.deps import (
     GAME_ERRORS,
+    TOO_MANY,
     BrowserId,
     EngineDep,
     GameId,
     StoreDep,
     browser_not_in_url,
+    new_game_allowed,
 )
 from tictactoe.web.models import (
     ChangeRequest,
@@ -126,13 +128,15 @@ def _answer_with(engine: Engine, stored: StoredGame, play: Play,
 # the server is busy.
 
 @router.post("/api/games", response_model=GameState, status_code=201, operation_id="new_game",
-             responses=_answer(201, "The new game."),
-             dependencies=[Depends(browser_not_in_url)])
+             responses={**_answer(201, "The new game."), **TOO_MANY},
+             dependencies=[Depends(browser_not_in_url), Depends(new_game_allowed)])
 async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep,
                    browser: BrowserId = None) -> Response:
     """Start a game on a board (``variant``) or from a ``position``. If the computer moves
     first, its move is played at once. Keep the returned id: it is needed to play. The
-    browser's id, if sent (header ``X-Browser-Id``), marks the game for its history."""
+    browser's id, if sent (header ``X-Browser-Id``), marks the game for its history. Each
+    client address may start a burst of games, then one every so often
+    (`tictactoe.web.limits`); beyond that, 429 with ``Retry-After``."""
     players = check_players({"x": body.players.x, "o": body.players.o})
     play = Play.of(new_record(body.variant, body.position, players, body.moves))
     seed = secrets.randbelow(2**31) if body.seed is None else body.seed
