@@ -22,6 +22,7 @@ import json
 import os
 import random
 import resource
+import secrets
 import signal
 import socket
 import sqlite3
@@ -38,7 +39,8 @@ from urllib.parse import urlsplit
 
 from tictactoe.core import Position
 from tictactoe.core.record import GameRecord
-from tictactoe.web.store import DATABASE_NAME
+from tictactoe.web.limits import LIMIT_ENV
+from tictactoe.web.store import DATABASE_NAME, GameStore
 
 Json = dict[str, Any]
 
@@ -57,10 +59,13 @@ def free_port() -> int:
 
 # ----------------------------------------------------------------- the server
 class Server:
-    """A ``ttt serve`` process on 127.0.0.1 with its own data folder (and log file)."""
+    """A ``ttt serve`` process on 127.0.0.1 with its own data folder (and log file). Its
+    clients here all come from 127.0.0.1 and stand for many people, so the cap on new games
+    per client address is off (`tictactoe.web.limits`), unless ``env`` sets it."""
 
     def __init__(self, data: Path, *, port: int | None = None,
-                 preexec: Callable[[], None] | None = None) -> None:
+                 preexec: Callable[[], None] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.data = data
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -69,7 +74,8 @@ class Server:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", "from tictactoe.cli import main; main()", "serve",
                  "--port", str(self.port), "--data", str(data)],
-                stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec)
+                stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec,
+                env={**os.environ, LIMIT_ENV: "off", **(env or {})})
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -214,9 +220,11 @@ class RawClient:
         reader, writer = await asyncio.open_connection(host, port)
         return RawClient(reader, writer, f"{host}:{port}")
 
-    async def call(self, method: str, path: str, body: object = None) -> tuple[int, bytes]:
+    async def call(self, method: str, path: str, body: object = None,
+                   headers: dict[str, str] | None = None) -> tuple[int, bytes]:
         data = b"" if body is None else json.dumps(body).encode()
-        self.writer.write(f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+        extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+        self.writer.write(f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{extra}"
                           f"Content-Type: application/json\r\nContent-Length: {len(data)}"
                           f"\r\n\r\n".encode() + data)
         line = await self.reader.readline()
@@ -891,10 +899,92 @@ def memory_run(server: Server, positions: int = 10_000, every: int = 1000,
     return samples
 
 
-__all__ = ["CrashRound", "LoadReport", "MixReport", "RaceReport", "RawClient", "Server",
-           "StorageReport", "WrkReport", "bad_storage", "check_file", "crash_round",
-           "game_load", "light_among_heavy", "memory_run", "percentile", "race", "request",
-           "wrk_load"]
+# ----------------------------------------------------------------- history at scale
+HISTORY_PLAYERS = ({"x": "human", "o": "easy"}, {"x": "medium", "o": "human"},
+                   {"x": "human", "o": "hard"}, {"x": "human", "o": "perfect"},
+                   {"x": "human", "o": "human"})
+"""Who plays in the games `fill_history` writes: a human against each level, and two people."""
+
+
+def random_finished_games(count: int, seed: int = 0,
+                          variants: tuple[str, ...] = ("3x3", "4x4")) -> list[GameRecord]:
+    """``count`` games of random moves to the end, on each board in turn (players as in
+    `HISTORY_PLAYERS`, in turn)."""
+    rng = random.Random(seed)
+    games = []
+    for n in range(count):
+        board = Position(variants[n % len(variants)])
+        moves = []
+        while not board.is_game_over():
+            cell = rng.choice(board.legal_moves())
+            moves.append(board.move_name(cell))
+            board.push(cell)
+        games.append(GameRecord.from_moves(board.variant.name, moves,
+                                           players=HISTORY_PLAYERS[n % len(HISTORY_PLAYERS)]))
+    return games
+
+
+def fill_history(folder: Path, games: int, *, seed: int = 0, browsers: int = 100,
+                 distinct: int = 500) -> float:
+    """Add ``games`` finished games to the games file in ``folder``: ``distinct`` random games
+    (`random_finished_games`) over and over, each with one of ``browsers`` browser ids (or
+    none, one in ten), one minute apart, written straight into SQLite, then the results table
+    counted afresh (`GameStore.rebuild_results`). Returns the seconds the recount took."""
+    rng = random.Random(seed)
+    pool = random_finished_games(distinct, seed)
+    ids = [f"bench-browser-{n:04d}" for n in range(browsers)]
+    store = GameStore.in_folder(folder)
+    store.check()  # the file and its tables
+    store.close()
+    db = sqlite3.connect(folder / DATABASE_NAME)
+    try:
+        rows = []
+        for n in range(games):
+            record = pool[n % len(pool)]
+            finished = time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
+                                     time.gmtime(1_700_000_000 + 60 * n))
+            rows.append((secrets.token_urlsafe(24), record.variant, record.start,
+                         json.dumps(record.players), json.dumps(list(record.moves)),
+                         record.result, finished, finished, rng.randrange(2**31),
+                         None if n % 10 == 0 else rng.choice(ids)))
+        with db:
+            db.executemany("INSERT INTO games (token, variant, start, players, moves, result,"
+                           " started, finished, ply, undone, seed, browser)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, '[]', ?, ?)", rows)
+    finally:
+        db.close()
+    started = time.perf_counter()
+    store = GameStore.in_folder(folder)
+    try:
+        store.rebuild_results()
+    finally:
+        store.close()
+    return time.perf_counter() - started
+
+
+def history_timing(url: str, *, requests: int = 200, limit: int = 100,
+                   browser: str | None = None) -> list[float]:
+    """Latencies (seconds) of ``requests`` ``GET /api/history?limit=`` one after another on
+    one connection (of one browser's games if ``browser`` is given: the header the page
+    sends)."""
+    latencies: list[float] = []
+    headers = None if browser is None else {"X-Browser-Id": browser}
+
+    async def run() -> None:
+        client = await RawClient.connect(url)
+        try:
+            for _ in range(requests):
+                started = time.perf_counter()
+                status, _ = await client.call("GET", f"/api/history?limit={limit}",
+                                              headers=headers)
+                latencies.append(time.perf_counter() - started)
+                if status != 200:
+                    raise RuntimeError(f"GET /api/history answered {status}")
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+    return latencies
 
 
 # ----------------------------------------------------------------- guards
@@ -1034,3 +1124,10 @@ def half_open(server: Server, connections: int = 1000, wait: float = 20.0) -> Ha
         done = True
         prober.join()
     return report
+
+
+__all__ = ["ChunkedReport", "CrashRound", "HalfOpenReport", "LoadReport", "MixReport",
+           "RaceReport", "RawClient", "Server", "StorageReport", "WrkReport", "bad_storage",
+           "check_file", "chunked_flood", "crash_round", "descriptor_limit", "fill_history",
+           "game_load", "half_open", "history_timing", "light_among_heavy", "memory_run",
+           "percentile", "race", "random_finished_games", "request", "wrk_load"]

@@ -325,7 +325,9 @@ def test_game_id_errors(client: TestClient) -> None:
     error(client.post(f"/api/games/{game_id}/moves", json={"move": "b2", "ply": -1}), 422)
     error(client.get("/api/history", params={"limit": 0}), 422)
     error(client.get("/api/history", params={"limit": "many"}), 422)
-    error(client.get("/api/history", params={"browser": "no"}), 422)
+    error(client.get("/api/history", headers={"X-Browser-Id": "no"}), 422)
+    assert "X-Browser-Id header" in error(
+        client.get("/api/history", params={"browser": "this-browser-1"}), 422)
     assert client.get(f"/api/games/{game_id}").json()["ply"] == 0, "nothing was changed"
 
 

@@ -1,6 +1,8 @@
 """Server-owned games: every move checked against the stored position, the computer's replies
 played by the server, no forged records, no lost updates (a stale ``ply`` gets 409 with the
-game as it stands), undo and redo, the history of one browser, and old data folders."""
+game as it stands), undo and redo, the continuation of a finished game (the same one for a
+replayed request, counted once), the history of one browser (its id in a header), damaged
+rows kept to themselves, a strict ``ply``, the cap on new games, and old data folders."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from tictactoe.search.solver import solve
 from tictactoe.tui.engine import game_from_record
 from tictactoe.tui.history import read_history
 from tictactoe.web.app import create_app
+from tictactoe.web.limits import NEW_GAME_BURST, RateLimit
 from tictactoe.web.store import DATABASE_NAME, GameStore
 
 BROWSER = "this-browser-1"
@@ -37,8 +40,9 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield test_client
 
 
-def made(client: TestClient, **body: Any) -> dict[str, Any]:
-    response = client.post("/api/games", json=body)
+def made(client: TestClient, browser: str | None = None, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/games", json=body,
+                           headers={} if browser is None else {"X-Browser-Id": browser})
     assert response.status_code == 201, response.text
     state: dict[str, Any] = response.json()
     return state
@@ -165,8 +169,9 @@ def test_a_finished_game_cannot_change_and_undo_continues_it_anew(client: TestCl
     fork = send(client, state, "undo", 201)
     assert fork["id"] != state["id"] and fork["game"]["moves"] == line[:-1]
     assert fork["undone"] == ["c3"] and fork["ply"] == 0
-    assert stored(client, state["id"]) == {**state, "reply": None}, "the old game is kept"
-    history = client.get("/api/history", params={"browser": BROWSER}).json()
+    assert stored(client, state["id"]) == {**state, "reply": None, "continued_by": fork["id"]}, \
+        "the old game is kept, and names its continuation"
+    history = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()
     assert [g["moves"] for g in history["games"]] == [line]
 
 
@@ -174,13 +179,13 @@ def test_history_of_this_browser_or_all(client: TestClient) -> None:
     line = ["a1", "b1", "b2", "c1", "c3"]
     for browser in (BROWSER, "another-browser", None):
         body = {"variant": "3x3", "players": {"x": "human", "o": "human"}}
-        state = made(client, **body, **({"browser": browser} if browser else {}))
+        state = made(client, browser, **body)
         for move in line:
             state = send(client, state, "moves", move=move)
-    mine = client.get("/api/history", params={"browser": BROWSER}).json()["games"]
+    mine = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()["games"]
     everything = client.get("/api/history").json()["games"]
     assert len(mine) == 1 and len(everything) == 3
-    assert client.get("/api/history", params={"browser": "nobody-here"}).json() == {
+    assert client.get("/api/history", headers={"X-Browser-Id": "nobody-here"}).json() == {
         "games": [], "levels": []}
 
 
@@ -238,3 +243,150 @@ def test_store_change_is_compare_and_swap(tmp_path: Path) -> None:
         store.change(token, 0, GameRecord.from_moves("3x3", ["a1"]))
     assert store.get_stored(token).record.moves == ("b2",)
     store.close()
+
+
+# ----------------------------------------------------------------- continuations
+def finished_against(client: TestClient, player: str, browser: str | None = None
+                     ) -> dict[str, Any]:
+    """A game of X (a human, the first legal move each time) against ``player``, to its end."""
+    state = made(client, browser, variant="3x3", players={"x": "human", "o": player}, seed=4)
+    while state["game"]["result"] is None:
+        state = send(client, state, "moves", move=state["position"]["legal_moves"][0])
+    return state
+
+
+def counted(history: dict[str, Any]) -> int:
+    return sum(level["wins"] + level["draws"] + level["losses"] for level in history["levels"])
+
+
+def test_a_replayed_undo_of_a_finished_game_gives_the_same_continuation(
+        client: TestClient) -> None:
+    done = finished_against(client, "random", BROWSER)
+    forks = [send(client, done, "undo", 201) for _ in range(3)]
+    assert len({fork["id"] for fork in forks}) == 1 and forks[0]["id"] != done["id"]
+    assert forks[0]["game"]["moves"] == done["game"]["moves"][:len(forks[0]["game"]["moves"])]
+    assert stored(client, done["id"])["continued_by"] == forks[0]["id"]
+    # any other state is a different request: 409, with the game naming its continuation
+    conflict = send(client, {**done, "ply": done["ply"] - 1}, "undo", 409)
+    assert conflict["state"]["continued_by"] == forks[0]["id"]
+    # the continuation finishes again: the history shows and counts that one alone
+    again = send(client, forks[0], "redo")
+    assert again["game"]["result"] == done["game"]["result"]
+    for scope in ({}, {"X-Browser-Id": BROWSER}):
+        history = client.get("/api/history", headers=scope).json()
+        assert [g["number"] for g in history["games"]] == [again["game"]["number"]]
+        assert counted(history) == 1, history
+    # the replayed undo still answers the same continuation, as it stands now
+    replay = send(client, done, "undo", 201)
+    assert replay["id"] == forks[0]["id"] and replay["game"]["result"] is not None
+    # a continuation of the continuation, finished again: still one game, counted once
+    second = send(client, again, "undo", 201)
+    send(client, second, "redo")
+    history = client.get("/api/history").json()
+    assert len(history["games"]) == 1 and counted(history) == 1
+
+
+def test_a_continuation_that_ends_differently_counts_its_own_result(client: TestClient) -> None:
+    line = ["a1", "b1", "b2", "c1", "c3"]  # X wins
+    state = made(client, variant="3x3", players={"x": "human", "o": "human"})
+    for move in line:
+        state = send(client, state, "moves", move=move)
+    fork = send(client, state, "undo", 201)
+    for move in ("b3", "c3", "c2", "a2", "a3"):  # then a draw
+        fork = send(client, fork, "moves", move=move)
+    assert fork["game"]["result"] == "draw"
+    games = client.get("/api/history").json()["games"]
+    assert [(g["number"], g["result"]) for g in games] == [(fork["game"]["number"], "draw")]
+    assert stored(client, state["id"])["game"]["result"] == "x", "the first game is kept"
+
+
+# ----------------------------------------------------------------- damaged rows
+def damage(folder: Path, number: int, moves: str) -> None:
+    """Write a game's moves column straight into the games file."""
+    db = sqlite3.connect(folder / DATABASE_NAME)
+    with db:
+        db.execute("UPDATE games SET moves = ? WHERE number = ?", (moves, number))
+    db.close()
+
+
+def test_a_damaged_row_is_contained(client: TestClient, tmp_path: Path,
+                                    caplog: pytest.LogCaptureFixture) -> None:
+    games = [finished_against(client, "random") for _ in range(3)]
+    truncated, illegal, whole = games
+    text = json.dumps(truncated["game"]["moves"])
+    damage(tmp_path, truncated["game"]["number"], text[:len(text) // 2])
+    damage(tmp_path, illegal["game"]["number"], json.dumps(["a1", "a1"]))
+    with caplog.at_level("WARNING", logger="tictactoe.web"):
+        for _ in range(3):
+            history = client.get("/api/history")
+            assert history.status_code == 200, history.text
+            listed = [g["number"] for g in history.json()["games"]]
+            assert truncated["game"]["number"] not in listed and whole["game"]["number"] in listed
+            for bad in (truncated, illegal):
+                response = client.get(f"/api/games/{bad['id']}")
+                assert response.status_code == 503, response.text
+                assert response.json()["detail"].startswith(
+                    f"damaged record: game {bad['game']['number']} cannot be read")
+                assert client.post(f"/api/games/{bad['id']}/undo",
+                                   json={"ply": bad["ply"]}).status_code == 503
+        assert stored(client, whole["id"]) == {**whole, "reply": None}
+        assert made(client, variant="3x3")["ply"] == 0, "new games work"
+    reports = [r for r in caplog.records if "damaged record" in r.getMessage()]
+    assert len(reports) == 2, [r.getMessage() for r in reports]  # once per game
+    assert "not valid JSON" in reports[0].getMessage() and not any(r.exc_info for r in reports)
+
+
+# ----------------------------------------------------------------- the request's form
+def test_ply_is_a_json_integer(client: TestClient) -> None:
+    state = made(client, variant="3x3")
+    for action, body in (("moves", {"move": "b2"}), ("undo", {}), ("redo", {})):
+        response = client.post(f"/api/games/{state['id']}/{action}", json={**body, "ply": "0"})
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"] == "ply: Input should be a valid integer"
+    response = client.put(f"/api/games/{state['id']}", json={"moves": ["b2"], "ply": 0.0})
+    assert response.status_code == 422 and "ply" in response.json()["detail"]
+    assert stored(client, state["id"])["ply"] == 0, "nothing was changed"
+
+
+def test_the_browser_id_travels_in_a_header_only(client: TestClient) -> None:
+    response = client.post("/api/games", json={"variant": "3x3", "browser": BROWSER})
+    assert response.status_code == 422 and "browser" in response.json()["detail"]
+    for request in (client.post("/api/games", params={"browser": BROWSER},
+                                json={"variant": "3x3"}),
+                    client.get("/api/history", params={"browser": BROWSER})):
+        assert request.status_code == 422, request.text
+        assert "X-Browser-Id header, not in the URL" in request.json()["detail"]
+    response = client.post("/api/games", json={"variant": "3x3"},
+                           headers={"X-Browser-Id": "bad id!"})
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith("X-Browser-Id: ")
+    finished_against(client, "random", BROWSER)
+    mine = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()
+    assert len(mine["games"]) == 1 and counted(mine) == 1
+    assert client.get("/api/history", headers={"X-Browser-Id": "another-one"}).json() == {
+        "games": [], "levels": []}
+
+
+# ----------------------------------------------------------------- the cap on new games
+def test_new_games_are_capped_per_client_address(tmp_path: Path) -> None:
+    app = create_app(tmp_path, warm=False)
+    with TestClient(app) as client:
+        answers = [client.post("/api/games", json={"variant": "3x3"})
+                   for _ in range(NEW_GAME_BURST + 1)]
+        assert [a.status_code for a in answers] == [201] * NEW_GAME_BURST + [429]
+        refused = answers[-1]
+        assert refused.headers["Retry-After"] == "1"
+        assert refused.json()["detail"].startswith("too many new games from your address")
+        # another address has its own allowance; moves in existing games are not capped
+        other = TestClient(app, client=("203.0.113.9", 40000))
+        assert other.post("/api/games", json={"variant": "3x3"}).status_code == 201
+        send(client, answers[0].json(), "moves", move="b2")
+        # the tokens come back with time
+        clock = [0.0]
+        app.state.new_game_limit = RateLimit(2, 0.25, clock=lambda: clock[0])
+        codes = [client.post("/api/games", json={"variant": "3x3"}).status_code
+                 for _ in range(3)]
+        assert codes == [201, 201, 429]
+        assert client.post("/api/games", json={"variant": "3x3"}).headers["Retry-After"] == "4"
+        clock[0] = 4.0
+        assert client.post("/api/games", json={"variant": "3x3"}).status_code == 201

@@ -303,8 +303,10 @@ def test_a_stale_tab_gets_the_game_as_it_stands(page: Any, server: Any, shot: Sh
 def test_history_shows_this_browsers_games_or_all(browser: Any, server: Any,
                                                   shot: Shot) -> None:
     pages = []
+    requests: list[Any] = []
     for _ in range(2):  # two browsers: separate storage, separate ids
         page = browser.new_context(viewport={"width": 1200, "height": 860}).new_page()
+        page.on("request", lambda request: requests.append(request))
         open_page(page, server.url)
         two_players(page)
         for move in ("a1", "b1", "b2", "c1", "c3"):
@@ -323,6 +325,16 @@ def test_history_shows_this_browsers_games_or_all(browser: Any, server: Any,
     assert everything >= 2
     assert page.locator("#chart-title").text_content() == "Results by level, all players"
     shot(page, "all-games")
+    # the browser id travels in a header, never in a URL: the same one for its games and its
+    # history, none when the history asks for every game
+    assert not [r.url for r in requests if "browser" in r.url.lower()]
+    api = [(r.method, r.url.split("/api/")[1], r.headers.get("x-browser-id"))
+           for r in requests if "/api/games" in r.url or "/api/history" in r.url]
+    ids = [browser_id for method, path, browser_id in api
+           if (method, path) == ("POST", "games")]
+    assert all(ids) and len(set(ids)) == 2, api  # each browser's games carry its own id
+    histories = [browser_id for method, path, browser_id in api if path.startswith("history")]
+    assert histories == [ids[0], None], api
     for opened in pages:
         opened.context.close()
 

@@ -97,7 +97,8 @@ def game_state_json(stored: StoredGame, play: Play, position: bytes,
                  "started": r.started, "finished": r.finished},
         "undone": list(stored.undone), "seed": stored.seed, "can_undo": can_undo(play),
         "can_redo": bool(stored.undone) and r.result is None,
-        "reply": None if reply is None else reply.model_dump()}, separators=(",", ":"))
+        "reply": None if reply is None else reply.model_dump(),
+        "continued_by": stored.continued_by}, separators=(",", ":"))
     return head[:-1].encode() + b',"position":' + position + b"}"
 
 
@@ -153,8 +154,8 @@ def describe_validation(errors: Any) -> str:
         if error.get("type") == "json_invalid":
             parts.append(f"malformed JSON: {error.get('ctx', {}).get('error', 'cannot parse')}")
             continue
-        where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query",
-                                                                          "path"))
+        where = ".".join(str(p) for p in error.get("loc", ())
+                         if p not in ("body", "query", "path", "header"))
         parts.append(f"{where}: {error.get('msg')}" if where else str(error.get("msg")))
     return "; ".join(parts) or "malformed request"
 

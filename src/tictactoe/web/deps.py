@@ -3,11 +3,13 @@ that serves the request, and the parameters and error answers that several route
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, HTTPException, Request
 from fastapi import Path as PathParam
 
+from tictactoe.web.limits import RateLimit
 from tictactoe.web.models import ConflictResponse, ErrorResponse
 from tictactoe.web.service import Engine
 from tictactoe.web.store import GameStore
@@ -25,11 +27,51 @@ async def get_store(request: Request) -> GameStore:
     return store
 
 
+BROWSER_HEADER = "X-Browser-Id"
+
+
+def new_game_limit(request: Request) -> RateLimit | None:
+    """The app's cap on new games per client (`tictactoe.web.limits`), made on first use from
+    the environment; None when it is off. A test may set ``app.state.new_game_limit``."""
+    state = request.app.state
+    if not hasattr(state, "new_game_limit"):
+        state.new_game_limit = RateLimit.from_environment()
+    limit: RateLimit | None = state.new_game_limit
+    return limit
+
+
+async def new_game_allowed(request: Request) -> None:
+    """Take one of the client's new-game tokens; 429 with ``Retry-After`` if it has none."""
+    limit = new_game_limit(request)
+    if limit is None:
+        return
+    wait = limit.wait(request.client.host if request.client else "")
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
+        raise HTTPException(
+            429, f"too many new games from your address: at most {limit.burst:g} at once, "
+                 f"then {limit.per_second:g} a second; try again in {seconds} s",
+            headers={"Retry-After": str(seconds)})
+
+
+async def browser_not_in_url(request: Request) -> None:
+    """Refuse a browser id in the query string (422): it goes in the `BROWSER_HEADER`
+    header, so that it stays out of logs, links and the browser's history."""
+    if "browser" in request.query_params:
+        raise HTTPException(422, f"browser: send the browser id in the {BROWSER_HEADER} "
+                                 "header, not in the URL")
+
+
 EngineDep = Annotated[Engine, Depends(get_engine)]
 StoreDep = Annotated[GameStore, Depends(get_store)]
 
 GameId = Annotated[str, PathParam(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
                                   description="The secret id returned when the game was made.")]
+
+BrowserId = Annotated[str | None, Header(
+    alias=BROWSER_HEADER, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+    description="A random id the browser keeps, so that its history can show its own games. "
+                "A header, never in the URL, so that it stays out of logs and links.")]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse, "description": text}
@@ -46,9 +88,18 @@ GAME_ERRORS: dict[int | str, dict[str, Any]] = {
                          "over, or there is nothing to undo or redo. The answer has the game "
                          "as it stands."},
     503: {"model": ErrorResponse,
-          "description": "The game storage is unavailable (the message says why), or the "
-                         "engine is busy. Positions and analysis still work."},
+          "description": "The game storage is unavailable, or this game's stored record is "
+                         "damaged (the message says which), or the engine is busy. Positions "
+                         "and analysis still work."},
+}
+TOO_MANY: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorResponse,
+          "description": "This client address has started too many games lately; try again "
+                         "after `Retry-After` seconds.",
+          "headers": {"Retry-After": {"description": "Seconds to wait.",
+                                      "schema": {"type": "integer"}}}},
 }
 
-__all__ = ["ERRORS", "GAME_ERRORS", "EngineDep", "GameId", "StoreDep", "get_engine",
-           "get_store"]
+__all__ = ["BROWSER_HEADER", "ERRORS", "GAME_ERRORS", "TOO_MANY", "BrowserId", "EngineDep",
+           "GameId", "StoreDep", "browser_not_in_url", "get_engine", "get_store",
+           "new_game_allowed", "new_game_limit"]

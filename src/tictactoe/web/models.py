@@ -73,12 +73,9 @@ class Players(Strict):
     o: str = Field(default="human", min_length=1, max_length=MAX_NAME_CHARS)
 
 
-BrowserToken = Field(
-    default=None, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
-    description="A random id the browser keeps, so that its history can show its own games.")
-
-Ply = Field(ge=0, le=2**31, description="The game's `ply` as the client last saw it; a request "
-                                        "made from an older state is refused with 409.")
+Ply = Field(ge=0, le=2**31, strict=True,
+            description="The game's `ply` as the client last saw it, a JSON integer; a request "
+                        "made from an older state is refused with 409.")
 
 
 class NewGameRequest(Strict):
@@ -96,7 +93,6 @@ class NewGameRequest(Strict):
         default_factory=list, max_length=MAX_MOVES,
         description="Moves already played, such as ['b2', 'a1']: only for a game between two "
                     "people (against the computer, give the `position` they lead to).")
-    browser: str | None = BrowserToken
 
 
 class PlayRequest(Strict):
@@ -213,6 +209,9 @@ class GameState(BaseModel):
     can_redo: bool
     reply: ComputerMove | None = Field(
         default=None, description="The computer's move played in answer to this request.")
+    continued_by: str | None = Field(
+        default=None, description="Of a finished game: the id of the game that continues it "
+                                  "(made by undo), if there is one.")
 
 
 class ConflictResponse(BaseModel):

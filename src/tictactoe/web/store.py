@@ -17,9 +17,36 @@ Traceback (most recent call last):
 ...
 tictactoe.web.store.StalePlyError: this game has changed since ply 0 (it is at ply 1)
 
+A finished game never changes. Undo there continues it in a new game (`continue_game`), at
+most one per finished game, so the same request again gets the same continuation. When a
+continuation finishes, it supersedes the game it continues: the history lists and counts
+each line of play once, by the last result it reached.
+
+>>> done = GameRecord.from_moves("3x3", ["a1", "b1", "b2", "c1", "c3"],
+...                              players={"x": "human", "o": "easy"})
+>>> token, _ = store.create(done)
+>>> store.results_by_opponent()
+{'easy': (1, 0, 0)}
+>>> fork, made = store.continue_game(token, 0, GameRecord.from_moves(
+...     "3x3", ["a1", "b1", "b2", "c1"], players=done.players), ("c3",))
+>>> again, made_again = store.continue_game(token, 0, fork.record, ("c3",))
+>>> made, made_again, again.token == fork.token
+(True, False, True)
+>>> draw = GameRecord.from_moves("3x3", ["a1", "b1", "b2", "c1", "c2", "c3", "a3", "a2", "b3"],
+...                              players=done.players)
+>>> _ = store.change(fork.token, 0, draw)
+>>> store.results_by_opponent(), [g.record.result for g in store.finished()]
+({'easy': (0, 1, 0)}, ['draw'])
+
+The human's results against each computer opponent (`results_by_opponent`) are kept in a
+table of their own, updated in the transaction that finishes a game, so the history reads a
+few rows however many games there are.
+
 The store opens its file on first use and reopens it after a failure, so a server whose data
 folder is read-only, damaged or full keeps running: each game request then fails with
-`StorageUnavailableError` (the API answers 503), and everything else works.
+`StorageUnavailableError` (the API answers 503), and everything else works. One row that
+cannot be read (a damaged or hand-edited file) is left out of the lists, and reading that
+game raises `DamagedRecordError`, logged once; the other games work.
 
 >>> broken = GameStore(Path("/dev/null/no-folder") / DATABASE_NAME)
 >>> broken.finished()
@@ -38,7 +65,7 @@ import os
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,12 +102,40 @@ _ADDED_COLUMNS = (
     ("undone", "TEXT NOT NULL DEFAULT '[]'"),
     ("seed", "INTEGER NOT NULL DEFAULT 0"),
     ("browser", "TEXT"),
+    ("continues", "INTEGER"),
+    ("continued_by", "TEXT"),
+    ("superseded", "INTEGER NOT NULL DEFAULT 0"),
 )
 """Columns added since the first version of the table, with their defaults: a data folder
-from an older version gains them when it is opened, and its games keep working."""
+from an older version gains them when it is opened, and its games keep working.
+``continues``: the number of the finished game this one continues (made by undo);
+``continued_by``: the secret id of the game that continues this finished one;
+``superseded``: 1 once a continuation of this game has finished (the history shows and
+counts that one instead)."""
 
 _COLUMNS = ("number, token, variant, start, players, moves, result, started, finished, ply, "
-            "undone, seed, browser")
+            "undone, seed, browser, continues, continued_by, superseded")
+
+_RESULTS_TABLE = """
+CREATE TABLE results (
+    browser  TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    wins     INTEGER NOT NULL DEFAULT 0,
+    draws    INTEGER NOT NULL DEFAULT 0,
+    losses   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (browser, opponent)
+) WITHOUT ROWID
+"""
+"""The human's wins, draws and losses against each computer opponent, in the games the
+history counts (finished, not superseded, from the empty board, one human against the
+computer): one row per opponent for every browser id, and one with browser `EVERYONE`."""
+
+EVERYONE = ""
+"""The ``browser`` of the results rows that count every game on the server (a browser id has
+at least 8 characters)."""
+
+_LISTED = "finished IS NOT NULL AND result IS NOT NULL AND superseded = 0"
+"""The games the history lists: finished, and not superseded by a continuation."""
 
 
 class GameNotFoundError(TicTacToeError):
@@ -107,10 +162,26 @@ class StorageUnavailableError(RuntimeError):
     """The games cannot be read or written (the message says why); the rest of the app works."""
 
 
+class DamagedRecordError(StorageUnavailableError):
+    """One game's stored row cannot be read (the file was damaged or edited by hand); the
+    other games work."""
+
+    def __init__(self, number: int, reason: str) -> None:
+        super().__init__(f"damaged record: game {number} cannot be read ({reason}); "
+                         "the other games work")
+        self.number = number
+
+
+class _Unreadable(ValueError):
+    """A stored field is not what the store wrote (the message says which)."""
+
+
 @dataclass(frozen=True)
 class StoredGame:
     """A record with its public number, and the server's side of the game: its secret id,
-    change counter, the moves undone (the next to redo first), seed and browser."""
+    change counter, the moves undone (the next to redo first), seed and browser; the number
+    of the finished game it continues, the secret id of the game that continues it, and
+    whether that one has finished (then this game is superseded: not listed, not counted)."""
 
     number: int
     record: GameRecord
@@ -119,6 +190,9 @@ class StoredGame:
     undone: tuple[str, ...] = ()
     seed: int = 0
     browser: str | None = field(default=None, repr=False)
+    continues: int | None = None
+    continued_by: str | None = field(default=None, repr=False)
+    superseded: bool = False
 
 
 def data_dir(option: str | None = None) -> Path:
@@ -158,6 +232,8 @@ class GameStore:
         self.path = str(path)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._damaged: set[int] = set()
+        """The numbers of the damaged rows already logged (each is logged once)."""
 
     @staticmethod
     def in_folder(folder: str | Path) -> GameStore:
@@ -193,6 +269,17 @@ class GameStore:
                 if name not in present:
                     db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
             db.execute("CREATE INDEX IF NOT EXISTS games_browser ON games (browser, finished)")
+            if not _has_results(db):  # a new file, or one from before the results table
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    if not _has_results(db):  # another process may have made it meanwhile
+                        db.execute(_RESULTS_TABLE)
+                        self._recount_into(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                    raise
         except BaseException:
             db.close()
             raise
@@ -233,33 +320,28 @@ class GameStore:
     def create(self, record: GameRecord, *, undone: tuple[str, ...] = (), seed: int = 0,
                browser: str | None = None) -> tuple[str, StoredGame]:
         """Save a new game; return its secret id and the stored game."""
-        token = secrets.token_urlsafe(24)
         with self._transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO games (token, variant, start, players, moves, result, started,"
-                " finished, ply, undone, seed, browser)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
-                (token, record.variant, record.start, json.dumps(record.players),
-                 json.dumps(list(record.moves)), record.result, record.started,
-                 record.finished, json.dumps(list(undone)), seed, browser))
-            number = int(cursor.lastrowid or 0)
-        return token, StoredGame(number, record, token, 0, tuple(undone), seed, browser)
+            stored = _insert(db, record, undone, seed, browser)
+        return stored.token, stored
 
     def get(self, token: str) -> GameRecord:
         """The game with this secret id."""
         return self.get_stored(token).record
 
     def get_stored(self, token: str) -> StoredGame:
+        """The game with this secret id; `GameNotFoundError` if there is none,
+        `DamagedRecordError` if its row cannot be read."""
         with self._using() as db:
-            return _get(db, token)
+            return self._get(db, token)
 
     def change(self, token: str, ply: int, record: GameRecord,
                undone: tuple[str, ...] = ()) -> StoredGame:
         """Replace a game's moves, result and undone moves, if the game is still at change
         ``ply`` and not finished; the counter then goes up by one. Raises `StalePlyError` or
-        `GameFinishedError` (with the game as it stands) otherwise."""
+        `GameFinishedError` (with the game as it stands) otherwise. A change that finishes
+        the game counts its result, and supersedes the game it continues, if any."""
         with self._transaction() as db:
-            current = _get(db, token)
+            current = self._get(db, token)
             if (current.record.variant, current.record.start) != (record.variant, record.start):
                 raise GameConflictError("a game's variant and start cannot change", current)
             if current.ply != ply:
@@ -274,59 +356,241 @@ class GameStore:
                 " ply = ply + 1 WHERE token = ?",
                 (json.dumps(list(record.moves)), record.result, record.finished,
                  json.dumps(list(undone)), token))
-            return _get(db, token)
+            if record.result is not None:
+                _finished(db, record, current.browser, current.continues)
+            return self._get(db, token)
+
+    def continue_game(self, token: str, ply: int, record: GameRecord,
+                      undone: tuple[str, ...]) -> tuple[StoredGame, bool]:
+        """The game that continues the finished game ``token`` (at change ``ply``) from
+        ``record``, with ``undone`` to redo; and whether it was made now. A finished game has
+        one continuation at most: the same request again (a finished game's ply never
+        changes) gets the same game, as it stands now. Raises `StalePlyError` for another
+        ply and `GameConflictError` for a game that is not over."""
+        with self._transaction() as db:
+            current = self._get(db, token)
+            if current.ply != ply:
+                raise StalePlyError(
+                    f"this game has changed since ply {ply} (it is at ply {current.ply})",
+                    current)
+            if current.record.result is None:
+                raise GameConflictError("this game is not over: undo takes moves back in it",
+                                        current)
+            if current.continued_by is not None:
+                return self._get(db, current.continued_by), False
+            stored = _insert(db, record, undone, current.seed, current.browser,
+                             continues=current.number)
+            db.execute("UPDATE games SET continued_by = ? WHERE number = ?",
+                       (stored.token, current.number))
+            return stored, True
 
     def finished(self, limit: int = 100, browser: str | None = None) -> list[StoredGame]:
-        """The most recently finished games, newest first (of one browser, if given)."""
-        where = "result IS NOT NULL" + ("" if browser is None else " AND browser = ?")
+        """The most recently finished games, newest first (of one browser, if given), each
+        line of play once: a game whose continuation has finished is left out. A row that
+        cannot be read is left out too (and logged once)."""
+        where = _LISTED + ("" if browser is None else " AND browser = ?")
+        games: list[StoredGame] = []
         with self._using() as db:
-            rows = db.execute(
-                f"SELECT {_COLUMNS} FROM games WHERE {where}"
-                " ORDER BY finished DESC, number DESC LIMIT ?",
-                (limit,) if browser is None else (browser, limit)).fetchall()
-        return [_stored(row) for row in rows]
+            # the index on (finished) gives the rows in order: only those shown are read
+            rows = db.execute(f"SELECT {_COLUMNS} FROM games WHERE {where}"
+                              " ORDER BY finished DESC, number DESC",
+                              () if browser is None else (browser,))
+            for row in rows:
+                try:
+                    games.append(self._stored(row))
+                except DamagedRecordError:
+                    continue
+                if len(games) >= limit:
+                    break
+            rows.close()
+        return games
 
     def results_by_opponent(self, browser: str | None = None) -> dict[str, tuple[int, int, int]]:
-        """For finished games of a human against the computer from the empty board (of one
-        browser, if given): (human wins, draws, human losses) for each computer opponent.
-        A game started from a set position is left out: it says little about the level."""
-        where = "result IS NOT NULL AND start IS NULL" + \
-            ("" if browser is None else " AND browser = ?")
+        """For the games the history counts that a human played against the computer from
+        the empty board (of one browser, if given): (human wins, draws, human losses) for
+        each computer opponent. A game started from a set position is left out: it says
+        little about the level. Read from the results table: a few rows."""
         with self._using() as db:
-            rows = db.execute(f"SELECT players, result FROM games WHERE {where}",
-                              () if browser is None else (browser,)).fetchall()
-        tally: dict[str, list[int]] = {}
-        for players_json, result in rows:
-            players = json.loads(players_json)
-            humans = [side for side in ("x", "o") if players.get(side) == "human"]
-            if len(humans) != 1:
-                continue
-            human = humans[0]
-            opponent = players.get("o" if human == "x" else "x", "?")
-            counts = tally.setdefault(opponent, [0, 0, 0])
-            counts[0 if result == human else 1 if result == "draw" else 2] += 1
-        return {name: (c[0], c[1], c[2]) for name, c in tally.items()}
+            rows = db.execute(
+                "SELECT opponent, wins, draws, losses FROM results WHERE browser = ?"
+                " AND wins + draws + losses > 0 ORDER BY opponent",
+                (EVERYONE if browser is None else browser,)).fetchall()
+        return {str(name): (int(w), int(d), int(lost)) for name, w, d, lost in rows}
+
+    def recount_by_opponent(self, browser: str | None = None
+                            ) -> dict[str, tuple[int, int, int]]:
+        """`results_by_opponent` counted afresh from the games' rows (every finished game
+        is read: for checks, not for requests)."""
+        with self._using() as db:
+            tally = _recount(db)
+        key = EVERYONE if browser is None else browser
+        return {name: (c[0], c[1], c[2]) for (who, name), c in sorted(tally.items())
+                if who == key and any(c)}
+
+    def rebuild_results(self) -> None:
+        """Count the results table afresh from the games' rows (after games were written
+        into the file by other means)."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM results")
+            self._recount_into(db)
+
+    def damaged(self, number: int, reason: str) -> DamagedRecordError:
+        """The error for game ``number``, whose row cannot be read or replayed; logged the
+        first time only, so a client that keeps asking does not fill the log."""
+        error = DamagedRecordError(number, reason)
+        if number not in self._damaged:
+            self._damaged.add(number)
+            log.error("game storage: %s", error)
+        return error
+
+    # ------------------------------------------------------------- rows
+    def _get(self, db: sqlite3.Connection, token: str) -> StoredGame:
+        row = db.execute(f"SELECT {_COLUMNS} FROM games WHERE token = ?", (token,)).fetchone()
+        if row is None:
+            raise GameNotFoundError("no game has this id")
+        return self._stored(row)
+
+    def _stored(self, row: tuple[object, ...]) -> StoredGame:
+        try:
+            return _stored(row)
+        except _Unreadable as err:
+            raise self.damaged(int(str(row[0])), str(err)) from None
+
+    def _recount_into(self, db: sqlite3.Connection) -> None:
+        for (browser, opponent), (wins, draws, losses) in _recount(db).items():
+            db.execute("INSERT INTO results (browser, opponent, wins, draws, losses)"
+                       " VALUES (?, ?, ?, ?, ?)", (browser, opponent, wins, draws, losses))
 
 
-def _get(db: sqlite3.Connection, token: str) -> StoredGame:
-    row = db.execute(f"SELECT {_COLUMNS} FROM games WHERE token = ?", (token,)).fetchone()
-    if row is None:
-        raise GameNotFoundError("no game has this id")
-    return _stored(row)
+def _has_results(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results'"
+                      ).fetchone() is not None
+
+
+def _insert(db: sqlite3.Connection, record: GameRecord, undone: tuple[str, ...], seed: int,
+            browser: str | None, continues: int | None = None) -> StoredGame:
+    """Add a game's row (in the caller's transaction), counting its result if it is over."""
+    token = secrets.token_urlsafe(24)
+    cursor = db.execute(
+        "INSERT INTO games (token, variant, start, players, moves, result, started,"
+        " finished, ply, undone, seed, browser, continues)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+        (token, record.variant, record.start, json.dumps(record.players),
+         json.dumps(list(record.moves)), record.result, record.started,
+         record.finished, json.dumps(list(undone)), seed, browser, continues))
+    if record.result is not None:
+        _finished(db, record, browser, continues)
+    return StoredGame(int(cursor.lastrowid or 0), record, token, 0, tuple(undone), seed,
+                      browser, continues)
+
+
+def _finished(db: sqlite3.Connection, record: GameRecord, browser: str | None,
+              continues: int | None) -> None:
+    """A game has just finished with ``record``: count its result, and take back the result
+    of the game it continues (which it supersedes)."""
+    _count(db, record.players, record.result, record.start, browser, 1)
+    if continues is None:
+        return
+    parent = db.execute("SELECT result, superseded FROM games WHERE number = ?",
+                        (continues,)).fetchone()
+    if parent is None or parent[0] is None or parent[1]:
+        return
+    db.execute("UPDATE games SET superseded = 1 WHERE number = ?", (continues,))
+    # a continuation has its game's board, start, players and browser: only the result differs
+    _count(db, record.players, parent[0], record.start, browser, -1)
+
+
+def _count(db: sqlite3.Connection, players: object, result: object, start: object,
+           browser: str | None, sign: int) -> None:
+    """Add ``sign`` to the results rows (every game's, and the browser's) of one game."""
+    tally = None if start is not None else _tally(players, result)
+    if tally is None:
+        return
+    opponent, column = tally
+    delta = [0, 0, 0]
+    delta[column] = sign
+    for key in (EVERYONE,) if browser is None else (EVERYONE, browser):
+        db.execute(
+            "INSERT INTO results (browser, opponent, wins, draws, losses)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (browser, opponent) DO UPDATE SET"
+            " wins = wins + excluded.wins, draws = draws + excluded.draws,"
+            " losses = losses + excluded.losses", (key, opponent, *delta))
+
+
+def _tally(players: object, result: object) -> tuple[str, int] | None:
+    """The computer opponent of a finished game between one human and the computer, and
+    the human's result (0 a win, 1 a draw, 2 a loss); None for any other game.
+
+    >>> _tally({"x": "human", "o": "easy"}, "o"), _tally({"x": "human", "o": "human"}, "x")
+    (('easy', 2), None)
+    """
+    if not isinstance(players, dict) or result not in ("x", "o", "draw"):
+        return None
+    humans = [side for side in ("x", "o") if players.get(side) == "human"]
+    if len(humans) != 1:
+        return None
+    human = humans[0]
+    opponent = players.get("o" if human == "x" else "x", "?")
+    return str(opponent), 0 if result == human else 1 if result == "draw" else 2
+
+
+def _recount(db: sqlite3.Connection) -> dict[tuple[str, str], list[int]]:
+    """The results table's rows, counted from the games (a row that cannot be read is left
+    out)."""
+    rows: Iterable[tuple[object, ...]] = db.execute(
+        f"SELECT players, result, browser FROM games WHERE {_LISTED} AND start IS NULL")
+    tally: dict[tuple[str, str], list[int]] = {}
+    for players_json, result, browser in rows:
+        try:
+            players = json.loads(str(players_json))
+        except ValueError:
+            continue
+        found = _tally(players, result)
+        if found is None:
+            continue
+        opponent, column = found
+        for key in (EVERYONE,) if browser is None else (EVERYONE, str(browser)):
+            tally.setdefault((key, opponent), [0, 0, 0])[column] += 1
+    return tally
 
 
 def _stored(row: tuple[object, ...]) -> StoredGame:
+    """A row as a stored game; `_Unreadable` if a field is not what the store writes."""
     number, token, variant, start, players, moves, result, started, finished, ply, undone, \
-        seed, browser = row
+        seed, browser, continues, continued_by, superseded = row
+    players = _json(players, "players")
+    if not isinstance(players, dict) or not all(
+            isinstance(side, str) and isinstance(name, str) for side, name in players.items()):
+        raise _Unreadable("its players are not a map of sides to names")
+    if result not in (None, "x", "o", "draw"):
+        raise _Unreadable(f"its result is {result!r}")
+    if not isinstance(variant, str) or not isinstance(started, str) or not isinstance(
+            ply, int) or not isinstance(seed, int):
+        raise _Unreadable("a field has the wrong type")
     record = GameRecord(
-        variant=str(variant), moves=tuple(json.loads(str(moves))),
-        start=None if start is None else str(start), players=json.loads(str(players)),
-        result=None if result is None else str(result), started=str(started),
+        variant=variant, moves=_names(moves, "moves"), start=None if start is None else str(start),
+        players=players, result=None if result is None else str(result), started=started,
         finished=None if finished is None else str(finished))
-    return StoredGame(int(str(number)), record, str(token), int(str(ply)),
-                      tuple(json.loads(str(undone))), int(str(seed)),
-                      None if browser is None else str(browser))
+    return StoredGame(int(str(number)), record, str(token), ply, _names(undone, "undone moves"),
+                      seed, None if browser is None else str(browser),
+                      None if continues is None else int(str(continues)),
+                      None if continued_by is None else str(continued_by), bool(superseded))
 
 
-__all__ = ["DATABASE_NAME", "GameConflictError", "GameFinishedError", "GameNotFoundError",
-           "GameStore", "StalePlyError", "StorageUnavailableError", "StoredGame", "data_dir"]
+def _json(text: object, what: str) -> object:
+    try:
+        return json.loads(str(text))
+    except ValueError:
+        raise _Unreadable(f"its {what} are not valid JSON") from None
+
+
+def _names(text: object, what: str) -> tuple[str, ...]:
+    names = _json(text, what)
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise _Unreadable(f"its {what} are not a list of move names")
+    return tuple(names)
+
+
+__all__ = ["DATABASE_NAME", "EVERYONE", "DamagedRecordError", "GameConflictError",
+           "GameFinishedError", "GameNotFoundError", "GameStore", "StalePlyError",
+           "StorageUnavailableError", "StoredGame", "data_dir"]

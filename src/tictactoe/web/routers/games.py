@@ -1,19 +1,30 @@
 """Routes about games: the server owns each game. A client sends its move with the game's
 change counter (``ply``); the server checks the move against the stored position, plays the
 computer's reply with the game's player and seed, and stores both in one transaction. A
-request made from an older state gets 409 with the game as it stands."""
+request made from an older state gets 409 with the game as it stands. A game whose stored
+row cannot be read or replayed gets 503 "damaged record"; the other games work."""
 
 from __future__ import annotations
 
 import secrets
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Response
 
+from tictactoe.core import TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.web.convert import check_players, game_info, game_state_json, score_info
-from tictactoe.web.deps import GAME_ERRORS, EngineDep, GameId, StoreDep
+from tictactoe.web.deps import (
+    GAME_ERRORS,
+    TOO_MANY,
+    BrowserId,
+    EngineDep,
+    GameId,
+    StoreDep,
+    browser_not_in_url,
+    new_game_allowed,
+)
 from tictactoe.web.models import (
     ChangeRequest,
     ComputerMove,
@@ -35,7 +46,13 @@ from tictactoe.web.referee import (
     with_human_move,
 )
 from tictactoe.web.service import Engine
-from tictactoe.web.store import GameConflictError, StalePlyError, StoredGame
+from tictactoe.web.store import (
+    DamagedRecordError,
+    GameConflictError,
+    GameStore,
+    StalePlyError,
+    StoredGame,
+)
 
 router = APIRouter(tags=["games"])
 
@@ -57,6 +74,28 @@ stateful testing): the game's id and change counter carry over."""
 
 def _answer(status: int, text: str) -> dict[int | str, dict[str, Any]]:
     return {**GAME_ERRORS, status: {"description": text, "links": LINKS}}
+
+
+def _current(games: GameStore, game_id: str) -> tuple[StoredGame, Play]:
+    """A stored game and its position (its moves replayed)."""
+    try:
+        stored = games.get_stored(game_id)
+    except DamagedRecordError as err:
+        raise HTTPException(503, str(err)) from None
+    return stored, _replayed(games, stored)
+
+
+def _replayed(games: GameStore, stored: StoredGame) -> Play:
+    """A stored game's moves replayed, each checked: moves that are not legal, or a result
+    that does not match them, make a damaged record (503), not the client's error."""
+    try:
+        play = Play.of(stored.record)
+        outcome = play.board.outcome()
+        if stored.record.result != (None if outcome is None else outcome.result()):
+            raise TicTacToeError(f"its result {stored.record.result!r} does not match its moves")
+    except TicTacToeError as err:
+        raise HTTPException(503, str(games.damaged(stored.number, str(err)))) from None
+    return play
 
 
 def _check_ply(stored: StoredGame, ply: int) -> None:
@@ -89,15 +128,20 @@ def _answer_with(engine: Engine, stored: StoredGame, play: Play,
 # the server is busy.
 
 @router.post("/api/games", response_model=GameState, status_code=201, operation_id="new_game",
-             responses=_answer(201, "The new game."))
-async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep) -> Response:
+             responses={**_answer(201, "The new game."), **TOO_MANY},
+             dependencies=[Depends(browser_not_in_url), Depends(new_game_allowed)])
+async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep,
+                   browser: BrowserId = None) -> Response:
     """Start a game on a board (``variant``) or from a ``position``. If the computer moves
-    first, its move is played at once. Keep the returned id: it is needed to play."""
+    first, its move is played at once. Keep the returned id: it is needed to play. The
+    browser's id, if sent (header ``X-Browser-Id``), marks the game for its history. Each
+    client address may start a burst of games, then one every so often
+    (`tictactoe.web.limits`); beyond that, 429 with ``Retry-After``."""
     players = check_players({"x": body.players.x, "o": body.players.o})
     play = Play.of(new_record(body.variant, body.position, players, body.moves))
     seed = secrets.randbelow(2**31) if body.seed is None else body.seed
     play, reply = await _computer_reply(engine, play, seed)
-    _, stored = games.create(play.record, seed=seed, browser=body.browser)
+    _, stored = games.create(play.record, seed=seed, browser=browser)
     return _answer_with(engine, stored, play, reply, 201)
 
 
@@ -105,8 +149,8 @@ async def new_game(body: NewGameRequest, games: StoreDep, engine: EngineDep) -> 
             responses=GAME_ERRORS)
 async def get_game(game_id: GameId, games: StoreDep, engine: EngineDep) -> Response:
     """A game as it stands, by its secret id."""
-    stored = games.get_stored(game_id)
-    return _answer_with(engine, stored, Play.of(stored.record))
+    stored, play = _current(games, game_id)
+    return _answer_with(engine, stored, play)
 
 
 @router.post("/api/games/{game_id}/moves", response_model=GameState, operation_id="play_move",
@@ -115,9 +159,9 @@ async def play_move(game_id: GameId, body: PlayRequest, games: StoreDep,
                     engine: EngineDep) -> Response:
     """Play a human's move. Against the computer, the server plays its reply too; both are
     stored in one transaction."""
-    current = games.get_stored(game_id)
+    current, play = _current(games, game_id)
     _check_ply(current, body.ply)
-    play = with_human_move(current, Play.of(current.record), body.move)
+    play = with_human_move(current, play, body.move)
     play, reply = await _computer_reply(engine, play, current.seed)
     stored = games.change(game_id, body.ply, play.record, ())
     return _answer_with(engine, stored, play, reply)
@@ -125,20 +169,25 @@ async def play_move(game_id: GameId, body: PlayRequest, games: StoreDep,
 
 @router.post("/api/games/{game_id}/undo", response_model=GameState, operation_id="undo_move",
              responses={**_answer(200, "The game with the moves taken back."),
-                        201: {"description": "The game was over: a new game that continues it "
-                                             "from before the last human move.",
+                        201: {"description": "The game was over: the game that continues it "
+                                             "from before the last human move (the same one, "
+                                             "as it stands, for the same request again).",
                               "model": GameState, "links": LINKS}})
 async def undo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
                     engine: EngineDep) -> Response:
     """Take back the last move, and against the computer every move back to the human's
     previous turn. A finished game stays as it was: undo then starts a new game (201, with a
-    new id) that continues it from there."""
-    current = games.get_stored(game_id)
+    new id) that continues it from there, once: the same request again answers the same
+    game as it stands (a finished game's ``ply`` never changes, so any other is 409). When
+    the continuation finishes, the history lists and counts it instead of the game it
+    continues."""
+    current, play = _current(games, game_id)
     _check_ply(current, body.ply)
-    play, undone = undo(current, Play.of(current.record))
+    play, undone = undo(current, play)
     if current.record.result is not None:
-        _, stored = games.create(play.record, undone=undone, seed=current.seed,
-                                 browser=current.browser)
+        stored, made = games.continue_game(game_id, body.ply, play.record, undone)
+        if not made:
+            play = _replayed(games, stored)
         return _answer_with(engine, stored, play, status=201)
     stored = games.change(game_id, body.ply, play.record, undone)
     return _answer_with(engine, stored, play)
@@ -149,12 +198,12 @@ async def undo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
 async def redo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
                     engine: EngineDep) -> Response:
     """Play again what undo took back, up to the human's next turn."""
-    current = games.get_stored(game_id)
+    current, play = _current(games, game_id)
     _check_ply(current, body.ply)
     if current.record.result is not None:
         raise GameConflictError("this game is over and saved; there is nothing to redo",
                                 current)
-    play, undone = redo(current, Play.of(current.record))
+    play, undone = redo(current, play)
     stored = games.change(game_id, body.ply, play.record, undone)
     return _answer_with(engine, stored, play)
 
@@ -165,7 +214,7 @@ async def replace_moves(game_id: GameId, body: UpdateGameRequest, games: StoreDe
                         engine: EngineDep) -> Response:
     """Replace every move of a game between two people (each checked). A game with a
     computer player refuses it: there the server plays the computer's moves itself."""
-    current = games.get_stored(game_id)
+    current, _ = _current(games, game_id)
     _check_ply(current, body.ply)
     if any(name != HUMAN for name in current.record.players.values()):
         raise GameConflictError(
@@ -178,15 +227,17 @@ async def replace_moves(game_id: GameId, body: UpdateGameRequest, games: StoreDe
     return _answer_with(engine, stored, Play.of(record))
 
 
-@router.get("/api/history", response_model=HistoryResponse, responses=GAME_ERRORS)
-async def history(
-        games: StoreDep, limit: Annotated[int, Query(ge=1, le=500)] = 100,
-        browser: Annotated[str | None, Query(
-            min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
-            description="Only the games started with this browser id; absent: every game on "
-                        "this server.")] = None) -> HistoryResponse:
+@router.get("/api/history", response_model=HistoryResponse, responses=GAME_ERRORS,
+            dependencies=[Depends(browser_not_in_url)])
+async def history(games: StoreDep,
+                  limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                  browser: BrowserId = None) -> HistoryResponse:
     """Finished games, newest first, and the human's results against each computer opponent
-    (in games from the empty board)."""
+    (in games from the empty board): only the games of the browser whose id is sent in the
+    ``X-Browser-Id`` header, or every game on this server without it. A game that undo
+    continued, and whose continuation has finished, is left out: the continuation stands for
+    it, so each line of play is listed and counted once, by its last result. The results are
+    kept counted as games finish, so this reads a few rows however many games there are."""
     finished = games.finished(limit, browser)
     tally = games.results_by_opponent(browser)
     order = {name: i for i, name in enumerate((*LEVELS, *PLAYER_NAMES))}

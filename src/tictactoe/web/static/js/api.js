@@ -8,8 +8,8 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body) {
-  const init = { method, headers: { Accept: "application/json" } };
+async function call(method, path, body, headers = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -39,14 +39,18 @@ export const api = {
   analysis: (position) => call("POST", "/api/analysis", { position }),
   // games: the server checks every move, plays the computer's replies and stores the game;
   // each change sends the game's ply counter, and a stale one is refused with 409
-  newGame: (setup) => call("POST", "/api/games", setup),
+  // the browser id travels in a header, never in the URL (so it stays out of logs and links)
+  newGame: (setup, browser) => call("POST", "/api/games", setup, browserHeader(browser)),
   getGame: (id) => call("GET", game(id)),
   play: (id, move, ply) => call("POST", `${game(id)}/moves`, { move, ply }),
   undo: (id, ply) => call("POST", `${game(id)}/undo`, { ply }),
   redo: (id, ply) => call("POST", `${game(id)}/redo`, { ply }),
-  history: (browser) => call("GET", browser ? `/api/history?browser=${encodeURIComponent(browser)}`
-                                            : "/api/history"),
+  history: (browser) => call("GET", "/api/history", undefined, browserHeader(browser)),
 };
+
+function browserHeader(browser) {
+  return browser ? { "X-Browser-Id": browser } : {};
+}
 
 function game(id) {
   return `/api/games/${encodeURIComponent(id)}`;

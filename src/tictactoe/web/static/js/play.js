@@ -247,11 +247,11 @@ export class PlayView {
     this.showPositionError("");
     localStorage.removeItem(SAVED_GAME);
     this.render();
-    const request = { players: this.players(), browser: browserId() };
+    const request = { players: this.players() };
     if (this.start) request.position = this.start;
     else request.variant = this.setup.variant;
     try {
-      const state = await api.newGame(request);
+      const state = await api.newGame(request, browserId());
       if (epoch !== this.epoch) return;
       this.busy = false;
       this.adopt(state);
