@@ -235,12 +235,29 @@ def test_serve_warns_on_a_public_address(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert "Warning" in public.output and "other machines can connect" in public.output
     with TestClient(seen["app"]) as client:  # no Host check on a public address
         assert client.get("/api/options", headers={"host": "games.example"}).status_code == 200
+        assert client.get("/api/options").json()["public_history"] is False
+        assert "private" in error(client.get("/api/history"), 403)
+        assert client.get("/api/history", headers={"X-Browser-Id": "b" * 22}).status_code \
+            == 200
+    assert "private (--public-history shares it)" in public.output
+    shared = runner.invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", "0",
+                                     "--data", str(tmp_path), "--public-history"])
+    assert shared.exit_code == 0 and "shared (--public-history)" in shared.output
+    with TestClient(seen["app"]) as client:
+        assert client.get("/api/history").status_code == 200
     local = runner.invoke(cli_app, ["serve", "--port", "0", "--data", str(tmp_path),
                                     "--allowed-host", "games.example"])
     assert local.exit_code == 0 and "Warning" not in local.output
     with TestClient(seen["app"]) as client:
         assert client.get("/api/options", headers={"host": "games.example"}).status_code == 200
         assert client.get("/api/options", headers={"host": "other.example"}).status_code == 400
+        assert client.get("/api/history", headers={"host": "localhost"}).status_code == 200
+
+
+def error(response: Any, status: int) -> str:
+    assert response.status_code == status, response.text
+    detail: str = response.json()["detail"]
+    return detail
 
 
 def test_repeated_log_lines_are_counted_not_repeated() -> None:

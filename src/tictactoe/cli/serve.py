@@ -38,6 +38,10 @@ def serve(
         "--allowed-host", help="Another name the server answers to (repeat for more). On a "
                                "loopback address it answers only to localhost, 127.0.0.1, "
                                "[::1] and the address it listens on.")] = None,
+    public_history: Annotated[bool, typer.Option(
+        "--public-history", help="On a public address, let anyone read the history of every "
+                                 "game (off by default there; each browser always sees its "
+                                 "own games).")] = False,
 ) -> None:
     """Play in the browser: serve the web app and its JSON API."""
     require("web", "ttt serve")
@@ -53,16 +57,19 @@ def serve(
     local = is_loopback(host)
     hosts = [*LOOPBACK_HOSTS, host, *(allowed_host or [])] if local else None
     try:
-        web = create_app(folder, allowed_hosts=hosts)
+        web = create_app(folder, allowed_hosts=hosts, public_history=local or public_history)
         if port == 0:
             port = free_port(host)
     except OSError as err:
         raise fail(f"cannot use {host} or the data folder {folder}: {err}") from None
     if not local:
         console.print(f"[bold yellow]Warning:[/] listening on {host}, so other machines can "
-                      "connect: anyone who can reach this port can play, and see the games "
-                      "whose links they have. Use the default 127.0.0.1 to keep it to this "
-                      "machine.", soft_wrap=True)
+                      "connect: anyone who can reach this port can play, and open the games "
+                      "whose links they have. The history of every game is "
+                      + ("shared (--public-history)." if public_history else
+                         "private (--public-history shares it).")
+                      + " Use the default 127.0.0.1 to keep it to this machine.",
+                      soft_wrap=True)
     shown = f"[{host}]" if ":" in host else host
     console.print(f"tictactoe is ready at [bold]http://{shown}:{port}/[/]  "
                   f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)", soft_wrap=True)

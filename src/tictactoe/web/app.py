@@ -73,13 +73,16 @@ WARM_PLIES = {"3x3": 9, "4x4": 3}
 def create_app(data: str | Path | None = None, *, store: GameStore | None = None,
                nodes: int | None = None, seconds: float | None = None,
                warm: bool = True, processes: bool | None = None,
-               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+               allowed_hosts: Sequence[str] | None = None,
+               public_history: bool = True) -> FastAPI:
     """The app, storing games in the data folder ``data`` (or in ``store``). ``nodes`` and
     ``seconds`` bound each engine call (default `SOLVE_NODES`, `SOLVE_SECONDS`). With
     ``warm``, a background task loads the compiled kernels and solves the positions of
     `WARM_PLIES` once the server starts; requests are served meanwhile. ``processes``
     overrides `ENGINE_PROCESSES`. With ``allowed_hosts``, a request whose ``Host`` names
     none of them is refused with 400 (`tictactoe.web.guard.HostCheck`); None accepts any.
+    Without ``public_history``, the history of every game is refused (403); each browser
+    still reads its own.
 
     The app starts even if the data folder cannot be used (read-only, damaged, full): game
     requests then get 503 with the reason, and everything else works."""
@@ -120,6 +123,7 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
     app.state.engine = engine
     app.state.store = store
     app.state.solver = engine.solver
+    app.state.public_history = public_history
     add_error_handlers(app)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=MAX_BODY_BYTES)
     app.add_middleware(DeclaredLengthCheck)  # outside it, so that its 413 is JSON too

@@ -245,6 +245,10 @@ class OptionsResponse(BaseModel):
         description="Whether the startup warm-up (loading the compiled search, solving the "
                     "early positions of the small boards) is over; until then answers are "
                     "slower, never wrong.")
+    public_history: bool = Field(
+        True, description="Whether the history of every game on the server may be read "
+                          "(off on a public address unless the server was started with "
+                          "--public-history); a browser's own games can always be read.")
 
 
 class ErrorResponse(BaseModel):

@@ -31,7 +31,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-log = logging.getLogger("tictactoe.web")
+log = logging.getLogger("tictactoe.web.server")
 
 READ_SECONDS = 5.0
 """Most seconds one request (line, headers and body) may take to arrive."""
@@ -49,7 +49,7 @@ WANTED_DESCRIPTORS = 4096
 """The descriptor limit the server asks for at start (up to the hard limit)."""
 LOG_WINDOW_SECONDS = 10.0
 """A repeated log message appears at most once in this many seconds."""
-QUIETED_LOGGERS = ("asyncio", "uvicorn", "uvicorn.error", "tictactoe.web")
+QUIETED_LOGGERS = ("asyncio", "uvicorn", "uvicorn.error", "tictactoe.web.server")
 
 
 def connection_cap(descriptors: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 
 from tictactoe.core import TicTacToeError
 from tictactoe.core.record import GameRecord
@@ -28,6 +28,7 @@ from tictactoe.web.deps import (
 from tictactoe.web.models import (
     ChangeRequest,
     ComputerMove,
+    ErrorResponse,
     GameState,
     HistoryResponse,
     LevelStats,
@@ -227,9 +228,11 @@ async def replace_moves(game_id: GameId, body: UpdateGameRequest, games: StoreDe
     return _answer_with(engine, stored, Play.of(record))
 
 
-@router.get("/api/history", response_model=HistoryResponse, responses=GAME_ERRORS,
+@router.get("/api/history", response_model=HistoryResponse,
+            responses={**GAME_ERRORS, 403: {"model": ErrorResponse, "description":
+                       "The history of every game is private on this server."}},
             dependencies=[Depends(browser_not_in_url)])
-async def history(games: StoreDep,
+async def history(games: StoreDep, request: Request,
                   limit: Annotated[int, Query(ge=1, le=500)] = 100,
                   browser: BrowserId = None) -> HistoryResponse:
     """Finished games, newest first, and the human's results against each computer opponent
@@ -237,7 +240,14 @@ async def history(games: StoreDep,
     ``X-Browser-Id`` header, or every game on this server without it. A game that undo
     continued, and whose continuation has finished, is left out: the continuation stands for
     it, so each line of play is listed and counted once, by its last result. The results are
-    kept counted as games finish, so this reads a few rows however many games there are."""
+    kept counted as games finish, so this reads a few rows however many games there are.
+    Every game's history is refused with 403 on a server that keeps it private (a public
+    address without ``--public-history``)."""
+    if browser is None and not request.app.state.public_history:
+        raise HTTPException(403, "the history of every game is private on this server (it "
+                                 "listens on a public address; start it with "
+                                 "--public-history to share it); send X-Browser-Id for "
+                                 "your own games")
     finished = games.finished(limit, browser)
     tally = games.results_by_opponent(browser)
     order = {name: i for i, name in enumerate((*LEVELS, *PLAYER_NAMES))}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.web.deps import ERRORS, EngineDep
@@ -17,14 +17,14 @@ router = APIRouter(tags=["positions"])
 
 
 @router.get("/api/options", response_model=OptionsResponse)
-async def options(engine: EngineDep) -> OptionsResponse:
+async def options(engine: EngineDep, request: Request) -> OptionsResponse:
     """The variants and computer levels the page offers, and the engine bounds."""
     return OptionsResponse(
         variants=[ChoiceInfo(value=v, label=label) for v, label in VARIANTS],
         levels=[ChoiceInfo(value=level, label=LEVEL_LABELS.get(level, level.title()),
                            description=LEVEL_DESCRIPTIONS[level]) for level in LEVELS],
         limits={"nodes": engine.max_nodes, "seconds": engine.max_seconds},
-        ready=engine.ready.is_set())
+        ready=engine.ready.is_set(), public_history=request.app.state.public_history)
 
 
 @router.post("/api/position", response_model=PositionInfo, responses=ERRORS)

@@ -45,6 +45,18 @@ export class HistoryView {
     });
   }
 
+  // On a server that keeps every game's history private, only this browser's games.
+  keepPrivate() {
+    for (const input of this.scopeInputs) {
+      input.checked = input.value === "browser";
+      if (input.value === "all") {
+        input.disabled = true;
+        input.parentElement.title = "This server keeps the history of every game private.";
+      }
+    }
+    if (!this.el.scope.hidden) this.refresh();
+  }
+
   scope() {
     const checked = this.scopeInputs.find((input) => input.checked);
     return checked ? checked.value : "browser";

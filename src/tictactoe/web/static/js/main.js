@@ -46,6 +46,7 @@ async function start() {
   route();
   try {
     const options = await api.options();
+    if (options.public_history === false) history.keepPrivate();
     await play.init(options);
   } catch (err) {
     $("status").textContent = `Cannot start: ${err.message}`;
