@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from tictactoe import Position, Status
+from tictactoe import Position, Status, Variant
 from tictactoe.analysis.enumerate import legal_positions
 from tictactoe.cli import app
+from tictactoe.cli.census import CENSUS_LIMIT
 
 runner = CliRunner()
 
@@ -79,6 +81,26 @@ def test_sharded_options_do_not_go_with_the_memory_backend() -> None:
     bad = runner.invoke(app, ["count", "3x3", "--backend", "spark"])
     assert bad.exit_code == 2 and bad.output.count("\n") == 1
     assert "unknown backend 'spark'" in bad.output
+
+
+@pytest.mark.usefixtures("small_disk")
+def test_count_help_names_the_limit_and_boards_it_can_count() -> None:
+    """The help's examples are boards the census counts on one machine, and its limit is the
+    census's own: a bigger board is refused at once."""
+    from tictactoe.analysis.compiled_census import MAX_CELLS
+
+    assert CENSUS_LIMIT == MAX_CELLS
+    text = " ".join(runner.invoke(app, ["count", "--help"], env={"COLUMNS": "300"}).output
+                    .replace("│", " ").split())
+    found = re.search(rf"A board of at most {MAX_CELLS} cells: ([^.]+)\.", text)
+    assert found is not None, text
+    for example in found.group(1).split(", "):
+        assert Variant.parse(example).cells <= MAX_CELLS
+        estimate = runner.invoke(app, ["count", example, "--estimate"])
+        assert estimate.exit_code == 0 and "needs a cluster" not in estimate.output, example
+    refused = runner.invoke(app, ["count", "4x4x4"])
+    assert refused.exit_code == 2
+    assert f"4x4x4 has 64 cells; the census handles at most {MAX_CELLS}" in refused.output
 
 
 def test_unknown_variant_is_one_line_error() -> None:

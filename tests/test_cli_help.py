@@ -2,6 +2,9 @@
 
 At a width of 300 columns no help text needs wrapping, so a line of help that starts with
 a lower-case word can only be the rest of a sentence cut by a hard line break.
+
+And every command's help shows a flag without a value placeholder and names its arguments in
+capitals, in the usage line too.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import re
 
 import pytest
 import typer.main
+from typer.core import TyperArgument, TyperOption
 from typer.testing import CliRunner
 
 from tictactoe.cli import app
@@ -41,3 +45,38 @@ def test_help_reads_whole(command: str) -> None:
     lines = help_lines([command] if command else [], 300)
     assert any(line.startswith("Usage:") for line in lines)
     assert broken_lines(lines) == []
+
+
+
+def command_params(command: str) -> list[object]:
+    group = typer.main.get_command(app)
+    found = group.commands[command] if command else group  # type: ignore[attr-defined]
+    return list(found.params)
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_shows_flags_without_a_value_and_arguments_in_capitals(command: str) -> None:
+    """No ``<bool>`` after a flag (it takes no value), and the usage line names the
+    arguments as ``POSITION`` (``[NAME]`` if optional), not ``{position}``."""
+    lines = help_lines([command] if command else [], 200)
+    rows = {line.split()[0]: line.split() for line in lines if line.startswith("--")}
+    assert not any("<bool>" in line for line in lines)
+    assert " ".join(rows["--help"][1:]) == "Show this message and exit."
+    usage = next(line for line in lines if line.startswith("Usage:")).split()
+    assert not any(word.startswith("{") for word in usage), usage
+    for param in command_params(command):
+        if isinstance(param, TyperArgument):
+            name = (param.name or "").upper()
+            assert (name if param.required else f"[{name}]") in usage
+            assert any(name in line.split()[:2] for line in lines), f"{name} in the list"
+        elif isinstance(param, TyperOption) and param.is_flag:
+            flag = param.opts[0]
+            after = rows[flag][1:][len(param.secondary_opts):]  # after --x and any --no-x
+            assert after[0] == (param.help or "").split()[0], rows[flag]  # then its help
+
+
+def test_a_missing_argument_is_named_in_capitals() -> None:
+    result = CliRunner().invoke(app, ["arena", "random"])
+    assert result.exit_code == 2
+    assert "Usage: ttt arena [OPTIONS] FIRST SECOND" in result.output
+    assert "Missing argument 'SECOND'" in result.output

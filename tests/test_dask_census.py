@@ -91,4 +91,6 @@ def test_without_dask_the_backend_says_how_to_install_it(
         census("3x3", backend="dask")
     result = CliRunner().invoke(app, ["count", "3x3", "--backend", "dask"])
     assert result.exit_code == 2 and "pip install 'tictactoe[dask]'" in result.output
+    assert "the dask backend needs the package distributed, but it is not installed" \
+        in result.output
     assert "Traceback" not in result.output

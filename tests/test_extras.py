@@ -24,6 +24,7 @@ from tictactoe.extras import (
     available,
     missing,
     missing_modules,
+    packages,
     require,
 )
 
@@ -53,11 +54,39 @@ def test_require_names_the_extra() -> None:
     with pytest.raises(MissingExtraError) as caught:
         raise MissingExtraError("ttt serve", "web", ["fastapi", "uvicorn"])
     assert isinstance(caught.value, ImportError)
-    assert str(caught.value) == ("ttt serve needs fastapi, uvicorn, which are not installed: "
-                                 "pip install 'tictactoe[web]'")
+    assert str(caught.value) == ("ttt serve needs the packages fastapi, uvicorn, but they are "
+                                 "not installed: pip install 'tictactoe[web]'")
     with pytest.raises(KeyError, match="unknown extra 'turbo'"):
         require("turbo", "warp speed")
     assert available("fast") == (missing("fast") == [])
+
+
+def test_the_message_names_what_pip_installs_not_the_module() -> None:
+    message = str(MissingExtraError("ttt show --png", "plot", ["resvg_py"]))
+    assert message == ("ttt show --png needs the package resvg-py, but it is not installed: "
+                       "pip install 'tictactoe[plot]'")
+    message = str(MissingExtraError("the envs", "envs", ["resvg_py", "PIL"]))
+    assert "the packages resvg-py, pillow, but they are" in message
+    assert str(MissingExtraError("it", "openspiel", ["pyspiel", "open_spiel"])).startswith(
+        "it needs the package open-spiel, but it is not installed")
+
+
+def _requirement_names(extra: str) -> set[str]:
+    """The packages an extra of pyproject.toml installs, through the extras it includes."""
+    names: set[str] = set()
+    for text in OPTIONAL[extra]:
+        name, _, rest = re.split(r"[<>=!~ ;]", text)[0].partition("[")
+        included = rest.rstrip("]").split(",") if rest else []
+        if name == "tictactoe":
+            names |= {n for e in included for n in _requirement_names(e)}
+        else:
+            names |= {name.lower(), *included}  # dask[distributed] installs distributed
+    return names
+
+
+@pytest.mark.parametrize("extra", sorted(EXTRAS))
+def test_each_module_is_named_by_a_package_its_extra_installs(extra: str) -> None:
+    assert set(packages(EXTRAS[extra])) <= _requirement_names(extra)
 
 
 def _lock() -> dict[str, str]:
@@ -171,6 +200,8 @@ def test_the_command_line_without_the_extras() -> None:
         assert result.returncode == 2, (args, result.stderr)
         assert f"pip install 'tictactoe[{extra}]'" in result.stderr
         assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) <= 3
+    png = _cli(["show", "3x3", "--png", "board.png"], ["resvg_py"])
+    assert "needs the package resvg-py, but it is not installed" in png.stderr
 
 
 def test_the_terminal_app_environments_and_openspiel_name_their_extras() -> None:

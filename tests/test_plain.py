@@ -116,7 +116,11 @@ def test_save_new_and_load(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--level", "hard", "--player", "rules"], "give --level or --player, not both"),
     (["--first", "z"], "--first must be x or o"),
-    (["--level", "genius"], "unknown player 'genius'"),
+    (["--level", "genius"], "unknown level 'genius': choose one of easy, medium, hard, perfect"),
+    (["--level", "MCTS"], "unknown level 'MCTS': choose one of easy, medium, hard, perfect; "
+                          "--player mcts chooses that player"),
+    (["--level", "human"], "--player human is for two people at one keyboard"),
+    (["--player", "genius"], "unknown player 'genius': choose one of random, greedy"),
     (["--variant", "3x3x"], "unknown variant '3x3x'"),
     (["--start", "xxx/ooo/3 x"], "cannot arise in play"),
     (["--think", "0"], "--think must be positive"),

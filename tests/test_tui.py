@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from functools import cache
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tictactoe.core import Position, Side
 from tictactoe.core.record import GameRecord
-from tictactoe.tui.app import KEYS, FileScreen, HelpScreen, TicTacToeApp
+from tictactoe.tui.app import (
+    HINT_LEGEND,
+    KEYS,
+    FileScreen,
+    HelpScreen,
+    MoveBox,
+    TicTacToeApp,
+)
 from tictactoe.tui.board import BoardView, CellView
 from tictactoe.tui.game import HUMAN, Game
 
@@ -297,23 +307,105 @@ async def test_cube_is_four_layers_and_arrows_cross_them() -> None:
         assert board.text_of(board.variant.parse_cell("1:b2")) == "O"
 
 
+def test_help_lists_every_key() -> None:
+    """The help's list (read whole on screen below) names every key the footer shows."""
+    bound = {b.key_display or b.key for b in [*TicTacToeApp.BINDINGS, *MoveBox.BINDINGS]
+             if isinstance(b, Binding) and b.show}
+    listed = {key for key, _ in KEYS}
+    assert bound - {"ctrl+q", "escape"} <= listed and {"Ctrl+Q", "Escape"} <= listed
+
+
+def screen_lines(app: TicTacToeApp) -> list[str]:
+    """The text on the screen, one string per row (what a terminal of this size shows)."""
+    width, height = app.size
+    console = Console(width=width, height=height, record=True, file=io.StringIO())
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text().splitlines()[:height]
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
 @pytest.mark.asyncio
-async def test_help_lists_every_key() -> None:
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE])
+async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]) -> None:
+    """Read the help as a player would: row by row inside the box, scrolling down with the
+    arrow key; every key, the hint legend and how to close it are there whole."""
+    width, height = size
     app = TicTacToeApp(Game("3x3"))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.press("question_mark")
         await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        text = str(app.screen.query_one("#help-keys", Static).content)
+        box = app.screen.query_one("#help", VerticalScroll)
+        assert box.region.x >= 0 and box.region.right <= width
+        assert box.region.y >= 0 and box.region.bottom < height  # the footer stays below it
+        assert box.max_scroll_x == 0  # nothing runs past the right edge
+        inside = box.scrollable_content_region
+        rows = [line[inside.x:inside.right] for line in screen_lines(app)]
+        read = rows[inside.y:inside.bottom]
+        while box.scroll_y < box.max_scroll_y:
+            await pilot.press("down")
+            await pilot.pause()
+            read.append(screen_lines(app)[inside.bottom - 1][inside.x:inside.right])
+        text = words(" ".join(read))
         for key, meaning in KEYS:
-            assert key in text and meaning in text
-        bound = {b.key_display or b.key for b in app.BINDINGS
-                 if isinstance(b, Binding) and b.show}
-        listed = {key for key, _ in KEYS}
-        assert bound <= listed
+            assert words(f"{key} {meaning}") in text
+        assert words(f"Hints — {HINT_LEGEND}. Press Escape to close.") in text
+        assert text.startswith("Keys") and text.endswith("Press Escape to close.")
+        assert (box.max_scroll_y > 0) == (height < 30)  # a short terminal needs the scrolling
+        assert words(screen_lines(app)[-1]) == "esc Close"
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_footer_always_says_how_to_quit(size: tuple[int, int]) -> None:
+    app = TicTacToeApp(Game("3x3"))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        footer = words(screen_lines(app)[-1])
+        shown = [f"{b.key_display or b.key} {b.description}" for b in app.BINDINGS
+                 if isinstance(b, Binding) and b.show]
+        assert shown[:2] == ["q Quit", "? Help"]
+        assert footer == " ".join(shown)  # every key, none cut off
+        await pilot.press("tab")  # the move box takes the letter keys
+        await pilot.pause()
+        assert words(screen_lines(app)[-1]) == "^q Quit esc Board"
+        await pilot.press("q")
+        assert app.query_one("#move", Input).value == "q" and app.is_running
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("variant", "move"), [("3x3", "3:z9"), ("4x4x4", "3:z9")])
+async def test_a_long_status_message_wraps_and_the_board_stays_whole(variant: str,
+                                                                     move: str) -> None:
+    app = TicTacToeApp(Game(variant, players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("tab", *move, "enter")
+        await pilot.pause()
+        status = app.query_one("#status", Static)
+        assert len(app.status_text) > 60 and status.region.height >= 2
+        rows = screen_lines(app)[status.region.y:status.region.bottom]
+        assert words(" ".join(rows)) == words(app.status_text)
+        assert hidden_cells(app) == []
+
+
+@pytest.mark.asyncio
+async def test_resizing_under_the_help_fits_the_board_when_it_closes() -> None:
+    app = TicTacToeApp(Game("4x4x4", players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.query_one("#side").display and hidden_cells(app) == []
 
 
 def hidden_cells(app: TicTacToeApp) -> list[str]:

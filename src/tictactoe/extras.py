@@ -3,7 +3,8 @@ missing.
 
 The rules core, the readable solver, the census and the ``ttt`` command need only Typer and
 Rich. Everything else is an extra (``pip install 'tictactoe[fast]'``); a feature whose extra
-is missing raises `MissingExtraError`, which names the extra to install, instead of a bare
+is missing raises `MissingExtraError`, which names the packages (as pip knows them, not as
+they are imported: ``pillow``, not ``PIL``) and the extra to install, instead of a bare
 `ImportError`.
 
 >>> EXTRAS["fast"]
@@ -30,16 +31,37 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 }
 """Each extra and the modules it provides (import names, not distribution names)."""
 
+PACKAGES: dict[str, str] = {
+    "resvg_py": "resvg-py",
+    "PIL": "pillow",
+    "pyspiel": "open-spiel",
+    "open_spiel": "open-spiel",
+}
+"""The package that pip installs for a module whose import name differs from it."""
+
+
+def packages(modules: list[str] | tuple[str, ...]) -> list[str]:
+    """The pip packages that provide the modules, each once, in order.
+
+    >>> packages(["resvg_py", "PIL", "numpy", "pyspiel", "open_spiel"])
+    ['resvg-py', 'pillow', 'numpy', 'open-spiel']
+    """
+    return list(dict.fromkeys(PACKAGES.get(module, module) for module in modules))
+
 
 class MissingExtraError(ImportError):
     """A feature needs an optional dependency that is not installed. The message names the
-    extra that brings it: ``pip install 'tictactoe[web]'``."""
+    packages (as pip knows them) and the extra that brings them:
+    ``pip install 'tictactoe[web]'``."""
 
     def __init__(self, feature: str, extra: str, missing: list[str]) -> None:
         self.feature, self.extra, self.missing = feature, extra, missing
+        self.packages = packages(missing)
+        they = "it is" if len(self.packages) == 1 else "they are"
         super().__init__(
-            f"{feature} needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'}"
-            f" not installed: pip install 'tictactoe[{extra}]'", name=missing[0])
+            f"{feature} needs the package{'s' if len(self.packages) > 1 else ''} "
+            f"{', '.join(self.packages)}, but {they} not installed: "
+            f"pip install 'tictactoe[{extra}]'", name=missing[0])
 
 
 def _installed(module: str) -> bool:
@@ -93,4 +115,5 @@ def require(extra: str, feature: str) -> None:
         raise MissingExtraError(feature, extra, absent)
 
 
-__all__ = ["EXTRAS", "MissingExtraError", "available", "missing", "missing_modules", "require"]
+__all__ = ["EXTRAS", "PACKAGES", "MissingExtraError", "available", "missing", "missing_modules",
+           "packages", "require"]

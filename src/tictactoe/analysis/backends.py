@@ -11,7 +11,7 @@ and its ``retries`` run a task again after an error.
 from __future__ import annotations
 
 # ruff: noqa: E402  (the check for the extra comes before the imports that need it)
-from tictactoe.extras import require
+from tictactoe.extras import MissingExtraError, missing_modules, require
 
 require("fast", "the sharded census")
 
@@ -37,8 +37,10 @@ from tictactoe.core.errors import CensusBackendError, SpillError
 BACKENDS = ("memory", "local", "dask")
 """Where a census can run: in this process's memory, on a local process pool, on Dask."""
 
-DASK_MISSING = ("the dask backend needs Dask, which is not installed: "
-                "pip install 'tictactoe[dask]'")
+def dask_missing() -> str:
+    """What to install when Dask's distributed scheduler cannot be imported."""
+    absent = missing_modules(["dask", "distributed"]) or ["distributed"]
+    return str(MissingExtraError("the dask backend", "dask", absent))
 
 CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a Dask scheduler given by address."""
@@ -161,7 +163,7 @@ class DaskCluster:
         try:
             import distributed  # noqa: F401
         except ImportError:
-            raise CensusBackendError(DASK_MISSING) from None
+            raise CensusBackendError(dask_missing()) from None
         if address is not None and workers is not None:
             raise CensusBackendError("--workers sets the size of a cluster started here; with "
                                      "--address the cluster's own workers run the tasks")

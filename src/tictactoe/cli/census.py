@@ -30,6 +30,13 @@ if TYPE_CHECKING:  # the census modules load numpy (and the kernels): imported o
 CENSUS_MAX_CELLS = 16
 """Largest board that the memory backend is the default for (`analysis.census`)."""
 
+CENSUS_LIMIT = 32
+"""Largest board the census counts at all (`analysis.compiled_census.MAX_CELLS`: each side's
+marks are kept in 32 bits), named here so that the help does not load numpy."""
+
+VARIANT_HELP = (f"A board of at most {CENSUS_LIMIT} cells: 3x3, 4x4, 4x4k3, 4x5k4. "
+                "5x5k4 and 3x3x3 need a cluster (--estimate says where a count fits).")
+
 
 def human_bytes(n: float) -> str:
     """
@@ -63,7 +70,7 @@ BACKEND_HELP = ("Where to count: memory (this process; the default up to 16 cell
 @app.command()
 @reports_errors
 def count(
-    variant: Annotated[str, typer.Argument(help="Variant name: 3x3, 4x4, 5x5k4, 4x4x4, qubic...")],
+    variant: Annotated[str, typer.Argument(help=VARIANT_HELP)],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plot: Annotated[Path | None, typer.Option(help="Also save a chart of counts by ply (PNG).")]
     = None,
@@ -295,8 +302,9 @@ def enumerate_positions(
     all_: Annotated[bool, typer.Option("--all", help="Every legal position.")] = False,
     output: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
     limit: Annotated[int | None, typer.Option(min=0, help="Stop after N positions.")] = None,
-    count_only: Annotated[bool, typer.Option("--count", help="Print only how many there are.")]
-    = False,
+    count_only: Annotated[bool, typer.Option(
+        "--count", help=f"Print only how many there are, counted by the census (boards of at "
+                        f"most {CENSUS_LIMIT} cells).")] = False,
     backend: Annotated[str, typer.Option(help="With --count: " + BACKEND_HELP)] = "auto",
     workers: Annotated[int | None, typer.Option(help="With --count: worker processes.")]
     = None,

@@ -18,6 +18,7 @@ from tictactoe.cli.play_commands import LEVELS_EPILOG
 from tictactoe.core import Position, Side, Variant
 from tictactoe.core.record import GameRecord
 from tictactoe.extras import require
+from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.tui.game import HUMAN, Game
 from tictactoe.tui.history import database_path, read_history
 
@@ -64,6 +65,17 @@ def play(
     TicTacToeApp(game, seed=seed, computer_seconds=think, hint_seconds=think).run()
 
 
+def _check_level(level: str) -> str:
+    """A level's name, or an error that lists the levels (and points a player's name, or
+    ``human``, at --player)."""
+    name = level.strip().lower()
+    if name in LEVELS:
+        return name
+    player = ("; --player human is for two people at one keyboard" if name == HUMAN
+              else f"; --player {name} chooses that player" if name in PLAYER_NAMES else "")
+    raise fail(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}{player}")
+
+
 def _game_from_options(variant: str, level: str | None, player: str | None, first: str,
                        load: Path | None, start: str | None) -> Game:
     from tictactoe.tui.engine import check_player
@@ -72,9 +84,8 @@ def _game_from_options(variant: str, level: str | None, player: str | None, firs
         raise fail("give --level or --player, not both")
     if first.lower() not in ("x", "o"):
         raise fail(f"--first must be x or o, not {first!r}")
-    if level is not None and level.strip().lower() == HUMAN:
-        raise fail("--level takes easy, medium, hard or perfect; use --player human for two "
-                   "people")
+    if level is not None:
+        level = _check_level(level)
     chosen = check_player((level or player or DEFAULT_LEVEL).strip().lower())
     human = Side.parse(first.lower())
     players = ({Side.X: HUMAN, Side.O: HUMAN} if chosen == HUMAN

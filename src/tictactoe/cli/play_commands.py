@@ -20,6 +20,7 @@ from tictactoe.players.arena import Game, Match, play_match
 from tictactoe.players.base import Limit, play_move
 from tictactoe.players.levels import (
     LEVEL_DESCRIPTIONS,
+    LEVELS,
     PLAYER_NAMES,
     make_player,
     player_for_level,
@@ -277,9 +278,11 @@ def move_command(
     A searching player (perfect, mcts) answers within the time limit: where the perfect
     player cannot prove a move in time, it plays its best estimate and says it is unproven.
     """
-    if player.strip().lower() not in PLAYER_NAMES:
+    name = player.strip().lower()
+    if name not in PLAYER_NAMES:
+        level_hint = f"; --level {name} chooses that level" if name in LEVELS else ""
         raise TicTacToeError(f"unknown player {player!r}: choose one of "
-                             f"{', '.join(PLAYER_NAMES)}")
+                             f"{', '.join(PLAYER_NAMES)}{level_hint}")
     chooser = (player_for_level(level, seed) if level is not None
                else make_player(player, seed=seed, depth=depth))
     for pos in positions_from(position):

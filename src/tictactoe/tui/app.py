@@ -15,6 +15,7 @@ require("tui", "the terminal app")
 from pathlib import Path
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -42,6 +43,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Tab", "switch between the board and the move box"),
     ("b2 Enter", "in the move box: play a move by name (2:b3 on a cube, or a cell number)"),
     ("Escape", "leave the move box, back to the board"),
+    ("Ctrl+Q", "quit, also from the move box"),
     ("u", "undo: against the computer, back to your previous turn"),
     ("r", "redo what was undone"),
     ("n", "new game (same players)"),
@@ -59,21 +61,29 @@ SIDE_WIDTH = 36
 SIDE_MIN = 22
 """Below this many free columns beside the board the side panel is hidden."""
 
+STATUS_LINES = 3
+"""The status line wraps a long message onto at most this many lines (its max-height)."""
+
+FOOTER_WIDE = 80
+"""Below this many columns the footer closes up its spacing, so that every key fits in 60."""
+
 HINT_LEGEND = ("win N: this move wins in N plies (counting it) · loss N: loses in N · "
                "≤N: within N plies at most · draw · ≈N: an estimate, not proven (above 0 "
                "is good for the side to move)")
 
 
 class HelpScreen(ModalScreen[None]):
-    """The list of keys; any of Escape, q, ? or Enter closes it."""
+    """The list of keys and the hint legend, in a box that fits the terminal and scrolls when
+    the terminal is short (arrows, Page Up/Down, the mouse wheel); any of Escape, q, ? or
+    Enter closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,enter", "dismiss", "Close")]
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical {
-        width: 86; height: auto; max-height: 90%; padding: 1 2;
+    HelpScreen > #help {
+        width: 86; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
         border: thick $accent; background: $surface;
     }
     HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
@@ -81,14 +91,19 @@ class HelpScreen(ModalScreen[None]):
     """
 
     def compose(self) -> ComposeResult:
-        table = Text()
+        table = Table.grid(padding=(0, 2))
+        table.add_column(justify="right", no_wrap=True, style="bold")
+        table.add_column(ratio=1)
         for key, meaning in KEYS:
-            table.append(f"{key:>14}  ", style="bold")
-            table.append(f"{meaning}\n")
-        with Vertical():
+            table.add_row(key, meaning)
+        with VerticalScroll(id="help"):
             yield Static("Keys", id="help-title")
             yield Static(table, id="help-keys")
             yield Static(f"Hints — {HINT_LEGEND}.\nPress Escape to close.", id="help-footer")
+        yield Footer(show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#help", VerticalScroll).focus()
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         self.dismiss(None)
@@ -135,6 +150,17 @@ class FileScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class MoveBox(Input):
+    """The box to type moves into. It takes the letter keys, so the footer shows the keys that
+    still work while it has the focus: Escape back to the board, Ctrl+Q to quit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # priority, as the app's own Ctrl+Q (hidden from the footer) is
+        Binding("ctrl+q", "app.quit", "Quit", priority=True),
+        Binding("escape", "app.focus_board", "Board"),
+    ]
+
+
 class TicTacToeApp(App[None]):
     """Play tic-tac-toe on any board against the computer or a friend."""
 
@@ -152,20 +178,22 @@ class TicTacToeApp(App[None]):
     #moves { height: auto; }
     #position { color: $text-muted; }
     #levels { color: $text-muted; }
-    #status { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    #status { height: auto; max-height: 3; padding: 0 1; background: $panel; text-style: bold; }
     #status.over { background: $success 40%; }
     #status.error { background: $error 40%; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # quit and help first: the footer shows the keys in this order, and cuts the last
+        # ones off on a very narrow terminal
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help", key_display="?"),
         Binding("u", "undo", "Undo"),
         Binding("r", "redo", "Redo"),
         Binding("n", "new_game", "New"),
         Binding("h", "toggle_hints", "Hints"),
         Binding("s", "save", "Save"),
         Binding("l", "load", "Load"),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit", "Quit"),
         Binding("escape", "focus_board", "Board", show=False),
     ]
 
@@ -196,8 +224,8 @@ class TicTacToeApp(App[None]):
                 with Center(id="board-box"):
                     yield BoardView(self.game.variant, id="board")
                 with Center():
-                    yield Input(placeholder=f"type a move ({self.game.example_move()}) + Enter",
-                                id="move")
+                    yield MoveBox(placeholder=f"type a move ({self.game.example_move()}) + Enter",
+                                  id="move")
             with VerticalScroll(id="side"):
                 yield Static("Players", classes="heading")
                 yield Static(id="players")
@@ -209,7 +237,7 @@ class TicTacToeApp(App[None]):
                 yield Static("Hints", classes="heading")
                 yield Static(id="hint-state")
         yield Static(id="status")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # Ctrl+P still opens the palette
 
     def on_mount(self) -> None:
         self.sub_title = self._subtitle()
@@ -233,10 +261,14 @@ class TicTacToeApp(App[None]):
         board_width, board_height = self.board.natural_size()
         room = width - board_width
         side = self.query_one("#side")
-        self.screen.set_class(room < SIDE_MIN, "-narrow")
+        screen = side.screen  # the game's screen, also while the help is shown over it
+        screen.set_class(room < SIDE_MIN, "-narrow")
         side.styles.width = max(SIDE_MIN, min(SIDE_WIDTH, room))
-        # header, move box (3 lines and a margin), status line and footer
-        self.screen.set_class(height < board_height + 8, "-short")
+        screen.query_one(Footer).compact = width < FOOTER_WIDE
+        # header, move box (3 lines and a margin), status lines and footer
+        status = len(Text(self.status_text).wrap(self.console, max(1, width - 2)))
+        screen.set_class(height < board_height + 7 + min(max(1, status), STATUS_LINES),
+                         "-short")
 
     def _subtitle(self) -> str:
         opponent = self.game.opponent
@@ -293,6 +325,7 @@ class TicTacToeApp(App[None]):
         status.update(text)
         status.set_class(game.position.is_game_over(), "over")
         status.set_class(bool(self.message) and self.message.startswith("✗"), "error")
+        self._fit(self.size.width, self.size.height)  # a long message takes more lines
 
     # ----------------------------------------------------------------- workers
     @work(thread=True, exclusive=True, group="computer")
