@@ -294,9 +294,38 @@ def guards(args: argparse.Namespace, work: Path) -> list[Row]:
     return rows
 
 
+def history(args: argparse.Namespace, work: Path) -> list[Row]:
+    data = work / "history"
+    data.mkdir()
+    started = time.perf_counter()
+    recount = reliability.fill_history(data, args.history_games, seed=args.seed)
+    filled = time.perf_counter() - started
+    server = Server(data)
+    rows = []
+    try:
+        server.wait_ready()
+        for label, limit, browser in (("every game, limit=100", 100, None),
+                                      ("one browser (header), limit=100", 100,
+                                       "bench-browser-0007"),
+                                      ("every game, limit=1", 1, None)):
+            reliability.history_timing(server.url, requests=20, limit=limit, browser=browser)
+            samples = reliability.history_timing(server.url, requests=300, limit=limit,
+                                                 browser=browser)
+            p99 = percentile(samples, 0.99) * 1000
+            rows.append((f"History at {args.history_games:,} finished games: {label}",
+                         f"300 requests one after another, p50 "
+                         f"{statistics.median(samples) * 1000:.1f} ms, max "
+                         f"{max(samples) * 1000:.1f} ms (games written in {filled:.0f} s, "
+                         f"results counted afresh in {recount:.2f} s)",
+                         met(p99 <= 20, f"p99 {p99:.1f} ms") + " (target ≤ 20 ms)"))
+    finally:
+        server.stop()
+    return rows
+
+
 SECTIONS: dict[str, Callable[[argparse.Namespace, Path], list[Row]]] = {
     "crash": crash, "race": race, "storage": storage, "fuzz": fuzz, "load": load, "mix": mix,
-    "memory": memory, "guards": guards}
+    "memory": memory, "guards": guards, "history": history}
 
 
 def main() -> int:
@@ -319,6 +348,7 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=10_000)
     parser.add_argument("--chunked-mib", type=int, default=300)
     parser.add_argument("--half-open", type=int, default=1000)
+    parser.add_argument("--history-games", type=int, default=100_000)
     parser.add_argument("--markdown", action="store_true",
                         help="also print the table in Markdown (as in README.md)")
     args = parser.parse_args()
@@ -326,6 +356,7 @@ def main() -> int:
         args.crash_rounds, args.race_games, args.fuzz_examples = 3, 4, 20
         args.fuzz_seconds, args.games, args.wrk_seconds = 5.0, 100, 3.0
         args.repeat, args.mix_seconds, args.positions = 1, 8.0, 1000
+        args.chunked_mib, args.half_open, args.history_games = 50, 300, 10_000
     chosen = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in SECTIONS]
     if unknown:
