@@ -1,6 +1,29 @@
 // Draws a board (flat, or a cube as layers side by side) and handles clicks and keys.
+//
+// The board is sized to its space: the biggest cells that fit the width of its container (a
+// hard limit: the page never scrolls sideways) and the height of the window left over by the
+// header and the elements around the board marked data-board-chrome (a soft limit: the page may
+// scroll down rather than make cells smaller than a touch target). The layers of a cube sit in
+// a row where that leaves cells of a touch target or more, else two by two, else one under
+// another.
 
 const SVG = "http://www.w3.org/2000/svg";
+const MAX_CELL = 100;   // px: the 3x3 board on a big screen
+const MIN_CELL = 36;    // px: a touch target; smaller only where the width leaves no choice
+const LONG_HINTS = 70;  // px: cells from this size write "win in 3", smaller ones "W3"
+const TITLE = 24;       // px: a layer's title and the space under it (see .layer-title)
+
+// the sizes that go with a cell size (px), all whole pixels so that the sums below are exact
+function metrics(cell) {
+  return {
+    cell,
+    mark: Math.round(cell * 0.5),
+    gap: cell >= 70 ? 6 : cell >= 50 ? 5 : cell >= 40 ? 4 : 3,
+    coord: Math.max(12, Math.min(20, Math.round(cell * 0.3))),
+    layerGap: Math.max(10, Math.min(20, Math.round(cell * 0.3))),
+    radius: Math.max(6, Math.min(12, Math.round(cell * 0.14))),
+  };
+}
 
 function markSvg(mark) {
   const svg = document.createElementNS(SVG, "svg");
@@ -39,6 +62,73 @@ export class BoardView {
     this.info = null;
     this.interactive = false;
     this.marks = [];
+    this.options = {};
+    this.size = null;  // the metrics in use, and the layers in a row
+    // fit again when the container's width or the window's height changes (a hidden view's
+    // board has no width: it is fitted when it is shown)
+    new ResizeObserver(() => this.fit()).observe(container);
+    window.addEventListener("resize", () => this.fit());
+  }
+
+  // the biggest cells for the space, and how many layers of a cube go in a row
+  fit() {
+    const v = this.variant;
+    const width = this.container.clientWidth;
+    if (!v || !width) return;
+    const height = window.innerHeight - this.chrome();
+    const cube = v.is_3d;  // layers with titles
+    const across = (n) => (m) => n * (m.coord + v.columns * (m.cell + m.gap)) + (n - 1) * m.layerGap;
+    const down = (n) => (m) => {
+      const rows = Math.ceil(v.layers / n);
+      return rows * ((cube ? TITLE : 0) + m.coord + v.rows * (m.cell + m.gap)) + (rows - 1) * m.layerGap;
+    };
+    // the biggest whole cell size for which size(metrics) stays within limit
+    const largest = (size, limit) => {
+      let low = 1;
+      let high = MAX_CELL;
+      while (low < high) {
+        const mid = Math.ceil((low + high) / 2);
+        if (size(metrics(mid)) <= limit) low = mid; else high = mid - 1;
+      }
+      return low;
+    };
+    // a row of all layers, else two rows (2 + 2 on the cube), else one layer under another
+    const choices = [...new Set([v.layers, Math.ceil(v.layers / 2), 1])];
+    const layers = choices.find((n) => largest(across(n), width) >= MIN_CELL) || 1;
+    const wide = largest(across(layers), width);
+    const tall = largest(down(layers), height);
+    const cell = Math.min(wide, Math.max(tall, MIN_CELL));
+    if (this.size && this.size.cell === cell && this.size.layers === layers) return;
+    const wasSmall = this.small();
+    const m = metrics(cell);
+    this.size = { ...m, layers };
+    const style = this.container.style;
+    style.setProperty("--cell", `${m.cell}px`);
+    style.setProperty("--mark", `${m.mark}px`);
+    style.setProperty("--gap", `${m.gap}px`);
+    style.setProperty("--coord", `${m.coord}px`);
+    style.setProperty("--layer-gap", `${m.layerGap}px`);
+    style.setProperty("--cell-radius", `${m.radius}px`);
+    style.setProperty("--layers", String(layers));
+    this.container.dataset.layers = String(layers);
+    // hints read "win in 3" or "W3" by the cell size
+    if (this.info && this.options.hints && wasSmall !== this.small()) this.render(this.info, this.options);
+  }
+
+  // the height the rest of the view needs: the sticky header, the elements next to the board
+  // marked data-board-chrome (a status line, a toolbar) and the spacing around them
+  chrome() {
+    const header = document.querySelector("body > header");
+    const parent = this.container.parentElement;
+    const style = getComputedStyle(parent);
+    const gap = parseFloat(style.rowGap) || 0;
+    let total = (header ? header.offsetHeight : 0) + 32
+      + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+    for (const element of parent.querySelectorAll(":scope > [data-board-chrome]")) {
+      const box = getComputedStyle(element);
+      total += element.offsetHeight + gap + parseFloat(box.marginTop) + parseFloat(box.marginBottom);
+    }
+    return total;
   }
 
   build(variant, names) {
@@ -46,7 +136,6 @@ export class BoardView {
     this.variant = variant;
     this.container.replaceChildren();
     this.container.toggleAttribute("data-cube", variant.is_3d);
-    this.container.dataset.size = String(Math.max(variant.rows, variant.columns));
     this.container.setAttribute("role", "group");
     this.container.setAttribute("aria-label", `${this.label}: ${variant.name}`);
     this.cells = new Array(variant.cells);
@@ -98,6 +187,8 @@ export class BoardView {
     }
     this.focusIndex = Math.min(this.focusIndex, variant.cells - 1);
     if (!names[this.focusIndex]) this.focusIndex = 0;
+    this.size = null;
+    this.fit();
   }
 
   // info: a PositionInfo; options: interactive, hints (Map cell -> {text, kind, best}), last.
@@ -108,6 +199,7 @@ export class BoardView {
     }
     this.info = info;
     this.interactive = interactive;
+    this.options = { interactive, hints, last };
     const winning = new Set(info.winning_lines.flat());
     const legal = new Set(info.legal_moves);
     info.cells.forEach((mark, index) => {
@@ -142,7 +234,8 @@ export class BoardView {
   }
 
   small() {
-    return this.variant.is_3d || Math.max(this.variant.rows, this.variant.columns) >= 5;
+    // too small a cell for "win in 3": "W3" (the full text is the badge's title)
+    return !this.size || this.size.cell < LONG_HINTS;
   }
 
   roving() {

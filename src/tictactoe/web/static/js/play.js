@@ -412,13 +412,22 @@ export class PlayView {
   }
 
   renderStatus() {
-    const status = this.el.status;
+    // the line keeps its height (see .status), so that the board never moves: the text goes
+    // in a box cut at its last line, and where it is cut the whole of it is the title
+    this.el.status.className = "status";
+    const text = document.createElement("span");
+    text.className = "status-text";
+    this.el.status.replaceChildren(text);
+    this.statusLine(text);
+    if (text.scrollHeight > text.clientHeight + 1) this.el.status.title = text.textContent;
+    else this.el.status.removeAttribute("title");
+  }
+
+  statusLine(status) {
     const info = this.info;
-    status.className = "status";
-    status.replaceChildren();
     const say = (text, cls) => {
       status.append(document.createTextNode(text));
-      if (cls) status.classList.add(cls);
+      if (cls) this.el.status.classList.add(cls);
     };
     if (this.error) return say(this.error, "error");
     if (!info) return say(this.busy ? "Starting a game…" : "Loading…");
