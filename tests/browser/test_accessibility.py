@@ -1,0 +1,359 @@
+"""Accessibility in a real browser, in the light and the dark colour scheme: axe-core (vendored in
+tests/browser/vendor/, injected by the tests only) finds no serious or critical violation on
+the play view (a game in progress, hints on) or the history view (finished games, a replay
+open), and the contrast ratios read from the computed styles meet WCAG AA: 4.5:1 for text,
+3:1 for the empty cells' boundaries, the focus ring and the chart's segments."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from browser.conftest import wait_until
+from tictactoe.core import Position
+from tictactoe.search.solver import solve
+
+pytestmark = [
+    pytest.mark.browser,
+    # pytest-base-url (a pytest-playwright dependency) still defines a fixture the old way
+    pytest.mark.filterwarnings("ignore:Session-scoped fixtures defined as instance methods"),
+]
+
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+AXE_URL = "/__tests__/axe.min.js"  # served to the page by a route, from its own origin
+SCHEMES = ("light", "dark")
+TEXT = 4.5  # WCAG 2 AA, 1.4.3: text (asked of all of it, large or not)
+NON_TEXT = 3.0  # WCAG 2 AA, 1.4.11: the boundaries of controls, focus rings, chart segments
+YOUR_TURN = "document.querySelector('#board .cell[aria-disabled=false]') !== null"
+Colour = tuple[float, float, float, float]  # r, g, b in 0..255, alpha in 0..1
+
+# ------------------------------------------------------------------ contrast from the styles
+
+MEASURE = """(selector) => {
+  const el = typeof selector === 'string' ? document.querySelector(selector) : selector;
+  if (!el) return null;
+  const style = getComputedStyle(el);
+  const backgrounds = [];
+  for (let e = el; e; e = e.parentElement) backgrounds.push(getComputedStyle(e).backgroundColor);
+  const previous = el.previousElementSibling;
+  return {
+    color: style.color, fill: style.fill, opacity: style.opacity,
+    border: style.borderTopColor, borderWidth: parseFloat(style.borderTopWidth),
+    outline: style.outlineColor, outlineStyle: style.outlineStyle,
+    outlineWidth: parseFloat(style.outlineWidth), outlineOffset: parseFloat(style.outlineOffset),
+    backgrounds,
+    previousFill: previous ? getComputedStyle(previous).fill : null,
+    previousOpacity: previous ? getComputedStyle(previous).opacity : null,
+    previousClass: previous ? previous.getAttribute('class') : null,
+  };
+}"""
+
+
+def parse(css: str) -> Colour:
+    """A computed colour: rgb(), rgba() or color(srgb ...) (what color-mix() computes to)."""
+    found = re.fullmatch(r"rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)", css)
+    if found:
+        r, g, b, a = found.groups()
+        return float(r), float(g), float(b), float(a if a is not None else 1)
+    found = re.fullmatch(r"color\(srgb ([-\d.e]+) ([-\d.e]+) ([-\d.e]+)(?: / ([\d.]+))?\)", css)
+    if found:
+        r, g, b, a = found.groups()
+        return (float(r) * 255, float(g) * 255, float(b) * 255,
+                float(a if a is not None else 1))
+    raise ValueError(f"not a colour: {css!r}")
+
+
+def over(top: Colour, below: Colour, opacity: float = 1.0) -> Colour:
+    """`top` (with its alpha, times `opacity`) painted over the opaque colour `below`."""
+    alpha = top[3] * opacity
+    r, g, b = (t * alpha + u * (1 - alpha) for t, u in zip(top[:3], below[:3], strict=True))
+    return r, g, b, 1.0
+
+
+def backdrop(backgrounds: list[str]) -> Colour:
+    """The colour behind an element's content: its background and its ancestors', composed
+    from the root (the list goes from the element up to the root)."""
+    colour: Colour = (255, 255, 255, 1)
+    for css in reversed(backgrounds):
+        colour = over(parse(css), colour)
+    return colour
+
+
+def luminance(colour: Colour) -> float:
+    """WCAG 2 relative luminance of an sRGB colour."""
+    def linear(channel: float) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(c) for c in colour[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def ratio(a: Colour, b: Colour) -> float:
+    """WCAG 2 contrast ratio of two opaque colours, from 1 to 21."""
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_the_contrast_formula() -> None:
+    """The known values: black on white 21:1, and #767676 on white just above 4.5:1."""
+    assert round(ratio(parse("rgb(0, 0, 0)"), parse("rgb(255, 255, 255)")), 2) == 21
+    assert 4.5 < ratio(parse("rgb(118, 118, 118)"), parse("rgb(255, 255, 255)")) < 4.55
+    assert parse("color(srgb 1 0.5 0 / 0.25)") == (255, 127.5, 0, 0.25)
+    assert over(parse("rgba(0, 0, 0, 0.5)"), (255, 255, 255, 1)) == (127.5, 127.5, 127.5, 1)
+
+
+@dataclass
+class Pair:
+    """One measured pair: what it is, its ratio and the ratio it needs."""
+
+    what: str
+    ratio: float
+    needs: float
+
+    def __str__(self) -> str:
+        mark = "ok " if self.ratio >= self.needs else "LOW"
+        return f"{mark} {self.ratio:5.2f}:1 (needs {self.needs}:1)  {self.what}"
+
+
+class Contrast:
+    """Measures pairs of colours on a page and keeps them for one report."""
+
+    def __init__(self, page: Any, scheme: str) -> None:
+        self.page = page
+        self.scheme = scheme
+        self.pairs: list[Pair] = []
+
+    def styles(self, selector: str) -> dict[str, Any]:
+        found = self.page.evaluate(MEASURE, selector)
+        assert found is not None, f"nothing matches {selector}"
+        return dict(found)
+
+    def add(self, what: str, value: float, needs: float) -> None:
+        self.pairs.append(Pair(f"{self.scheme}: {what}", value, needs))
+
+    def text(self, selector: str, what: str, prop: str = "color") -> None:
+        """Text (its `color`, or `fill` in SVG) against the background behind it."""
+        s = self.styles(selector)
+        below = backdrop(s["backgrounds"])
+        self.add(what, ratio(over(parse(s[prop]), below), below), TEXT)
+
+    def boundary(self, selector: str, what: str) -> None:
+        """An element's edge against what surrounds it: its border if it has one, else its
+        background, against its parent's backdrop; the better of the two counts."""
+        s = self.styles(selector)
+        around = backdrop(s["backgrounds"][1:])
+        fill = over(parse(s["backgrounds"][0]), around)
+        best = ratio(fill, around)
+        if s["borderWidth"] > 0:
+            best = max(best, ratio(over(parse(s["border"]), around), around))
+        self.add(what, best, NON_TEXT)
+
+    def focus_ring(self, selector: str, what: str) -> None:
+        """The focus outline against the colours next to it: the backdrop it is drawn on
+        (outside the element), and the element's own background too when the outline
+        touches it (no offset)."""
+        s = self.styles(selector)
+        assert s["outlineStyle"] == "solid" and s["outlineWidth"] >= 2, (what, s)
+        around = backdrop(s["backgrounds"][1:])
+        ring = over(parse(s["outline"]), around)
+        self.add(f"{what} against the page", ratio(ring, around), NON_TEXT)
+        if s["outlineOffset"] < 1:
+            inside = backdrop(s["backgrounds"])
+            self.add(f"{what} against the element", ratio(ring, inside), NON_TEXT)
+
+    def segments(self) -> None:
+        """Each chart segment against the card, and each count on a segment against it."""
+        page = self.page
+        for cls in ("seg-win", "seg-draw", "seg-loss"):
+            selector = f"#chart rect.{cls}"
+            s = self.styles(selector)
+            card = backdrop(s["backgrounds"][1:])  # the svg's own background is transparent
+            fill = over(parse(s["fill"]), card, float(s["opacity"]))
+            self.add(f"chart segment {cls} against the card", ratio(fill, card), NON_TEXT)
+        labels = page.locator("#chart text.seg-text")
+        assert labels.count() >= 3
+        for i in range(labels.count()):
+            s = page.evaluate(MEASURE, labels.nth(i).element_handle())
+            card = backdrop(s["backgrounds"])
+            segment = over(parse(s["previousFill"]), card, float(s["previousOpacity"]))
+            label = over(parse(s["fill"]), segment, float(s["opacity"]))
+            self.add(f"chart count {labels.nth(i).text_content()} on {s['previousClass']}",
+                     ratio(label, segment), TEXT)
+
+    def check(self) -> None:
+        print("\n".join(str(p) for p in self.pairs))
+        low = [str(p) for p in self.pairs if p.ratio < p.needs]
+        assert not low, "contrast below WCAG AA:\n" + "\n".join(low)
+
+
+# ------------------------------------------------------------------ setting the scene
+
+
+def open_page(page: Any, url: str, scheme: str) -> None:
+    page.emulate_media(color_scheme=scheme)
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, YOUR_TURN)
+
+
+def game_in_progress_with_hints(page: Any, url: str, scheme: str) -> None:
+    """The play view: a move of yours and the computer's reply, hints on."""
+    open_page(page, url, scheme)
+    page.click("[data-name=b2]")
+    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 2 && "
+                     f"({YOUR_TURN})")
+    page.locator("label.switch").click()
+    wait_until(page, "document.querySelectorAll('#board .hint').length === 7")
+
+
+def play_to_the_end(url: str, browser: str, opponent: str, lose: bool, seed: int) -> str:
+    """Play a game as X from the empty board through the API, as the page would for this
+    browser: the best moves, or (`lose`) a losing move whenever there is one. The result."""
+    headers = {"X-Browser-Id": browser}
+    game = httpx.post(f"{url}/api/games", headers=headers, json={
+        "variant": "3x3", "players": {"x": "human", "o": opponent}, "seed": seed}).json()
+    while game["game"]["result"] is None:
+        position = game["position"]["position"]
+        values = solve(position).moves
+        losing = [c for c, v in values.items() if str(v).startswith("loss")]
+        cell = losing[0] if lose and losing else solve(position).best[0]
+        move = Position(position).move_name(cell)
+        answer = httpx.post(f"{url}/api/games/{game['id']}/moves", headers=headers,
+                            json={"move": move, "ply": game["ply"]})
+        assert answer.status_code == 200, answer.text
+        game = answer.json()
+    return str(game["game"]["result"])
+
+
+def finished_games_and_a_replay(page: Any, url: str, scheme: str) -> None:
+    """The history view: this browser won, drew and lost games against the computer (so the
+    chart has every segment), and the replay of one is open."""
+    open_page(page, url, scheme)
+    browser = page.evaluate("localStorage.getItem('tictactoe.browser')")
+    assert browser
+    play_to_the_end(url, browser, "perfect", lose=False, seed=1)  # a draw
+    assert play_to_the_end(url, browser, "perfect", lose=True, seed=2) == "o"
+    assert any(play_to_the_end(url, browser, "random", lose=False, seed=seed) == "x"
+               for seed in range(3, 20))
+    page.evaluate("location.hash = '#history'")
+    wait_until(page, "document.querySelectorAll('.games tbody tr').length >= 3 && "
+                     "document.querySelectorAll('#chart text.seg-text').length >= 3")
+    page.locator(".games tbody tr").first.click()
+    wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length >= 5")
+
+
+# ------------------------------------------------------------------ axe-core
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """Run axe-core on the page (loaded from the page's own origin through a route, as the
+    page's policy allows scripts from there only) and return its violations."""
+    page.route(f"**{AXE_URL}", lambda route: route.fulfill(
+        path=str(AXE), content_type="text/javascript; charset=utf-8"))
+    page.add_script_tag(url=AXE_URL)
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return list(result["violations"])
+
+
+def readable(violations: list[dict[str, Any]]) -> str:
+    lines = []
+    for v in violations:
+        lines.append(f"{v['impact']}: {v['id']}: {v['help']} ({v['helpUrl']})")
+        for node in v["nodes"]:
+            lines.append(f"    {' '.join(map(str, node['target']))}: {node['html'][:160]}")
+            lines.extend(f"        {line}" for line in node["failureSummary"].splitlines())
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("view", ["play", "history"])
+def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
+                                         scheme: str) -> None:
+    if view == "play":
+        game_in_progress_with_hints(page, server.url, scheme)
+    else:
+        finished_games_and_a_replay(page, server.url, scheme)
+    violations = axe_violations(page)
+    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
+    if violations:
+        print(readable(violations))
+    assert not serious, f"axe-core, {view} view, {scheme}:\n{readable(serious)}"
+
+
+# ------------------------------------------------------------------ contrast ratios
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_contrast_of_the_play_view(page: Any, server: Any, scheme: str) -> None:
+    contrast = Contrast(page, scheme)
+    game_in_progress_with_hints(page, server.url, scheme)
+    contrast.text("body", "page text")
+    contrast.text(".foot", "footer text (muted)")
+    contrast.text("#level-description", "muted text on a card")
+    contrast.text(".card h2", "card heading")
+    contrast.text(".tab:not([aria-current])", "the other tab")
+    contrast.text(".coord", "a coordinate")
+    contrast.text("#moves li .n", "a move's number")
+    contrast.text("#moves li .side-x", "X in the move list")
+    contrast.text("#moves li .side-o", "O in the move list")
+    contrast.text("#moves li.current .n", "the current move's number")
+    contrast.text("#moves li.current [class^=side]", "the current move's side")
+    contrast.text(".btn.primary", "primary button")
+    contrast.text(".foot a", "link")
+    contrast.text("#status .status-text", "status text")
+    contrast.text("#status .mark-x", "X in the status")
+    contrast.text("#status .reply", "the computer's reply in the status")
+
+    # every kind of hint badge, on one empty cell
+    badge = "#board .hint"
+    for cls in ("win", "draw", "loss", "estimate"):
+        page.evaluate(f"document.querySelector('{badge}').className = 'hint {cls}'")
+        contrast.text(badge, f"hint badge ({cls})")
+
+    # the result line: a finished game's status in each of its colours
+    status = "document.querySelector('#status')"
+    for cls, what in (("won", "You win!"), ("lost", "The computer wins."),
+                      ("drawn", "It's a draw."), ("error", "an error")):
+        page.evaluate(f"{status}.className = 'status {cls}'")
+        contrast.text("#status .status-text", f"status '{what}'")
+    page.evaluate(f"{status}.className = 'status'")
+
+    # an empty cell (the hints off) against the page; the focus ring, from the keyboard
+    page.locator("label.switch").click()
+    wait_until(page, "document.querySelectorAll('#board .hint').length === 0")
+    contrast.boundary("#board .cell:not(:has(svg))", "an empty cell against the page")
+    page.locator("#board .cell").first.focus()
+    page.keyboard.press("ArrowRight")
+    wait_until(page, "document.activeElement.matches('#board .cell:focus-visible')")
+    contrast.focus_ring("#board .cell:focus", "the focus ring on a cell")
+    page.locator("#new-game").focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    wait_until(page, "document.activeElement.id === 'new-game' && "
+                     "document.activeElement.matches(':focus-visible')")
+    contrast.focus_ring("#new-game", "the focus ring on a button")
+    contrast.check()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_contrast_of_the_history_view(page: Any, server: Any, scheme: str) -> None:
+    contrast = Contrast(page, scheme)
+    finished_games_and_a_replay(page, server.url, scheme)
+    contrast.text(".games th", "table heading")
+    contrast.text(".games td", "table cell")
+    contrast.text("#replay-info", "replay's description (muted)")
+    contrast.text("#chart-scope", "chart's note (muted, small)")
+    for cls in ("x", "o", "draw"):
+        contrast.text(f".badge.{cls}", f"result badge ({cls})")
+    contrast.text("#chart text:not(.seg-text):not(.axis-label)", "chart's level", "fill")
+    contrast.text("#chart text.axis-label", "chart's legend", "fill")
+    contrast.segments()
+    page.click("#replay-first")
+    wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 0")
+    contrast.boundary("#replay-board [data-name=a1]", "an empty replay cell against the card")
+    contrast.check()
