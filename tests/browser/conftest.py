@@ -77,7 +77,7 @@ class Server:
                    "--port", str(self.port), "--data", str(data)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server stopped: {self.process.stdout.read()}")  # type: ignore[union-attr]
@@ -87,7 +87,7 @@ class Server:
             except httpx.HTTPError:
                 time.sleep(0.1)
         self.stop()
-        raise RuntimeError("the server did not start within 30 s")
+        raise RuntimeError("the server did not start within 90 s")
 
     def stop(self) -> None:
         if self.process.poll() is None:
