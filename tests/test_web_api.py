@@ -19,10 +19,12 @@ with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test cli
 from tictactoe.core import Position
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import solve
 from tictactoe.web import app as web_app
 from tictactoe.web import worker as web_worker
 from tictactoe.web.app import create_app
+from tictactoe.web.convert import reply_words
 from tictactoe.web.store import GameStore, data_dir
 
 
@@ -104,6 +106,43 @@ def test_malformed_and_oversized_bodies(client: TestClient) -> None:
 
 
 # ----------------------------------------------------------------- engines
+@pytest.mark.parametrize(("score", "words"), [
+    (Win(1), "I have won"),
+    (Win(3), "I can force a win with my next move"),
+    (Win(9), "I can force a win within my next 4 moves"),
+    (ForcedWin(), "I can force a win"),
+    (ForcedWin(within=7), "I can force a win within my next 3 moves"),
+    (Loss(2), "you can win with your next move"),
+    (Loss(4), "you can force a win within your next 2 moves"),
+    (ForcedLoss(), "you can force a win"),
+    (Draw(), "a draw with best play: neither of us can force a win"),
+    (Heuristic(0.0), "about even (my estimate)"),
+    (Heuristic(-0.1), "about even (my estimate)"),
+    (Heuristic(1.2), "slightly better for me (my estimate)"),
+    (Heuristic(-2.0), "slightly better for you (my estimate)"),
+    (Heuristic(7.0), "better for me (my estimate)"),
+    (Heuristic(-40.0), "much better for you (my estimate)"),
+    (Heuristic(99.5), "winning for me, I think, but not proven"),
+])
+def test_the_computers_comment_in_plain_words(score: Score, words: str) -> None:
+    assert reply_words(score) == words
+
+
+def test_the_reply_carries_its_words(client: TestClient) -> None:
+    """The computer's reply in a game says in words what its move is worth for it: a draw
+    from the empty board, a loss against a double threat."""
+    for body, score, words in (
+            ({"variant": "3x3", "players": {"x": "perfect", "o": "human"}},
+             {"kind": "draw"}, "a draw with best play: neither of us can force a win"),
+            ({"position": "xx1/xo1/2o o", "players": {"x": "human", "o": "perfect"}},
+             {"kind": "loss", "plies": 2}, "you can win with your next move")):
+        response = client.post("/api/games", json=body)
+        assert response.status_code == 201, response.text
+        reply = response.json()["reply"]
+        assert {k: reply["score"][k] for k in score} == score
+        assert reply["words"] == words
+
+
 def test_perfect_move_is_a_best_move(client: TestClient) -> None:
     start = "x2/1o1/2x o"
     answer = client.post("/api/move", json={"position": start, "player": "perfect",
@@ -250,7 +289,8 @@ def test_game_lifecycle_and_history(tmp_path: Path) -> None:
             "move": "c3", "ply": state["ply"]}), 409)
         history = client.get("/api/history").json()
         assert [g["number"] for g in history["games"]] == [number]
-        assert "id" not in history["games"][0] and game_id not in str(history)
+        assert history["games"][0]["id"] is None and game_id not in str(history)
+        assert history["games"][0]["status"] == "finished"
         assert history["levels"] == [{"level": "perfect", "wins": 0, "draws": 0, "losses": 1}]
     # a new app on the same folder sees the same records
     with TestClient(create_app(tmp_path, warm=False)) as client:

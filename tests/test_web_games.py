@@ -189,6 +189,67 @@ def test_history_of_this_browser_or_all(client: TestClient) -> None:
         "games": [], "levels": []}
 
 
+def history_of(client: TestClient, browser: str | None = BROWSER,
+               **params: Any) -> dict[str, Any]:
+    response = client.get("/api/history", params=params,
+                          headers={} if browser is None else {"X-Browser-Id": browser})
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def test_unfinished_games_are_listed_marked_not_counted_and_resumable(
+        client: TestClient) -> None:
+    against = {"x": "human", "o": "easy"}
+    done = finished_against(client, "easy", BROWSER)
+    left = send(client, made(client, BROWSER, variant="3x3", players=against, seed=1),
+                "moves", move="b2")
+    made(client, BROWSER, variant="3x3", players=against)  # no human move: nothing to resume
+    made(client, BROWSER, variant="3x3", players={"x": "easy", "o": "human"})  # nor here
+    made(client, "another-browser", variant="3x3", players=against)
+    send(client, made(client, "another-browser", variant="4x4", players=against), "moves",
+         move="a1")
+    # by default the history lists finished games only, as before
+    assert [g["number"] for g in history_of(client)["games"]] == [done["game"]["number"]]
+    listed = history_of(client, unfinished="true")
+    assert [(g["number"], g["status"]) for g in listed["games"]] == [
+        (left["game"]["number"], "unfinished"), (done["game"]["number"], "finished")]
+    mine = listed["games"][0]
+    assert mine["id"] == left["id"] and mine["moves"] == left["game"]["moves"]
+    assert mine["result"] is None and mine["finished"] is None
+    assert listed["games"][1]["id"] is None, "a finished game's id stays secret"
+    assert counted(listed) == 1, "unfinished games are never counted"
+    # resumed by its id: the same game, and it plays on
+    resumed = stored(client, mine["id"])
+    assert resumed["game"]["status"] == "unfinished" and resumed["ply"] == left["ply"]
+    on = send(client, resumed, "moves", move=resumed["position"]["legal_moves"][0])
+    assert on["game"]["number"] == left["game"]["number"]
+    # another browser sees its own only; every game's history lists no unfinished ones
+    others = history_of(client, "another-browser", unfinished="true")["games"]
+    assert [(g["variant"], g["status"]) for g in others] == [("4x4", "unfinished")]
+    assert left["id"] not in str(others)
+    response = client.get("/api/history", params={"unfinished": "true"})
+    assert response.status_code == 400 and "X-Browser-Id" in response.json()["detail"]
+
+
+def test_continuations_and_set_positions_are_labelled(client: TestClient) -> None:
+    done = finished_against(client, "random", BROWSER)
+    fork = send(client, done, "undo", 201)
+    assert fork["game"]["continues"] == done["game"]["number"]
+    assert done["game"]["continues"] is None and done["game"]["start"] is None
+    listed = history_of(client, unfinished="true")["games"]
+    assert [(g["number"], g["status"], g["continues"]) for g in listed] == [
+        (fork["game"]["number"], "unfinished", done["game"]["number"]),
+        (done["game"]["number"], "finished", None)]
+    fork = send(client, fork, "redo")  # finished: it stands for the game it continues
+    assert [(g["number"], g["continues"]) for g in history_of(client)["games"]] == [
+        (fork["game"]["number"], done["game"]["number"])]
+    loaded = made(client, BROWSER, position="o2/1x1/3 x", players={"x": "human", "o": "easy"})
+    assert loaded["game"]["start"] == "o2/1x1/3 x" and loaded["game"]["continues"] is None
+    loaded = send(client, loaded, "moves", move="c3")
+    assert history_of(client, unfinished="true")["games"][0]["start"] == "o2/1x1/3 x"
+
+
 def test_an_old_data_folder_keeps_working(tmp_path: Path) -> None:
     """A games file of the first version (no ply, undone, seed or browser columns): its games
     are listed and can be played on, and ``ttt history`` reads the new columns' file."""

@@ -103,6 +103,8 @@ def choose(page: Any, board: str, variant: str | None = None) -> None:
     else:
         page.fill("#position-text", board)
         page.click("#load")
+    if page.evaluate("document.querySelector('#confirm').open"):  # a game under way: it asks
+        page.click("#confirm-yes")
     wait_until(page, f"document.querySelector('#board').getAttribute('aria-label') === "
                      f"'Board: {variant or board}'"
                      " && document.querySelector('.cell[aria-disabled=false]') !== null")

@@ -41,6 +41,14 @@ def two_players(page: Any) -> None:
     wait_until(page, "document.querySelector('#status').textContent === 'X to move'")
 
 
+def choose_level(page: Any, level: str) -> None:
+    """Choose a level before any move (nothing to ask) and wait for the game against it."""
+    page.select_option("#level", level)
+    wait_until(page, "(() => { const s = JSON.parse(localStorage.getItem('tictactoe.setup')"
+                     f" || '{{}}'); return s.level === '{level}'; }})()")
+    wait_until(page, YOUR_TURN)
+
+
 def marks(page: Any) -> int:
     return int(page.locator(".cell svg").count())
 
@@ -50,7 +58,7 @@ def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
     page.on("request", lambda r: sent.append((r.method, r.url.split("/", 3)[-1],
                                               r.post_data_json)))
     open_page(page, server.url)
-    assert page.locator("#level").input_value() == "perfect"
+    choose_level(page, "perfect")
     for _ in range(5):
         wait_until(page, f"({FINISHED}) || ({YOUR_TURN})")
         if page.evaluate(FINISHED):
@@ -61,7 +69,8 @@ def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
         wait_until(page, f"({FINISHED}) || ({YOUR_TURN})")
         if not page.evaluate(FINISHED):  # 3x3 is always solved: the reply says it is proven
             reply = page.locator("#status .reply").inner_text()
-            assert re.search(r"\(proven: (win in \d+|draw) for it\)\.$", reply), reply
+            assert re.search(r": (I can force a win[^.]*|a draw with best play: neither of us "
+                             r"can force a win)\.$", reply), reply
     wait_until(page, FINISHED)
     status = page.locator("#status").inner_text()
     assert status in ("It's a draw.",) or status.startswith("The computer wins"), status
@@ -124,9 +133,15 @@ def test_hints_show_the_values(page: Any, server: Any, shot: Shot) -> None:
 
 
 def test_each_level_is_described(page: Any, server: Any) -> None:
+    """The default level is medium, one a newcomer can beat; perfect is one click away."""
     open_page(page, server.url)
     description = page.locator("#level-description")
-    assert description.inner_text() == f"Perfect: {LEVEL_DESCRIPTIONS['perfect']}."
+    assert page.locator("#level").input_value() == "medium"
+    assert description.inner_text() == f"Medium: {LEVEL_DESCRIPTIONS['medium']}."
+    assert "perfect" in page.eval_on_selector_all("#level option", "os => os.map(o => o.value)")
+    stored = httpx.get(f"{server.url}/api/games/" + page.evaluate(
+        "JSON.parse(localStorage.getItem('tictactoe.current')).id")).json()
+    assert stored["game"]["players"] == {"x": "human", "o": "medium"}
     page.select_option("#level", "easy")
     wait_until(page, "document.querySelector('#level-description').textContent"
                            ".startsWith('Easy:')")
@@ -170,6 +185,7 @@ def test_paste_a_position_and_a_bad_one(page: Any, server: Any, shot: Shot) -> N
 
 def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
     open_page(page, server.url)
+    choose_level(page, "perfect")
     page.select_option("#variant", "4x4x4")
     page.wait_for_selector("[data-name='2:b3']")
     assert page.locator(".layer").count() == 4 and page.locator(".cell").count() == 64
@@ -181,8 +197,8 @@ def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
     wait_until(page, "document.querySelector('#status .reply') !== null")
     # the cube's opening is not proven within the server's bound, and the page says so
     reply = page.locator("#status .reply").inner_text()
-    assert re.fullmatch(r"\s*· The computer \(perfect\) played layer [1-4], [a-d][1-4] "
-                        r"\((proven: .+ for it|not proven, estimate [+-]?[\d.]+)\)\.",
+    assert re.fullmatch(r"\s*· The computer \(perfect\) played layer [1-4], [a-d][1-4]: "
+                        r"(I can force a win.*|.+ \(my estimate\)|.+, but not proven)\.",
                         reply), reply
     assert page.locator("[data-name='2:b3']").get_attribute("aria-label") == "layer 2, b3, X"
     assert page.locator("#moves li").first.inner_text().split() == ["1.", "X", "2:b3"]
@@ -193,6 +209,7 @@ def test_perfect_plays_x_on_the_cube_from_the_proof(page: Any, server: Any, shot
     """Playing O on the cube: every computer move comes from the shipped proof, labelled
     proven, and a naive defence (the first empty cell) loses."""
     open_page(page, server.url)
+    choose_level(page, "perfect")
     page.select_option("#variant", "4x4x4")
     page.wait_for_selector("[data-name='2:b3']")
     page.check("input[name=side][value=o]")
@@ -201,7 +218,7 @@ def test_perfect_plays_x_on_the_cube_from_the_proof(page: Any, server: Any, shot
         if page.evaluate(FINISHED):
             break
         reply = page.locator("#status .reply").inner_text()
-        assert re.search(r"\(proven: forced win for it\)\.$", reply), reply
+        assert re.search(r": I can force a win[^.]*\.$", reply), reply
         before = marks(page)
         page.locator(".cell[aria-disabled=false]").first.click()
         wait_until(page, f"document.querySelectorAll('.cell svg').length > {before + 1}"

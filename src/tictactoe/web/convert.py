@@ -16,13 +16,13 @@ from typing import Any, NamedTuple
 from tictactoe.core import Position, Side, Termination, TicTacToeError
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.players.tactical import preferred
-from tictactoe.search.score import Score
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
 from tictactoe.search.solution import Solution
 from tictactoe.web.engine import score_code
 from tictactoe.web.models import (
     ComputerMove,
-    GameInfo,
     GameState,
+    HistoryGame,
     OutcomeInfo,
     PositionInfo,
     ScoreInfo,
@@ -70,12 +70,73 @@ def score_info(score: Score) -> ScoreInfo:
                      value=data.get("value"), text=str(score))
 
 
-def game_info(stored: StoredGame) -> GameInfo:
+ESTIMATE_WORDS = ((0.5, "about even"), (3.0, "slightly better for {who}"),
+                  (20.0, "better for {who}"), (90.0, "much better for {who}"))
+"""How large an estimate is, in words, below each bound (the estimates of the tactical
+search count open lines a mark short of a threat; at 90 and over it sees a win it has not
+proven)."""
+
+
+def _moves_of(plies: int) -> str:
+    return "next move" if plies <= 1 else f"next {plies} moves"
+
+
+def reply_words(score: Score) -> str:
+    """What a computer's move is worth, in plain words from the computer's side, for the
+    player who faces it: ``score`` is the move's value for the computer, counted in plies
+    from before the move, as the players give it. A proven result counts the winner's moves
+    still to come (with best play by the loser, at most that many); an estimate says how
+    much better the position is, and for whom.
+
+    >>> from tictactoe.search.score import Heuristic
+    >>> reply_words(Win(5)), reply_words(Win(3))
+    ('I can force a win within my next 2 moves', 'I can force a win with my next move')
+    >>> reply_words(Loss(2)), reply_words(ForcedLoss(within=8))
+    ('you can win with your next move', 'you can force a win within your next 4 moves')
+    >>> reply_words(Draw())
+    'a draw with best play: neither of us can force a win'
+    >>> reply_words(Heuristic(-0.1)), reply_words(Heuristic(1.0))
+    ('about even (my estimate)', 'slightly better for me (my estimate)')
+    """
+    if isinstance(score, Win):
+        mine = (score.plies - 1) // 2  # after this move: the opponent's, then mine, ...
+        return "I have won" if mine <= 0 else (
+            "I can force a win with my next move" if mine == 1
+            else f"I can force a win within my {_moves_of(mine)}")
+    if isinstance(score, ForcedWin):
+        if score.within is None:
+            return "I can force a win"
+        mine = max(1, (score.within - 1) // 2)
+        return f"I can force a win {'with' if mine == 1 else 'within'} my {_moves_of(mine)}"
+    if isinstance(score, Loss | ForcedLoss):
+        plies = score.plies if isinstance(score, Loss) else score.within
+        if plies is None:
+            return "you can force a win"
+        yours = max(1, plies // 2)  # after this move: yours, mine, yours, ...
+        return "you can win with your next move" if yours == 1 and isinstance(score, Loss) \
+            else f"you can force a win {'with' if yours == 1 else 'within'} your " \
+                 f"{_moves_of(yours)}"
+    if isinstance(score, Draw):
+        return "a draw with best play: neither of us can force a win"
+    value = float(getattr(score, "value", 0.0))
+    who = "me" if value > 0 else "you"
+    for bound, words in ESTIMATE_WORDS:
+        if abs(value) < bound:
+            return f"{words.format(who=who)} (my estimate)"
+    return f"winning for {who}, I think, but not proven"
+
+
+def game_info(stored: StoredGame, secret: bool = False) -> HistoryGame:
+    """A stored game for the history; with ``secret``, an unfinished game carries its secret
+    id (only for the browser that started it), so that it can be resumed."""
     r = stored.record
-    return GameInfo(number=stored.number, variant=r.variant, start=r.start,
-                    players=dict(r.players), moves=list(r.moves),
-                    result=r.result if r.result in ("x", "o", "draw") else None,  # type: ignore[arg-type]
-                    started=r.started, finished=r.finished)
+    return HistoryGame(number=stored.number, variant=r.variant, start=r.start,
+                       players=dict(r.players), moves=list(r.moves),
+                       result=r.result if r.result in ("x", "o", "draw") else None,  # type: ignore[arg-type]
+                       started=r.started, finished=r.finished,
+                       status="unfinished" if r.result is None else "finished",
+                       continues=stored.continues,
+                       id=stored.token if secret and r.result is None else None)
 
 
 def game_state(stored: StoredGame, reply: ComputerMove | None = None) -> GameState:
@@ -94,7 +155,9 @@ def game_state_json(stored: StoredGame, play: Play, position: bytes,
         "id": stored.token, "ply": stored.ply,
         "game": {"number": stored.number, "variant": r.variant, "start": r.start,
                  "players": r.players, "moves": list(r.moves), "result": r.result,
-                 "started": r.started, "finished": r.finished},
+                 "started": r.started, "finished": r.finished,
+                 "status": "unfinished" if r.result is None else "finished",
+                 "continues": stored.continues},
         "undone": list(stored.undone), "seed": stored.seed, "can_undo": can_undo(play),
         "can_redo": bool(stored.undone) and r.result is None,
         "reply": None if reply is None else reply.model_dump(),
@@ -162,4 +225,4 @@ def describe_validation(errors: Any) -> str:
 
 __all__ = ["PLAYER_OR_LEVEL", "PerfectMoves", "check_players", "describe_validation",
            "game_info", "game_state", "game_state_json", "playable", "position_info",
-           "score_info", "variant_info"]
+           "reply_words", "score_info", "variant_info"]

@@ -186,6 +186,19 @@ class GameInfo(BaseModel):
     result: Literal["x", "o", "draw"] | None
     started: str
     finished: str | None
+    status: Literal["finished", "unfinished"] = Field(
+        description="'unfinished' while the game is not over (the history lists a "
+                    "browser's unfinished games on request, and never counts them).")
+    continues: int | None = Field(
+        default=None, description="The number of the finished game this one continues: undo "
+                                  "after the end made it. A game from a set position has a "
+                                  "`start` instead of the empty board.")
+
+
+class HistoryGame(GameInfo):
+    id: str | None = Field(
+        default=None, description="Of an unfinished game of the browser that asks: its "
+                                  "secret id, to resume it.")
 
 
 class ComputerMove(BaseModel):
@@ -193,6 +206,10 @@ class ComputerMove(BaseModel):
     cell: int
     player: str
     score: ScoreInfo | None = Field(description="Its value for the computer, if it scores moves.")
+    words: str = Field(
+        default="", description="That value in plain words, from the computer's side: 'I can "
+                                "force a win in 2 moves', 'about even (my estimate)', 'you "
+                                "can win with your next move'; empty if it scores no moves.")
 
 
 class GameState(BaseModel):
@@ -227,7 +244,9 @@ class LevelStats(BaseModel):
 
 
 class HistoryResponse(BaseModel):
-    games: list[GameInfo]
+    games: list[HistoryGame] = Field(
+        description="With `unfinished=true`: the browser's unfinished games first (the most "
+                    "recently started first), then the finished ones, newest first.")
     levels: list[LevelStats]
 
 

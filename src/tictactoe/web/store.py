@@ -405,6 +405,27 @@ class GameStore:
             rows.close()
         return games
 
+    def unfinished(self, browser: str, limit: int = 100) -> list[StoredGame]:
+        """One browser's games that are not over and in which a human has moved (a game
+        left before any human move holds nothing to resume), the most recently started
+        first. A row that cannot be read is left out (and logged once)."""
+        games: list[StoredGame] = []
+        with self._using() as db:
+            rows = db.execute(f"SELECT {_COLUMNS} FROM games WHERE browser = ?"
+                              " AND finished IS NULL AND result IS NULL"
+                              " ORDER BY number DESC", (browser,))
+            for row in rows:
+                try:
+                    stored = self._stored(row)
+                except DamagedRecordError:
+                    continue
+                if _human_moved(stored.record):
+                    games.append(stored)
+                    if len(games) >= limit:
+                        break
+            rows.close()
+        return games
+
     def results_by_opponent(self, browser: str | None = None) -> dict[str, tuple[int, int, int]]:
         """For the games the history counts that a human played against the computer from
         the empty board (of one browser, if given): (human wins, draws, human losses) for
@@ -532,6 +553,21 @@ def _tally(players: object, result: object) -> tuple[str, int] | None:
     human = humans[0]
     opponent = players.get("o" if human == "x" else "x", "?")
     return str(opponent), 0 if result == human else 1 if result == "draw" else 2
+
+
+def _human_moved(record: GameRecord) -> bool:
+    """Whether a human has made one of the game's moves.
+
+    >>> _human_moved(GameRecord.from_moves("3x3", ["b2"], players={"x": "easy", "o": "human"}))
+    False
+    >>> _human_moved(GameRecord.from_moves("3x3", ["b2", "a1"],
+    ...                                    players={"x": "easy", "o": "human"}))
+    True
+    """
+    first = record.start.split()[-1].lower() if record.start else "x"
+    second = "o" if first == "x" else "x"
+    return any(record.players.get(first if i % 2 == 0 else second) == "human"
+               for i in range(len(record.moves)))
 
 
 def _recount(db: sqlite3.Connection) -> dict[tuple[str, str], list[int]]:

@@ -14,7 +14,13 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from tictactoe.core import TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
-from tictactoe.web.convert import check_players, game_info, game_state_json, score_info
+from tictactoe.web.convert import (
+    check_players,
+    game_info,
+    game_state_json,
+    reply_words,
+    score_info,
+)
 from tictactoe.web.deps import (
     GAME_ERRORS,
     TOO_MANY,
@@ -115,7 +121,8 @@ async def _computer_reply(engine: Engine, play: Play,
                                       Priority.GAME)
     move = play.board.move_name(cell)
     return play.then(move), ComputerMove(
-        move=move, cell=cell, player=name, score=None if score is None else score_info(score))
+        move=move, cell=cell, player=name, score=None if score is None else score_info(score),
+        words="" if score is None else reply_words(score))
 
 
 def _answer_with(engine: Engine, stored: StoredGame, play: Play,
@@ -234,10 +241,17 @@ async def replace_moves(game_id: GameId, body: UpdateGameRequest, games: StoreDe
             dependencies=[Depends(browser_not_in_url)])
 async def history(games: StoreDep, request: Request,
                   limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                  unfinished: Annotated[bool, Query(
+                      description="Also list the browser's unfinished games (with the "
+                                  "header only), each with its secret id to resume it.")
+                                   ] = False,
                   browser: BrowserId = None) -> HistoryResponse:
     """Finished games, newest first, and the human's results against each computer opponent
     (in games from the empty board): only the games of the browser whose id is sent in the
-    ``X-Browser-Id`` header, or every game on this server without it. A game that undo
+    ``X-Browser-Id`` header, or every game on this server without it. With
+    ``unfinished=true`` (and the header), the browser's unfinished games in which a human
+    has moved come first, marked ``"status": "unfinished"`` and carrying their secret
+    ``id``; they are never counted in the results. A game that undo
     continued, and whose continuation has finished, is left out: the continuation stands for
     it, so each line of play is listed and counted once, by its last result. The results are
     kept counted as games finish, so this reads a few rows however many games there are.
@@ -248,10 +262,15 @@ async def history(games: StoreDep, request: Request,
                                  "listens on a public address; start it with "
                                  "--public-history to share it); send X-Browser-Id for "
                                  "your own games")
+    if unfinished and browser is None:
+        raise HTTPException(400, "unfinished: only a browser's own unfinished games are "
+                                 "listed; send its id in the X-Browser-Id header")
+    open_games = games.unfinished(browser, limit) if unfinished and browser else []
     finished = games.finished(limit, browser)
     tally = games.results_by_opponent(browser)
     order = {name: i for i, name in enumerate((*LEVELS, *PLAYER_NAMES))}
     levels = [LevelStats(level=name, wins=w, draws=d, losses=lost)
               for name, (w, d, lost) in sorted(tally.items(),
                                                key=lambda kv: (order.get(kv[0], 99), kv[0]))]
-    return HistoryResponse(games=[game_info(g) for g in finished], levels=levels)
+    return HistoryResponse(games=[*(game_info(g, secret=True) for g in open_games),
+                                  *(game_info(g) for g in finished)], levels=levels)

@@ -45,7 +45,9 @@ export const api = {
   play: (id, move, ply) => call("POST", `${game(id)}/moves`, { move, ply }),
   undo: (id, ply) => call("POST", `${game(id)}/undo`, { ply }),
   redo: (id, ply) => call("POST", `${game(id)}/redo`, { ply }),
-  history: (browser) => call("GET", "/api/history", undefined, browserHeader(browser)),
+  // with the browser's id, its unfinished games too (each with its id, to resume it)
+  history: (browser) => call("GET", browser ? "/api/history?unfinished=true" : "/api/history",
+                             undefined, browserHeader(browser)),
 };
 
 function browserHeader(browser) {

@@ -1,10 +1,19 @@
-// The history view: finished games, a replay that steps through one, and results per level.
+// The history view: this browser's unfinished games (a click resumes one in the play view),
+// the finished games with a replay that steps through one, and results per level.
 
 import { api, browserId } from "./api.js";
 import { BoardView } from "./board.js";
 import { drawResultsChart } from "./chart.js";
 
 const RESULT_TEXT = { x: "X won", o: "O won", draw: "Draw" };
+
+function origin(game) {
+  // where a game began, if not on the empty board as a game of its own
+  const labels = [];
+  if (game.continues != null) labels.push(`continues game ${game.continues}`);
+  if (game.start) labels.push("from a loaded position");
+  return labels;
+}
 const SCOPE_KEY = "tictactoe.history-scope";
 
 function when(iso) {
@@ -14,8 +23,9 @@ function when(iso) {
 }
 
 export class HistoryView {
-  constructor(elements) {
+  constructor(elements, onResume) {
     this.el = elements;
+    this.onResume = onResume;
     this.board = new BoardView(elements.replayBoard, { label: "Replay" });
     this.games = [];
     this.game = null;
@@ -75,7 +85,7 @@ export class HistoryView {
     }
     if (epoch !== this.listEpoch) return;
     this.el.empty.textContent = scope === "all" ? "No finished games on this server yet. Play one!"
-      : "No finished games in this browser yet. Play one!";
+      : "No games in this browser yet. Play one!";
     this.el.chartTitle.textContent = scope === "all" ? "Results by level, all players" : "Your results by level";
     this.el.chartScope.textContent = scope === "all"
       ? "Games from the empty board, everyone on this server." : "Games from the empty board, in this browser.";
@@ -90,17 +100,30 @@ export class HistoryView {
       row.tabIndex = 0;
       row.dataset.number = String(game.number);
       row.setAttribute("aria-selected", this.game && this.game.number === game.number ? "true" : "false");
-      const cells = [String(game.number), when(game.finished), game.variant, game.players.x, game.players.o];
+      const open = game.status === "unfinished";
+      const cells = [String(game.number), when(open ? game.started : game.finished), game.variant,
+                     game.players.x, game.players.o];
       for (const text of cells) {
         const td = document.createElement("td");
         td.textContent = text;
         row.append(td);
       }
+      // a continuation after undo, or a game from a loaded position, says so by its board
+      const board = row.cells[2];
+      for (const label of origin(game)) {
+        const tag = document.createElement("span");
+        tag.className = "tag muted";
+        tag.textContent = label.startsWith("from") ? "from a position" : `continues ${game.continues}`;
+        tag.title = label.startsWith("from") ? `from the position ${game.start}`
+          : `${label}: undo after its end made this one`;
+        board.append(tag);
+      }
       const result = document.createElement("td");
       const badge = document.createElement("span");
-      badge.className = `badge ${game.result}`;
-      badge.textContent = RESULT_TEXT[game.result] || "";
+      badge.className = `badge ${open ? "unfinished" : game.result}`;
+      badge.textContent = open ? "Unfinished" : RESULT_TEXT[game.result] || "";
       result.append(badge);
+      if (open) row.title = "Unfinished: open it to play on";
       const count = document.createElement("td");
       count.textContent = String(game.moves.length);
       row.append(result, count);
@@ -113,12 +136,19 @@ export class HistoryView {
   }
 
   async open(game) {
+    if (game.status === "unfinished") {
+      if (game.id && this.onResume) this.onResume(game.id);
+      return;
+    }
     this.game = game;
     for (const row of this.el.table.tBodies[0].rows) {
       row.setAttribute("aria-selected", row.dataset.number === String(game.number) ? "true" : "false");
     }
     this.el.replay.hidden = false;
-    this.el.info.textContent = `Game ${game.number} · ${game.variant} · X ${game.players.x}, O ${game.players.o} · ${RESULT_TEXT[game.result] || ""}`;
+    // where it began goes in the title, so that the line under it stays one line
+    this.el.replayTitle.textContent = ["Replay", ...origin(game)].join(" · ");
+    this.el.info.textContent = [`Game ${game.number}`, game.variant,
+      `X ${game.players.x}, O ${game.players.o}`, RESULT_TEXT[game.result] || ""].join(" · ");
     this.el.slider.max = String(game.moves.length);
     await this.show(game.moves.length);
     this.el.replay.scrollIntoView({ block: "nearest", behavior: "smooth" });

@@ -11,7 +11,10 @@ const history = new HistoryView({
   replayBoard: $("replay-board"), info: $("replay-info"), move: $("replay-move"),
   first: $("replay-first"), prev: $("replay-prev"), next: $("replay-next"), last: $("replay-last"),
   slider: $("replay-step"), scope: $("view-history"), chartTitle: $("chart-title"),
-  chartScope: $("chart-scope"),
+  chartScope: $("chart-scope"), replayTitle: $("replay-title"),
+}, (id) => {  // an unfinished game of this browser, clicked in the list: play on in it
+  location.hash = "#play";
+  play.open(id);
 });
 
 let historyStale = true;
@@ -23,7 +26,9 @@ const play = new PlayView({
   gameNote: $("game-note"),
   hintNote: $("hint-note"), newGame: $("new-game"), moves: $("moves"), noMoves: $("no-moves"),
   positionForm: $("position-form"), positionText: $("position-text"), copy: $("copy"),
-  copied: $("copied"), positionError: $("position-error"),
+  copied: $("copied"), positionError: $("position-error"), positionNote: $("position-note"),
+  hintLegend: $("hint-legend"), confirm: $("confirm"), confirmTitle: $("confirm-title"),
+  confirmText: $("confirm-text"), confirmYes: $("confirm-yes"),
 }, () => { historyStale = true; });
 
 function route() {

@@ -10,6 +10,12 @@ import { api, ApiError, browserId } from "./api.js";
 import { BoardView, spokenCell } from "./board.js";
 
 const SAVED_GAME = "tictactoe.current";
+const SAVED_SETUP = "tictactoe.setup";   // the last game's board, opponent, level and side
+const SAVED_HINTS = "tictactoe.hints";   // whether the Hints switch is on
+const DEFAULT_LEVEL = "medium";          // one a newcomer can beat sometimes
+const MAX_CUSTOM_BOARDS = 3;             // boards from loaded positions kept in the Board list
+const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+  "nine", "ten"];
 const CHANGED_ELSEWHERE = "This game was changed in another tab or window; here is where it stands now.";
 
 function hintFor(score) {
@@ -25,13 +31,29 @@ function hintFor(score) {
 }
 
 function replyText(reply) {
-  // what the computer's last move is worth, and whether that is proven or only an estimate
+  // what the computer's last move is worth, in the server's plain words ("I can force a win
+  // with my next move", "about even (my estimate)")
   if (!reply) return "";
   const where = spokenCell(reply.move);
-  if (!reply.score) return `The computer (${reply.player}) played ${where}.`;
-  const value = reply.score.kind === "heuristic"
-    ? `not proven, ${hintFor(reply.score).text}` : `proven: ${reply.score.text} for it`;
-  return `The computer (${reply.player}) played ${where} (${value}).`;
+  if (!reply.words) return `The computer (${reply.player}) played ${where}.`;
+  return `The computer (${reply.player}) played ${where}: ${reply.words}.`;
+}
+
+function inARow(variant) {
+  return `${NUMBER_WORDS[variant.k] || String(variant.k)} in a row`;
+}
+
+export function boardName(variant) {
+  // a readable name for a board of a loaded position: "10×6, five in a row"
+  return `${variant.shape.join("×")}, ${inARow(variant)}`;
+}
+
+function readJson(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "null");
+  } catch (err) {
+    return null;
+  }
 }
 
 function readSaved() {
@@ -48,7 +70,7 @@ export class PlayView {
     this.el = elements;
     this.onFinished = onFinished;
     this.board = new BoardView(elements.board, { onPlay: (cell) => this.play(cell), label: "Board" });
-    this.setup = { variant: "3x3", mode: "computer", level: "perfect", side: "x" };
+    this.setup = { variant: "3x3", mode: "computer", level: DEFAULT_LEVEL, side: "x" };
     this.start = null;          // position string for the next new game, or null: empty board
     this.game = null;           // the game as the server last answered (GameState)
     this.info = null;           // the position drawn (the game's, or a move awaiting its answer)
@@ -66,23 +88,41 @@ export class PlayView {
     for (const v of options.variants) this.el.variant.append(new Option(v.label, v.value));
     for (const l of options.levels) this.el.level.append(new Option(l.label, l.value));
     this.levelDescriptions = new Map(options.levels.map((l) => [l.value, l.description || ""]));
-    this.el.level.value = "perfect";
-    this.describeLevel();
+    this.restoreSetup(options);
+    this.el.hints.checked = readJson(SAVED_HINTS) === true;
     this.bindControls();
     if (!(await this.resume())) await this.newGame();
   }
 
+  restoreSetup(options) {
+    // the last game's setup (kept in this browser), where the page still offers it
+    const saved = readJson(SAVED_SETUP) || {};
+    const offered = (list, value) => list.some((choice) => choice.value === value);
+    this.setup = {
+      variant: offered(options.variants, saved.variant) ? saved.variant : "3x3",
+      mode: saved.mode === "humans" ? "humans" : "computer",
+      level: offered(options.levels, saved.level) ? saved.level : DEFAULT_LEVEL,
+      side: saved.side === "o" ? "o" : "x",
+    };
+    this.writeSetup();
+  }
+
+  saveSetup() {
+    localStorage.setItem(SAVED_SETUP, JSON.stringify(this.setup));
+  }
+
   bindControls() {
     const el = this.el;
-    el.variant.addEventListener("change", () => { this.start = null; this.newGame(); });
-    el.level.addEventListener("change", () => { this.describeLevel(); this.newGame(); });
+    // a change of setup starts a new game; in a game under way the page asks first
+    el.variant.addEventListener("change", () => this.changeSetup(true));
+    el.level.addEventListener("change", () => { this.describeLevel(); this.changeSetup(false); });
     for (const input of el.setup.querySelectorAll("input[type=radio]")) {
-      input.addEventListener("change", () => this.newGame());
+      input.addEventListener("change", () => this.changeSetup(false));
     }
-    el.newGame.addEventListener("click", () => { this.newGame(); });
+    el.newGame.addEventListener("click", () => this.requestNewGame());
     el.undo.addEventListener("click", () => this.undo());
     el.redo.addEventListener("click", () => this.redo());
-    el.hints.addEventListener("change", () => this.refreshHints());
+    el.hints.addEventListener("change", () => this.hintsChanged());
     el.copy.addEventListener("click", () => this.copyPosition());
     el.positionForm.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -90,12 +130,13 @@ export class PlayView {
     });
     el.positionText.addEventListener("input", () => this.showPositionError(""));
     document.addEventListener("keydown", (event) => {
-      if (event.target.closest && event.target.closest("input, select, textarea")) return;
+      if (event.target.closest && event.target.closest("input, select, textarea, dialog")) return;
       if (event.ctrlKey || event.metaKey || event.altKey || this.el.view.hidden) return;
+      if (this.el.confirm.open) return;
       if (event.key === "u") this.undo();
       else if (event.key === "r") this.redo();
-      else if (event.key === "h") { el.hints.checked = !el.hints.checked; this.refreshHints(); }
-      else if (event.key === "n") this.newGame();
+      else if (event.key === "h") { el.hints.checked = !el.hints.checked; this.hintsChanged(); }
+      else if (event.key === "n") this.requestNewGame();
     });
     // another tab changed this game: fetch it (the storage event fires in the other tabs only)
     window.addEventListener("storage", (event) => {
@@ -106,6 +147,63 @@ export class PlayView {
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible" && this.game) this.sync();
     });
+  }
+
+  // ---------------------------------------------------------------- asking first
+  inProgress() {
+    // a game not over in which a human has moved: starting another would leave it
+    const game = this.game;
+    if (!game || game.game.result) return false;
+    const players = game.game.players;
+    return game.game.moves.some((_, i) => players[this.turnAfter(i)] === "human");
+  }
+
+  ask(title, text, yes) {
+    // the page's own confirm dialog (modal: focus stays in it, Escape answers no)
+    const dialog = this.el.confirm;
+    this.el.confirmTitle.textContent = title;
+    this.el.confirmText.textContent = text;
+    this.el.confirmYes.textContent = yes;
+    dialog.returnValue = "";
+    return new Promise((resolve) => {
+      dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+      dialog.showModal();
+    });
+  }
+
+  mayLeave(title) {
+    if (!this.inProgress()) return Promise.resolve(true);
+    return this.ask(title, "This game is not over. It stays in History as unfinished, and you "
+      + "can resume it there.", "Start a new game");
+  }
+
+  async requestNewGame() {
+    if (this.el.confirm.open) return;
+    if (await this.mayLeave("Start a new game?")) await this.newGame();
+  }
+
+  async changeSetup(board) {
+    if (await this.mayLeave("Start a new game with these settings?")) {
+      if (board) this.start = null;
+      await this.newGame();
+    } else {
+      this.writeSetup();  // back to the settings of the game under way
+    }
+  }
+
+  async open(id) {
+    // resume a stored game (from History): it becomes this page's current game
+    const epoch = ++this.epoch;
+    try {
+      const state = await api.getGame(id);
+      if (epoch !== this.epoch) return;
+      this.busy = false;
+      this.adopt(state);
+    } catch (err) {
+      if (epoch !== this.epoch) return;
+      this.error = `Cannot open that game: ${err.message}`;
+      this.render();
+    }
   }
 
   describeLevel() {
@@ -125,9 +223,9 @@ export class PlayView {
     form.classList.toggle("computer-off", this.setup.mode !== "computer");
   }
 
-  writeSetup() {
+  writeSetup(variant = null) {
     const form = this.el.setup;
-    this.ensureOption(this.el.variant, this.setup.variant);
+    this.ensureBoard(this.setup.variant, variant);
     this.ensureOption(this.el.level, this.setup.level);
     this.el.variant.value = this.setup.variant;
     this.el.level.value = this.setup.level;
@@ -139,6 +237,20 @@ export class PlayView {
 
   ensureOption(select, value) {
     if (![...select.options].some((o) => o.value === value)) select.append(new Option(value, value));
+  }
+
+  ensureBoard(name, variant) {
+    // a board from a loaded position joins the Board list under a readable name; the list
+    // keeps the last few of them
+    const select = this.el.variant;
+    if ([...select.options].some((o) => o.value === name)) return;
+    const option = new Option(variant ? boardName(variant) : name, name);
+    option.dataset.custom = "true";
+    select.append(option);
+    const custom = [...select.options].filter((o) => o.dataset.custom && o.value !== name);
+    for (const old of custom.slice(0, Math.max(0, custom.length - (MAX_CUSTOM_BOARDS - 1)))) {
+      old.remove();
+    }
   }
 
   setupOf(game) {
@@ -185,7 +297,8 @@ export class PlayView {
     const moves = state.game.moves;
     this.lastCell = moves.length ? state.position.cell_names.indexOf(moves[moves.length - 1]) : null;
     this.setup = this.setupOf(state);
-    this.writeSetup();
+    this.writeSetup(state.position.variant);
+    this.saveSetup();
     // other tabs on this game follow it (a finished one too: resume then starts a new game)
     localStorage.setItem(SAVED_GAME, JSON.stringify({ id: state.id, ply: state.ply }));
     if (state.game.result) this.onFinished();
@@ -193,7 +306,7 @@ export class PlayView {
     this.refreshHints();
   }
 
-  async change(request, preview = null) {
+  async change(request, preview = null, noteFor = () => "") {
     // send a change; draw the answer, or the game as it stands if another tab changed it first
     if (this.busy || !this.game) return;
     const epoch = ++this.epoch;
@@ -206,7 +319,7 @@ export class PlayView {
       const state = await request();
       if (epoch !== this.epoch) return;
       this.busy = false;
-      this.adopt(state);
+      this.adopt(state, noteFor(state));
       if (!state.position.outcome && this.humanToMove()) this.board.focus();
     } catch (err) {
       if (epoch !== this.epoch) return;
@@ -245,6 +358,7 @@ export class PlayView {
     this.hints = null;
     this.busy = true;
     this.showPositionError("");
+    this.showPositionNote(null);
     localStorage.removeItem(SAVED_GAME);
     this.render();
     const request = { players: this.players() };
@@ -295,7 +409,11 @@ export class PlayView {
   undo() {
     if (!this.canUndo()) return;
     const { id, ply } = this.game;
-    return this.change(() => api.undo(id, ply));
+    const number = this.game.game.number;
+    // undo after the end plays on in a new game that continues the finished one: say so
+    return this.change(() => api.undo(id, ply), null, (state) => state.id === id ? ""
+      : `Game ${number} is over and kept in History as it ended; you are playing on in `
+        + `game ${state.game.number}, which continues it.`);
   }
 
   redo() {
@@ -334,17 +452,56 @@ export class PlayView {
       return;
     }
     this.showPositionError("");
+    if (!(await this.mayLeave("Start a new game from this position?"))) return;
+    // what to go back to if the position was not the board meant ("3/3 x" is a 2×3 board)
+    const before = { id: this.game && this.game.id, start: this.start,
+                     board: this.el.variant.selectedOptions[0]?.text || this.setup.variant,
+                     variant: this.setup.variant };
     this.start = info.position;
     this.setup.variant = info.variant.name;
     this.setup.side = info.turn;
-    this.writeSetup();
+    this.writeSetup(info.variant);
     await this.newGame();
+    if (this.game && before.variant !== info.variant.name) {
+      this.showPositionNote(`Loaded a ${info.variant.shape.join("×")} board (${inARow(info.variant)}) `
+        + `instead of ${before.board}.`, before.id ? () => this.restore(before) : null);
+    }
+  }
+
+  async restore(before) {
+    // undo a load: back to the game (and its board) from before it
+    this.showPositionNote(null);
+    this.start = before.start;
+    await this.open(before.id);
+  }
+
+  showPositionNote(text, undo = null) {
+    const note = this.el.positionNote;
+    note.replaceChildren();
+    note.hidden = !text;
+    if (!text) return;
+    note.append(text);
+    if (undo) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "link-button";
+      button.textContent = "Undo";
+      button.setAttribute("aria-label", "Undo: go back to the game before this position");
+      button.addEventListener("click", undo);
+      note.append(" ", button);
+    }
   }
 
   // ---------------------------------------------------------------- hints
+  hintsChanged() {
+    localStorage.setItem(SAVED_HINTS, JSON.stringify(this.el.hints.checked));
+    this.refreshHints();
+  }
+
   async refreshHints() {
     const info = this.info;
     this.hintNote = "";
+    this.el.hintLegend.hidden = !this.el.hints.checked;
     if (!this.el.hints.checked || this.busy || !info || info.outcome || !info.valid
         || !this.humanToMove(info)) {
       if (this.hints) { this.hints = null; this.render(); }
@@ -392,6 +549,8 @@ export class PlayView {
   showPositionError(message) {
     this.el.positionError.textContent = message;
     this.el.positionText.setAttribute("aria-invalid", message ? "true" : "false");
+    // next to the box, and in sight even when the box is near the bottom of the window
+    if (message) this.el.positionError.scrollIntoView({ block: "nearest" });
   }
 
   // ---------------------------------------------------------------- drawing

@@ -1,0 +1,214 @@
+"""The page as a player meets it: a change of setup in a game under way asks first (in the
+page's own dialog) and the game it leaves stays in History as unfinished, to be resumed; a
+continuation after undo says so; the hints have a legend; the position box shows its error in
+sight and says when a position changes the board, with an undo; loaded boards get readable
+names; the setup and the Hints switch survive a reload."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from browser.conftest import wait_until
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore:Session-scoped fixtures defined as instance methods"),
+]
+
+Shot = Callable[[Any, str], None]
+YOUR_TURN = "document.querySelector('.cell[aria-disabled=false]') !== null"
+CURRENT = "JSON.parse(localStorage.getItem('tictactoe.current')).id"
+ASKING = "document.querySelector('#confirm').open"
+
+
+def open_page(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, YOUR_TURN)
+
+
+def play_in(page: Any, move: str) -> None:
+    count = page.locator("#board .cell svg").count()
+    page.click(f"[data-name='{move}']")
+    wait_until(page, f"document.querySelectorAll('#board .cell svg').length > {count + 1}"
+                     f" && ({YOUR_TURN})")
+
+
+def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, server: Any,
+                                                                    shot: Shot) -> None:
+    open_page(page, server.url)
+    play_in(page, "b2")
+    first = page.evaluate(CURRENT)
+    board = page.locator("#position-text").input_value()
+    page.select_option("#level", "easy")
+    wait_until(page, ASKING)
+    dialog = page.get_by_role("dialog", name="Start a new game with these settings?")
+    assert dialog.is_visible()
+    assert "stays in History as unfinished" in dialog.inner_text()
+    shot(page, "asks")
+    dialog.get_by_role("button", name="Keep playing").click()
+    wait_until(page, f"!({ASKING})")
+    assert page.locator("#level").input_value() == "medium", "back to the game's level"
+    assert page.evaluate(CURRENT) == first
+    assert page.locator("#position-text").input_value() == board
+    # the n key asks too; Escape answers no
+    page.locator("body").press("n")
+    wait_until(page, ASKING)
+    assert page.get_by_role("dialog", name="Start a new game?").is_visible()
+    page.keyboard.press("Escape")
+    wait_until(page, f"!({ASKING})")
+    assert page.evaluate(CURRENT) == first
+    # yes: a new game against the new level
+    page.select_option("#level", "easy")
+    wait_until(page, ASKING)
+    page.click("#confirm-yes")
+    wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})")
+    assert page.locator("#board .cell svg").count() == 0
+    second = page.evaluate(CURRENT)
+    assert httpx.get(f"{server.url}/api/games/{second}").json()["game"]["players"] == {
+        "x": "human", "o": "easy"}
+    # the first game is listed as unfinished, and a click resumes it in the play view
+    page.click("#tab-history")
+    row = page.locator(".games tbody tr", has_text="Unfinished")
+    row.first.wait_for()
+    assert row.count() == 1
+    number = httpx.get(f"{server.url}/api/games/{first}").json()["game"]["number"]
+    assert row.first.locator("td").first.inner_text() == str(number)
+    shot(page, "unfinished")
+    row.first.click()
+    wait_until(page, f"location.hash === '#play' && {CURRENT} === '{first}'")
+    wait_until(page, f"document.querySelector('#position-text').value === '{board}'")
+    assert page.locator("#level").input_value() == "medium"
+    assert page.locator("[data-name=b2]").get_attribute("aria-label") == "b2, X"
+
+
+def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -> None:
+    open_page(page, server.url)
+    page.check("input[name=mode][value=humans]")
+    wait_until(page, "document.querySelector('#status').textContent === 'X to move'")
+    for move in ("a1", "b1", "b2", "c1", "c3"):
+        count = page.locator("#board .cell svg").count()
+        page.click(f"[data-name={move}]")
+        wait_until(page, f"document.querySelectorAll('#board .cell svg').length > {count}")
+    wait_until(page, "document.querySelector('#status').textContent.startsWith('X wins')")
+    finished = httpx.get(f"{server.url}/api/games/{page.evaluate(CURRENT)}").json()
+    page.click("#undo")
+    note = page.locator("#game-note")
+    note.wait_for()
+    assert f"Game {finished['game']['number']} is over and kept in History" in note.inner_text()
+    page.click("[data-name=c2]")  # play on, then look at the history
+    wait_until(page, "document.querySelectorAll('#board .cell svg').length === 5")
+    page.click("#tab-history")
+    row = page.locator(".games tbody tr", has_text="Unfinished")
+    row.first.wait_for()
+    assert f"continues {finished['game']['number']}" in row.first.inner_text()
+    row.first.click()  # back to it, to its end: it stands for the game it continues
+    wait_until(page, "location.hash === '#play'")
+    for move in ("a2", "c3"):
+        count = page.locator("#board .cell svg").count()
+        page.click(f"[data-name={move}]")
+        wait_until(page, f"document.querySelectorAll('#board .cell svg').length > {count}")
+    wait_until(page, "document.querySelector('#status').textContent.startsWith('X wins')")
+    page.click("#tab-history")
+    page.locator(".games tbody tr").first.wait_for()
+    wait_until(page, "!document.querySelector('.games').textContent.includes('Unfinished')")
+    row = page.locator(".games tbody tr")
+    assert row.count() == 1 and "X won" in row.first.inner_text()
+    row.first.click()
+    wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 7")
+    assert page.locator("#replay-title").inner_text().lower() == \
+        f"replay · continues game {finished['game']['number']}"
+
+
+def test_the_hints_have_a_legend(page: Any, server: Any) -> None:
+    open_page(page, server.url)
+    legend = page.locator("#hint-legend")
+    assert legend.is_hidden()
+    page.locator("label.switch").click()
+    legend.wait_for()
+    text = legend.inner_text()
+    for code in ("W3", "L2", "D", "≈+7", "estimate"):
+        assert code in text, code
+    page.locator("label.switch").click()
+    wait_until(page, "document.querySelector('#hint-legend').hidden")
+
+
+def test_the_position_error_is_in_sight_at_1366x768(page: Any, server: Any,
+                                                     shot: Shot) -> None:
+    page.set_viewport_size({"width": 1366, "height": 768})
+    open_page(page, server.url)
+    page.fill("#position-text", "3/3/2 x")
+    # the box at the very bottom of the window, as after scrolling down just far enough to it
+    page.evaluate("document.querySelector('#position-text').scrollIntoView({block: 'end'})")
+    page.press("#position-text", "Enter")
+    error = page.locator("#position-error")
+    error.wait_for()
+    assert "row 3 has 2 cells" in error.inner_text()
+    box = page.evaluate("(() => { const r = document.querySelector('#position-error')"
+                        ".getBoundingClientRect(); return [r.top, r.bottom]; })()")
+    assert box[0] >= 0 and box[1] <= 768 + 1, box  # (sub-pixel rounding)
+    shot(page, "error-in-sight")
+
+
+def test_a_position_on_another_board_says_so_and_undo_restores_the_game(
+        page: Any, server: Any, shot: Shot) -> None:
+    open_page(page, server.url)
+    play_in(page, "b2")
+    first = page.evaluate(CURRENT)
+    board = page.locator("#position-text").input_value()
+    page.fill("#position-text", "3/3 x")  # a typo for 3/3/3 x: a 2×3 board
+    page.click("#load")
+    wait_until(page, ASKING)
+    page.click("#confirm-yes")
+    note = page.locator("#position-note")
+    note.wait_for()
+    assert note.inner_text().startswith("Loaded a 2×3 board (two in a row) instead of 3×3.")
+    assert page.locator("#variant option:checked").inner_text() == "2×3, two in a row"
+    shot(page, "board-changed")
+    note.get_by_role("button", name="Undo").click()
+    wait_until(page, f"{CURRENT} === '{first}'")
+    wait_until(page, f"document.querySelector('#position-text').value === '{board}'")
+    assert page.locator("#variant").input_value() == "3x3"
+    assert note.is_hidden()
+    # loaded boards get readable names, and the list keeps the last three of them
+    for position in ("4/4 x", "5/5 x", "2/2/2 x", "6/6 x"):
+        page.fill("#position-text", position)
+        page.click("#load")
+        if page.evaluate(ASKING):
+            page.click("#confirm-yes")
+        wait_until(page, f"document.querySelector('#position-text').value === '{position}'")
+    custom = page.eval_on_selector_all("#variant option[data-custom]", "os => os.map(o => o.text)")
+    assert custom == ["2×5, two in a row", "3×2, two in a row", "2×6, two in a row"], custom
+
+
+def test_the_setup_and_hints_survive_a_reload(page: Any, server: Any) -> None:
+    open_page(page, server.url)
+    page.select_option("#level", "hard")
+    wait_until(page, "JSON.parse(localStorage.getItem('tictactoe.setup')).level === 'hard'")
+    page.fill("#position-text", "xxx1/ooo1/4/4 x")  # on 4×4, X wins at d1
+    page.click("#load")
+    wait_until(page, "document.querySelector('#position-text').value === 'xxx1/ooo1/4/4 x'")
+    page.click("[data-name=d1]")
+    wait_until(page, "document.querySelector('#status').textContent.startsWith('You win')")
+    page.click("#tab-history")  # the history and the replay say where the game began
+    row = page.locator(".games tbody tr")
+    row.first.wait_for()
+    assert "from a position" in row.first.inner_text()
+    row.first.click()
+    wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 7")
+    assert page.locator("#replay-title").inner_text().lower() == \
+        "replay · from a loaded position"
+    page.click("#tab-play")
+    page.locator("label.switch").click()
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, YOUR_TURN)
+    assert page.locator("#variant").input_value() == "4x4"
+    assert page.locator("#level").input_value() == "hard"
+    assert page.locator("#hints").is_checked()
+    assert page.locator("#board .cell").count() == 16
+    assert page.locator("#board .cell svg").count() == 0, "a new game on the empty board"
