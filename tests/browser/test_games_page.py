@@ -175,12 +175,15 @@ def test_a_position_on_another_board_says_so_and_undo_restores_the_game(
     assert page.locator("#variant").input_value() == "3x3"
     assert note.is_hidden()
     # loaded boards get readable names, and the list keeps the last three of them
-    for position in ("4/4 x", "5/5 x", "2/2/2 x", "6/6 x"):
+    for position, name in (("4/4 x", "2×4"), ("5/5 x", "2×5"), ("2/2/2 x", "3×2"),
+                           ("6/6 x", "2×6")):
+        listed = ("[...document.querySelectorAll('#variant option[data-custom]')]"
+                  f".some(o => o.text.startsWith('{name},'))")
         page.fill("#position-text", position)
         page.click("#load")
-        if page.evaluate(ASKING):
+        if wait_until(page, f"({ASKING}) ? 'asking' : ({listed}) && 'listed'") == "asking":
             page.click("#confirm-yes")
-        wait_until(page, f"document.querySelector('#position-text').value === '{position}'")
+        wait_until(page, listed)
     custom = page.eval_on_selector_all("#variant option[data-custom]", "os => os.map(o => o.text)")
     assert custom == ["2×5, two in a row", "3×2, two in a row", "2×6, two in a row"], custom
 
