@@ -16,11 +16,12 @@ with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test cli
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
     from fastapi.testclient import TestClient
 
-from tictactoe.core import Position
+from tictactoe.core import Position, Variant
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.solver import solve
 from tictactoe.web import app as web_app
+from tictactoe.web import engine as web_engine
 from tictactoe.web import worker as web_worker
 from tictactoe.web.app import create_app
 from tictactoe.web.store import GameStore, data_dir
@@ -206,6 +207,48 @@ def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
             release.set()
             worker.join()
         assert results == [200]
+
+
+def test_a_new_board_is_prepared_off_the_event_loop(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first request on a board the server has not seen makes its symmetries on a thread
+    (once, however many requests wait for them): 3×3 requests meanwhile answer at once."""
+    entered, release = threading.Event(), threading.Event()
+    made: list[str] = []
+    real_of = web_engine.Symmetry.of
+
+    def slow_of(variant: Variant) -> web_engine.Symmetry:
+        made.append(variant.name)
+        if variant.name == "6x6":
+            entered.set()
+            release.wait(10)
+        return real_of(variant)
+
+    monkeypatch.setattr(web_engine.Symmetry, "of", staticmethod(slow_of))
+    with TestClient(create_app(tmp_path, warm=False, processes=False)) as client:
+        results: list[int] = []
+
+        def ask_big() -> None:
+            results.append(client.post("/api/move", json={"position": "6x6", "player": "perfect",
+                                                          "seed": 1}).status_code)
+
+        big = [threading.Thread(target=ask_big) for _ in range(2)]
+        for thread in big:
+            thread.start()
+        try:
+            assert entered.wait(10)
+            for player in ("perfect", "hard", "medium", "easy"):
+                answer = client.post("/api/move", json={"position": "x2/3/3 o", "player": player,
+                                                        "seed": 1})
+                assert answer.status_code == 200, answer.text
+            assert client.post("/api/analysis", json={"position": "4x4"}).status_code == 200
+            assert results == [], "the new board is still being prepared"
+            assert made.count("6x6") == 1, "once for both requests"
+        finally:
+            release.set()
+            for thread in big:
+                thread.join()
+        assert results == [200, 200]
 
 
 # ----------------------------------------------------------------- games

@@ -9,6 +9,9 @@ worker (`tictactoe.web.pool`): boards of at most `SMALL_CELLS` cells go to one w
 boards to another, so that searches on the cube never delay a 3×3 game; each worker takes the
 most urgent job first (`Priority`) and refuses jobs beyond its queue with 503.
 
+What a board needs before its first answer (its symmetries, the search's tables) is made on
+a thread the first time (`Engine.prepared`), never on the event loop.
+
 Every cache is a least-recently-used map with a bound in entries and in bytes (`CACHES`):
 the server's memory stays flat however many distinct positions it sees.
 
@@ -27,7 +30,7 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 
-from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import make_player
 from tictactoe.players.perfect import SOLVER_SHARE, proof_numbers_apply
@@ -112,6 +115,8 @@ class Engine:
                           niceness=NICENESS["large"])
         self.ready = asyncio.Event()
         """Set once the warm-up is over (or when there is none)."""
+        self._preparing: dict[Variant, asyncio.Future[None]] = {}
+        self._limiters: dict[str, anyio.CapacityLimiter] = {}
 
     @staticmethod
     def _cache(bound: tuple[int, int]) -> LruCache[T]:
@@ -132,11 +137,33 @@ class Engine:
         self.large.close()
 
     # ------------------------------------------------------------- answers
+    async def prepared(self, board: Position) -> None:
+        """Wait until the solver has what this board needs (`WebSolver.prepare`: its
+        symmetries, and its tables on a small board). The first request on a board makes
+        them on a thread, one board at a time for each lane's size of board and once for
+        every request waiting on the same board, so the event loop never computes them and
+        a 3×3 game never waits behind a new big board."""
+        variant = board.variant
+        if self.solver.prepared(variant):
+            return
+        pending = self._preparing.get(variant)
+        if pending is None:
+            lane = "small" if variant.cells <= SMALL_CELLS else "large"
+            limiter = self._limiters.get(lane)
+            if limiter is None:
+                limiter = self._limiters[lane] = anyio.CapacityLimiter(1)
+            pending = asyncio.ensure_future(anyio.to_thread.run_sync(
+                self.solver.prepare, variant, limiter=limiter))
+            self._preparing[variant] = pending
+            pending.add_done_callback(lambda _: self._preparing.pop(variant, None))
+        await asyncio.shield(pending)  # a client that leaves does not stop it for others
+
     async def solution_for(self, board: Position, nodes: int, seconds: float,
                            priority: Priority) -> Solution:
         """The solver's answer: from the cache when this position or an equivalent one was
         proven before, else from a quick search here if that proves it, else from a bounded
         search on a worker (remembered here if proven)."""
+        await self.prepared(board)
         solver = self.solver
         solution = solver.cached(board)
         if solution is None and board.variant.cells <= SMALL_CELLS:
@@ -154,6 +181,7 @@ class Engine:
         proof-number search on a worker (`tictactoe.search.knowledge.analyse`)."""
         if not analysis_uses_proof_numbers(board):
             return await self.solution_for(board, nodes, seconds, Priority.ANALYSIS)
+        await self.prepared(board)
         solution = self.solver.cached(board)
         if solution is not None:
             return solution
