@@ -251,6 +251,44 @@ def test_a_new_board_is_prepared_off_the_event_loop(tmp_path: Path,
         assert results == [200, 200]
 
 
+def test_a_3x3_game_against_hard_never_waits_for_4x4_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every level's move on 3×3 is chosen on the server's own thread, the same move as the
+    worker's: a 3×3 game goes on while the small boards' worker is held by a 4×4 search."""
+    entered, release = threading.Event(), threading.Event()
+    real_choose = web_worker.choose
+
+    def slow_choose(*args: Any) -> Any:
+        entered.set()
+        release.wait(10)
+        return real_choose(*args)
+
+    monkeypatch.setattr(web_worker, "choose", slow_choose)  # seen by a worker thread only
+    with TestClient(create_app(tmp_path, warm=False, processes=False)) as client:
+        results: list[int] = []
+        held = threading.Thread(target=lambda: results.append(client.post(
+            "/api/move", json={"position": "4x4", "player": "hard", "seed": 1}).status_code))
+        held.start()
+        try:
+            assert entered.wait(10)
+            for seed in range(3):
+                state = new_game(client, players={"x": "human", "o": "hard"}, seed=seed)
+                while not state["game"]["result"]:
+                    state = play(client, state, state["position"]["legal_moves"][-1])
+            for position in ("3x3", "x2/3/3 o", "x1o/1x1/3 o", "xo1/1x1/3 o"):
+                for level in ("medium", "hard"):
+                    answer = client.post("/api/move", json={"position": position,
+                                                            "player": level, "seed": 5})
+                    assert answer.status_code == 200, answer.text
+                    alone = real_choose(position, level, 5, web_app.SOLVE_SECONDS)[0]
+                    assert answer.json()["cell"] == alone, (position, level)
+            assert results == [], "the 4x4 move is still held"
+        finally:
+            release.set()
+            held.join()
+        assert results == [200]
+
+
 # ----------------------------------------------------------------- games
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
     response = client.post("/api/games", json={"variant": "3x3", **body})

@@ -4,10 +4,11 @@ caches, every one bounded.
 A request is answered on the server's own thread when that takes a millisecond or two: a
 solution proven before (for this position or one equivalent under symmetry), a search on a
 small board that proves the position within ``inline_nodes`` nodes, or a cheap player
-(`INLINE_PLAYERS`, and ``easy`` on small boards). Everything else is a job for an engine
-worker (`tictactoe.web.pool`): boards of at most `SMALL_CELLS` cells go to one worker, bigger
-boards to another, so that searches on the cube never delay a 3×3 game; each worker takes the
-most urgent job first (`Priority`) and refuses jobs beyond its queue with 503.
+(`INLINE_PLAYERS`, ``easy`` on small boards, and every level on 3×3 and smaller boards,
+`INLINE_LEVEL_CELLS`). Everything else is a job for an engine worker (`tictactoe.web.pool`):
+boards of at most `SMALL_CELLS` cells go to one worker, bigger boards to another, so that
+searches on the cube never delay a 3×3 game; each worker takes the most urgent job first
+(`Priority`) and refuses jobs beyond its queue with 503.
 
 What a board needs before its first answer (its symmetries, the search's tables) is made on
 a thread the first time (`Engine.prepared`), never on the event loop.
@@ -32,7 +33,7 @@ import anyio.to_thread
 
 from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.players.base import Limit
-from tictactoe.players.levels import make_player
+from tictactoe.players.levels import LEVELS, make_player
 from tictactoe.players.perfect import SOLVER_SHARE, proof_numbers_apply
 from tictactoe.proof.strategy import SHIPPED, shipped, strategy_move
 from tictactoe.search.knowledge import proof_numbers_apply as analysis_uses_proof_numbers
@@ -52,6 +53,12 @@ SMALL_CELLS = 16
 
 INLINE_PLAYERS = frozenset({"random", "rules"})
 """Players cheap enough to answer on the server's thread on any board."""
+
+INLINE_LEVEL_CELLS = 9
+"""Boards of at most this many cells (3×3 and smaller) have every level's move chosen on the
+server's thread: ``medium`` and ``hard`` take a fraction of a millisecond there (``hard``
+solves the position outright), far less than a trip to a worker, and so no queue of 4×4
+searches in the small boards' worker can delay a 3×3 game."""
 
 MiB = 1024 * 1024
 
@@ -222,7 +229,9 @@ class Engine:
                 self.perfect_moves.put(key, known)
             cell = random.Random(seed).choice(known.best)
             return cell, code_score(known.scores[cell])
-        if name in INLINE_PLAYERS or (name == "easy" and board.variant.cells <= SMALL_CELLS):
+        cells = board.variant.cells
+        if name in INLINE_PLAYERS or (name == "easy" and cells <= SMALL_CELLS) or (
+                name in LEVELS and cells <= INLINE_LEVEL_CELLS):
             choice = make_player(name, seed=seed).choose(board.copy(stack=False),
                                                          Limit(seconds=self.max_seconds))
             return choice.move, choice.score
@@ -323,5 +332,5 @@ class Engine:
             self.ready.set()
 
 
-__all__ = ["CACHES", "INLINE_PLAYERS", "NICENESS", "QUEUE_LIMITS", "SMALL_CELLS", "Engine",
-           "early_positions"]
+__all__ = ["CACHES", "INLINE_LEVEL_CELLS", "INLINE_PLAYERS", "NICENESS", "QUEUE_LIMITS",
+           "SMALL_CELLS", "Engine", "early_positions"]
