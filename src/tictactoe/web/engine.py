@@ -259,11 +259,12 @@ class WebSolver:
 
     def solve_quickly(self, position: Position, nodes: int) -> Solution | None:
         """A proof within ``nodes`` nodes on a small board, on the calling thread, or None
-        (a bigger board, the board's table in use by another search, or not proven within
-        the nodes). What the search learns stays in the kept table for the next search."""
+        (a bigger board, the board's table not made yet (see `prepare`) or in use by another
+        search, or not proven within the nodes). What the search learns stays in the kept
+        table for the next search."""
         if not self.loaded:
             return None
-        workspace = self._workspace(position.variant)
+        workspace = self._workspaces.get((position.variant,))  # never made here: 21 MB
         if workspace is None or not workspace[0].acquire(blocking=False):
             return None
         try:
