@@ -21,6 +21,8 @@ Sections (each against real ``ttt serve`` processes on 127.0.0.1, see
 - load: the 50-client game benchmark (``scripts/bench_web.py``) ``--repeat`` times, and the
   same games from wrk (if installed).
 - mix: a 3x3 client's moves alone, then while 20 clients keep heavy requests going.
+- small: a 3x3 game against hard alone, then while ten clients play 4x4 games against hard
+  (``--small-clients``, ``--small-level``): the small boards' work must not slow it.
 - memory: 10,000 distinct positions; the resident memory of the server and its workers.
 
 Ctrl-C stops cleanly after the current step.
@@ -229,6 +231,30 @@ def mix(args: argparse.Namespace, work: Path) -> list[Row]:
     return rows
 
 
+def small(args: argparse.Namespace, work: Path) -> list[Row]:
+    server = Server(work / "small")
+    rows = []
+    try:
+        server.wait_ready()
+        for others in (0, args.small_clients):
+            report = reliability.small_among_small(server.url, level=args.small_level,
+                                                   others=others, seconds=args.mix_seconds)
+            light = report.light
+            p99 = percentile(light, 0.99) * 1000
+            label = "alone" if others == 0 else f"while {others} clients play 4x4"
+            others_text = "" if others == 0 else (
+                f"; 4x4: {report.heavy_done:,} moves answered, {report.heavy_refused} refused "
+                f"with 503, {report.heavy_other} other")
+            rows.append((f"Small among small: a 3x3 game against {args.small_level} {label}",
+                         f"{len(light):,} requests, p50 {statistics.median(light) * 1000:.1f} "
+                         f"ms, max {max(light) * 1000:.1f} ms{others_text}",
+                         f"p99 {p99:.1f} ms ({'met' if p99 <= 100 else '[red]over'} ≤ 100 "
+                         f"ms{'' if p99 <= 100 else '[/]'}), errors {report.light_errors}"))
+    finally:
+        server.stop()
+    return rows
+
+
 def memory(args: argparse.Namespace, work: Path) -> list[Row]:
     server = Server(work / "memory")
     try:
@@ -325,7 +351,7 @@ def history(args: argparse.Namespace, work: Path) -> list[Row]:
 
 SECTIONS: dict[str, Callable[[argparse.Namespace, Path], list[Row]]] = {
     "crash": crash, "race": race, "storage": storage, "fuzz": fuzz, "load": load, "mix": mix,
-    "memory": memory, "guards": guards, "history": history}
+    "small": small, "memory": memory, "guards": guards, "history": history}
 
 
 def main() -> int:
@@ -345,6 +371,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--heavy", type=int, default=20)
     parser.add_argument("--mix-seconds", type=float, default=30.0)
+    parser.add_argument("--small-clients", type=int, default=10)
+    parser.add_argument("--small-level", default="hard")
     parser.add_argument("--positions", type=int, default=10_000)
     parser.add_argument("--chunked-mib", type=int, default=300)
     parser.add_argument("--half-open", type=int, default=1000)

@@ -759,7 +759,8 @@ def wrk_load(url: str, *, connections: int = 50, seconds: float = 10.0,
 @dataclass
 class MixReport:
     light: list[float] = field(default_factory=list)
-    """Latencies of the 3×3 client's requests (game moves against perfect), seconds."""
+    """Latencies of the 3×3 client's requests (game moves against perfect, or the level asked
+    for), seconds."""
     light_errors: int = 0
     heavy_done: int = 0
     heavy_refused: int = 0
@@ -803,14 +804,16 @@ async def _heavy_client(url: str, number: int, report: MixReport, stop: asyncio.
         await client.close()
 
 
-async def _light_client(url: str, report: MixReport, stop: asyncio.Event) -> None:
+async def _light_client(url: str, report: MixReport, stop: asyncio.Event,
+                        level: str = "perfect") -> None:
     rng = random.Random(7)
     client = await RawClient.connect(url)
     try:
         while not stop.is_set():
             started = time.perf_counter()
             status, state = await client.json("POST", "/api/games", {
-                "variant": "3x3", "players": {"x": "human", "o": "perfect"}})
+                "variant": "3x3", "players": {"x": "human", "o": level},
+                "seed": rng.randrange(2**31)})
             report.light.append(time.perf_counter() - started)
             while status < 300 and not state["game"]["result"] and not stop.is_set():
                 started = time.perf_counter()
@@ -834,6 +837,54 @@ def light_among_heavy(url: str, *, heavy: int = 20, seconds: float = 20.0) -> Mi
         tasks = [asyncio.create_task(_heavy_client(url, n, report, stop)) for n in range(heavy)]
         await asyncio.sleep(1.0)  # the heavy requests are under way first
         light = asyncio.create_task(_light_client(url, report, stop))
+        await asyncio.sleep(seconds)
+        stop.set()
+        await light
+        await asyncio.gather(*tasks)
+
+    asyncio.run(run())
+    return report
+
+
+async def _small_board_client(url: str, number: int, variant: str, level: str,
+                              report: MixReport, stop: asyncio.Event) -> None:
+    """Whole games on ``variant`` against ``level``, one after another, until ``stop``."""
+    rng = random.Random(2000 + number)
+    client = await RawClient.connect(url)
+    try:
+        while not stop.is_set():
+            status, state = await client.json("POST", "/api/games", {
+                "variant": variant, "players": {"x": "human", "o": level},
+                "seed": rng.randrange(2**31)})
+            while status < 300 and not state["game"]["result"] and not stop.is_set():
+                status, state = await client.json(
+                    "POST", f"/api/games/{state['id']}/moves",
+                    {"move": rng.choice(state["position"]["legal_moves"]), "ply": state["ply"]})
+                if status < 300:
+                    report.heavy_done += 1
+            if status == 503:
+                report.heavy_refused += 1
+                await asyncio.sleep(1.0)
+            elif status >= 300:
+                report.heavy_other += 1
+    finally:
+        await client.close()
+
+
+def small_among_small(url: str, *, level: str = "hard", others: int = 10,
+                      seconds: float = 20.0, variant: str = "4x4") -> MixReport:
+    """A 3×3 client plays games against ``level`` while ``others`` clients play whole games on
+    ``variant`` (4×4) against the same level: the small boards' work must not slow the 3×3
+    game (its replies' latencies are `MixReport.light`; the others' moves answered,
+    refused with 503 and otherwise are counted as the heavy ones)."""
+    report = MixReport()
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(_small_board_client(url, n, variant, level, report, stop))
+                 for n in range(others)]
+        await asyncio.sleep(1.0 if others else 0.0)  # the others' games are under way first
+        light = asyncio.create_task(_light_client(url, report, stop, level))
         await asyncio.sleep(seconds)
         stop.set()
         await light
@@ -1130,4 +1181,5 @@ __all__ = ["ChunkedReport", "CrashRound", "HalfOpenReport", "LoadReport", "MixRe
            "RaceReport", "RawClient", "Server", "StorageReport", "WrkReport", "bad_storage",
            "check_file", "chunked_flood", "crash_round", "descriptor_limit", "fill_history",
            "game_load", "half_open", "history_timing", "light_among_heavy", "memory_run",
-           "percentile", "race", "random_finished_games", "request", "wrk_load"]
+           "percentile", "race", "random_finished_games", "request", "small_among_small",
+           "wrk_load"]

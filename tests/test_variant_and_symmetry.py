@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import pytest
+from reference import pair_count_symmetries
 
 from tictactoe import BoardTooLargeError, Variant, VariantError, symmetries
-from tictactoe.core.symmetry import canonical_masks, geometric_symmetries, transform_mask
+from tictactoe.core.symmetry import (
+    canonical_masks,
+    geometric_symmetries,
+    group_size,
+    stabiliser_chain,
+    transform_mask,
+)
 
 
 @pytest.mark.parametrize(("name", "shape", "k", "lines"), [
@@ -98,8 +106,81 @@ def test_group_is_complete_on_small_boards() -> None:
 
 
 def test_degenerate_boards_refuse_rather_than_hang() -> None:
-    with pytest.raises(BoardTooLargeError):
+    with pytest.raises(BoardTooLargeError, match="b1 and c1 lie on the same lines"):
         symmetries(Variant.parse("3x5k4"))  # columns hold no line: cells swap freely
+    with pytest.raises(BoardTooLargeError, match="over 100,000"):
+        symmetries(Variant.parse("2x16"))  # k=2: each column's two cells swap: 2**17
+    with pytest.raises(BoardTooLargeError):
+        group_size(Variant.parse("2x4x4k2"))
+
+
+def every_variant(most: int) -> Iterator[Variant]:
+    """Every variant the parser allows with at most ``most`` cells: every shape, every k."""
+    for dims in (2, 3):
+        for shape in itertools.product(range(1, most + 1), repeat=dims):
+            if shape[0] * shape[1] * (shape[2] if dims == 3 else 1) > most:
+                continue
+            for k in range(2, max(shape) + 1):
+                try:
+                    variant = Variant.of(shape, k)
+                except VariantError:  # more than 26 columns, or a cube of one layer
+                    continue
+                yield variant
+
+
+def group_or_refusal(search: object, variant: Variant) -> tuple[tuple[int, ...], ...] | None:
+    assert callable(search)
+    try:
+        found: tuple[tuple[int, ...], ...] = search(variant)
+    except BoardTooLargeError:
+        return None
+    return found
+
+
+def test_the_search_lists_the_same_groups_as_the_earlier_search() -> None:
+    """On every board of up to 20 cells (982 variants, flat and cubes, every k), the group,
+    in the same order, or the same refusal, as the earlier search by line counts."""
+    variants = list(every_variant(20))
+    assert len(variants) == 982
+    for v in variants:
+        assert group_or_refusal(symmetries, v) == group_or_refusal(pair_count_symmetries, v), \
+            v.name
+
+
+def test_the_group_is_complete_by_brute_force_on_tiny_boards() -> None:
+    """Every permutation of the cells of every board of up to 7 cells, tried."""
+    for v in every_variant(7):
+        lines = {frozenset(line) for line in v.lines}
+        complete = sorted(perm for perm in itertools.permutations(range(v.cells))
+                          if {frozenset(perm[c] for c in line) for line in v.lines} == lines)
+        found = group_or_refusal(symmetries, v)
+        if found is None:  # refused: two cells on the same lines swap freely
+            through = [frozenset(t) for t in v.lines_through]
+            assert len(set(through)) < v.cells, v.name
+        else:
+            assert list(found) == complete, v.name
+
+
+@pytest.mark.parametrize(("name", "size"), [
+    ("8x8", 1536), ("8x8k5", 8), ("7x9", 4), ("3x20", 4), ("4x16", 4), ("6x6", 192),
+    ("2x15", 65536), ("64x1k2", 2), ("2x2x12k3", 384),
+])
+def test_long_and_large_boards(name: str, size: int) -> None:
+    """Boards the earlier search took seconds on (or gave up on: 2x2x12k3): the symmetries
+    map lines to lines, the group is closed, and the chain gives its size unlisted."""
+    v = Variant.parse(name)
+    assert group_size(v) == size
+    group = symmetries(v)
+    assert len(group) == len(set(group)) == size and group[0] == tuple(range(v.cells))
+    masks = set(v.line_masks)
+    for perm in group[:: max(1, size // 2048)]:  # all of them, or 2048 spread over 2x15's
+        assert {sum(1 << perm[c] for c in line) for line in v.lines} == masks
+    as_set = set(group)
+    for p in group[:8]:
+        for q in group[:: max(1, size // 64)]:
+            assert tuple(q[p[c]] for c in range(v.cells)) in as_set
+    for level in stabiliser_chain(v):
+        assert level[0] == tuple(range(v.cells))
 
 
 def test_canonical_masks_agree_with_transforming() -> None:

@@ -16,12 +16,13 @@ with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test cli
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
     from fastapi.testclient import TestClient
 
-from tictactoe.core import Position
+from tictactoe.core import Position, Variant
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import solve
 from tictactoe.web import app as web_app
+from tictactoe.web import engine as web_engine
 from tictactoe.web import worker as web_worker
 from tictactoe.web.app import create_app
 from tictactoe.web.convert import reply_words
@@ -244,6 +245,86 @@ def test_busy_engine_gives_503(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         finally:
             release.set()
             worker.join()
+        assert results == [200]
+
+
+def test_a_new_board_is_prepared_off_the_event_loop(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first request on a board the server has not seen makes its symmetries on a thread
+    (once, however many requests wait for them): 3×3 requests meanwhile answer at once."""
+    entered, release = threading.Event(), threading.Event()
+    made: list[str] = []
+    real_of = web_engine.Symmetry.of
+
+    def slow_of(variant: Variant) -> web_engine.Symmetry:
+        made.append(variant.name)
+        if variant.name == "6x6":
+            entered.set()
+            release.wait(10)
+        return real_of(variant)
+
+    monkeypatch.setattr(web_engine.Symmetry, "of", staticmethod(slow_of))
+    with TestClient(create_app(tmp_path, warm=False, processes=False)) as client:
+        results: list[int] = []
+
+        def ask_big() -> None:
+            results.append(client.post("/api/move", json={"position": "6x6", "player": "perfect",
+                                                          "seed": 1}).status_code)
+
+        big = [threading.Thread(target=ask_big) for _ in range(2)]
+        for thread in big:
+            thread.start()
+        try:
+            assert entered.wait(10)
+            for player in ("perfect", "hard", "medium", "easy"):
+                answer = client.post("/api/move", json={"position": "x2/3/3 o", "player": player,
+                                                        "seed": 1})
+                assert answer.status_code == 200, answer.text
+            assert client.post("/api/analysis", json={"position": "4x4"}).status_code == 200
+            assert results == [], "the new board is still being prepared"
+            assert made.count("6x6") == 1, "once for both requests"
+        finally:
+            release.set()
+            for thread in big:
+                thread.join()
+        assert results == [200, 200]
+
+
+def test_a_3x3_game_against_hard_never_waits_for_4x4_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every level's move on 3×3 is chosen on the server's own thread, the same move as the
+    worker's: a 3×3 game goes on while the small boards' worker is held by a 4×4 search."""
+    entered, release = threading.Event(), threading.Event()
+    real_choose = web_worker.choose
+
+    def slow_choose(*args: Any) -> Any:
+        entered.set()
+        release.wait(10)
+        return real_choose(*args)
+
+    monkeypatch.setattr(web_worker, "choose", slow_choose)  # seen by a worker thread only
+    with TestClient(create_app(tmp_path, warm=False, processes=False)) as client:
+        results: list[int] = []
+        held = threading.Thread(target=lambda: results.append(client.post(
+            "/api/move", json={"position": "4x4", "player": "hard", "seed": 1}).status_code))
+        held.start()
+        try:
+            assert entered.wait(10)
+            for seed in range(3):
+                state = new_game(client, players={"x": "human", "o": "hard"}, seed=seed)
+                while not state["game"]["result"]:
+                    state = play(client, state, state["position"]["legal_moves"][-1])
+            for position in ("3x3", "x2/3/3 o", "x1o/1x1/3 o", "xo1/1x1/3 o"):
+                for level in ("medium", "hard"):
+                    answer = client.post("/api/move", json={"position": position,
+                                                            "player": level, "seed": 5})
+                    assert answer.status_code == 200, answer.text
+                    alone = real_choose(position, level, 5, web_app.SOLVE_SECONDS)[0]
+                    assert answer.json()["cell"] == alone, (position, level)
+            assert results == [], "the 4x4 move is still held"
+        finally:
+            release.set()
+            held.join()
         assert results == [200]
 
 

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from typing import Generic, TypeVar
 
 from tictactoe.core import BoardTooLargeError, Position, Variant, symmetries
-from tictactoe.core.symmetry import byte_tables
+from tictactoe.core.symmetry import byte_tables, group_size
 from tictactoe.search import compiled
 from tictactoe.search.score import Draw, Loss, Score, Win
 from tictactoe.search.solution import Solution, check_solvable
@@ -49,6 +49,11 @@ SYMMETRY_VARIANTS = 64
 SYMMETRY_CELLS = 36
 """Boards of at most this many cells (and flat) share cached answers across symmetries; on
 bigger boards a proof is rare and listing the symmetries costs more than it saves."""
+
+SYMMETRY_LIMIT = 1024
+"""Boards with more symmetries than this (degenerate ones such as 2x9 with k=2) use the
+identity alone: their lookup tables would take megabytes, and finding a position's least
+image would cost more than a search."""
 
 
 def entry_bytes(value: object) -> int:
@@ -135,14 +140,18 @@ class Symmetry:
 
     @staticmethod
     def of(variant: Variant) -> Symmetry:
-        """The variant's symmetry group, or only the identity where it is not used."""
+        """The variant's symmetry group, or only the identity where it is not used (see
+        `SYMMETRY_CELLS` and `SYMMETRY_LIMIT`). A few hundredths of a second for a new board
+        at most, but not for the event loop: see `WebSolver.prepare`."""
         identity = (tuple(range(variant.cells)),)
         if variant.cells > SYMMETRY_CELLS or variant.is_3d:
             return Symmetry(identity, variant.cells)
         try:
-            return Symmetry(symmetries(variant), variant.cells)
+            if group_size(variant) <= SYMMETRY_LIMIT:
+                return Symmetry(symmetries(variant), variant.cells)
         except BoardTooLargeError:
-            return Symmetry(identity, variant.cells)
+            pass
+        return Symmetry(identity, variant.cells)
 
     @staticmethod
     def _image(tables: list[list[int]], mask: int) -> int:
@@ -191,11 +200,33 @@ class WebSolver:
         self.loaded = True
 
     def symmetry(self, variant: Variant) -> Symmetry:
+        """The board's `Symmetry`, made on first use (see `prepare`)."""
         found = self._symmetry.get((variant,))
         if found is None:
             found = Symmetry.of(variant)
             self._symmetry.put((variant,), found)
         return found
+
+    def prepared(self, variant: Variant) -> bool:
+        """Whether the board has what `cached`, `solve_quickly` and `remember` need, so that
+        they take a millisecond or two."""
+        if self._symmetry.get((variant,)) is None:
+            return False
+        return not self._quick(variant) or self._workspaces.get((variant,)) is not None
+
+    def prepare(self, variant: Variant) -> None:
+        """Make what a board needs before its first answer: its `Symmetry`, and on a small
+        board (once the compiled search is loaded) its kept table and the search's tables.
+        Up to a few tenths of a second the first time, so the server calls it on a thread
+        of its own, never on the event loop (`tictactoe.web.service.Engine`)."""
+        self.symmetry(variant)
+        if self._quick(variant):
+            compiled.tables(variant)
+            self._workspace(variant)
+
+    def _quick(self, variant: Variant) -> bool:
+        """Whether `solve_quickly` searches this board (and so needs its kept table)."""
+        return self.loaded and variant.cells <= PERSISTENT_CELLS and compiled.fits(variant)
 
     def cached(self, position: Position) -> Solution | None:
         """The solution from the cache, if this position's class was proven before."""
@@ -228,11 +259,12 @@ class WebSolver:
 
     def solve_quickly(self, position: Position, nodes: int) -> Solution | None:
         """A proof within ``nodes`` nodes on a small board, on the calling thread, or None
-        (a bigger board, the board's table in use by another search, or not proven within
-        the nodes). What the search learns stays in the kept table for the next search."""
+        (a bigger board, the board's table not made yet (see `prepare`) or in use by another
+        search, or not proven within the nodes). What the search learns stays in the kept
+        table for the next search."""
         if not self.loaded:
             return None
-        workspace = self._workspace(position.variant)
+        workspace = self._workspaces.get((position.variant,))  # never made here: 21 MB
         if workspace is None or not workspace[0].acquire(blocking=False):
             return None
         try:

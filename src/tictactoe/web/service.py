@@ -4,10 +4,14 @@ caches, every one bounded.
 A request is answered on the server's own thread when that takes a millisecond or two: a
 solution proven before (for this position or one equivalent under symmetry), a search on a
 small board that proves the position within ``inline_nodes`` nodes, or a cheap player
-(`INLINE_PLAYERS`, and ``easy`` on small boards). Everything else is a job for an engine
-worker (`tictactoe.web.pool`): boards of at most `SMALL_CELLS` cells go to one worker, bigger
-boards to another, so that searches on the cube never delay a 3×3 game; each worker takes the
-most urgent job first (`Priority`) and refuses jobs beyond its queue with 503.
+(`INLINE_PLAYERS`, ``easy`` on small boards, and every level on 3×3 and smaller boards,
+`INLINE_LEVEL_CELLS`). Everything else is a job for an engine worker (`tictactoe.web.pool`):
+boards of at most `SMALL_CELLS` cells go to one worker, bigger boards to another, so that
+searches on the cube never delay a 3×3 game; each worker takes the most urgent job first
+(`Priority`) and refuses jobs beyond its queue with 503.
+
+What a board needs before its first answer (its symmetries, the search's tables) is made on
+a thread the first time (`Engine.prepared`), never on the event loop.
 
 Every cache is a least-recently-used map with a bound in entries and in bytes (`CACHES`):
 the server's memory stays flat however many distinct positions it sees.
@@ -27,9 +31,9 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 
-from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.players.base import Limit
-from tictactoe.players.levels import make_player
+from tictactoe.players.levels import LEVELS, make_player
 from tictactoe.players.perfect import SOLVER_SHARE, proof_numbers_apply
 from tictactoe.proof.strategy import SHIPPED, shipped, strategy_move
 from tictactoe.search.knowledge import proof_numbers_apply as analysis_uses_proof_numbers
@@ -49,6 +53,12 @@ SMALL_CELLS = 16
 
 INLINE_PLAYERS = frozenset({"random", "rules"})
 """Players cheap enough to answer on the server's thread on any board."""
+
+INLINE_LEVEL_CELLS = 9
+"""Boards of at most this many cells (3×3 and smaller) have every level's move chosen on the
+server's thread: ``medium`` and ``hard`` take a fraction of a millisecond there (``hard``
+solves the position outright), far less than a trip to a worker, and so no queue of 4×4
+searches in the small boards' worker can delay a 3×3 game."""
 
 MiB = 1024 * 1024
 
@@ -112,6 +122,8 @@ class Engine:
                           niceness=NICENESS["large"])
         self.ready = asyncio.Event()
         """Set once the warm-up is over (or when there is none)."""
+        self._preparing: dict[Variant, asyncio.Future[None]] = {}
+        self._limiters: dict[str, anyio.CapacityLimiter] = {}
 
     @staticmethod
     def _cache(bound: tuple[int, int]) -> LruCache[T]:
@@ -132,11 +144,33 @@ class Engine:
         self.large.close()
 
     # ------------------------------------------------------------- answers
+    async def prepared(self, board: Position) -> None:
+        """Wait until the solver has what this board needs (`WebSolver.prepare`: its
+        symmetries, and its tables on a small board). The first request on a board makes
+        them on a thread, one board at a time for each lane's size of board and once for
+        every request waiting on the same board, so the event loop never computes them and
+        a 3×3 game never waits behind a new big board."""
+        variant = board.variant
+        if self.solver.prepared(variant):
+            return
+        pending = self._preparing.get(variant)
+        if pending is None:
+            lane = "small" if variant.cells <= SMALL_CELLS else "large"
+            limiter = self._limiters.get(lane)
+            if limiter is None:
+                limiter = self._limiters[lane] = anyio.CapacityLimiter(1)
+            pending = asyncio.ensure_future(anyio.to_thread.run_sync(
+                self.solver.prepare, variant, limiter=limiter))
+            self._preparing[variant] = pending
+            pending.add_done_callback(lambda _: self._preparing.pop(variant, None))
+        await asyncio.shield(pending)  # a client that leaves does not stop it for others
+
     async def solution_for(self, board: Position, nodes: int, seconds: float,
                            priority: Priority) -> Solution:
         """The solver's answer: from the cache when this position or an equivalent one was
         proven before, else from a quick search here if that proves it, else from a bounded
         search on a worker (remembered here if proven)."""
+        await self.prepared(board)
         solver = self.solver
         solution = solver.cached(board)
         if solution is None and board.variant.cells <= SMALL_CELLS:
@@ -154,6 +188,7 @@ class Engine:
         proof-number search on a worker (`tictactoe.search.knowledge.analyse`)."""
         if not analysis_uses_proof_numbers(board):
             return await self.solution_for(board, nodes, seconds, Priority.ANALYSIS)
+        await self.prepared(board)
         solution = self.solver.cached(board)
         if solution is not None:
             return solution
@@ -194,7 +229,9 @@ class Engine:
                 self.perfect_moves.put(key, known)
             cell = random.Random(seed).choice(known.best)
             return cell, code_score(known.scores[cell])
-        if name in INLINE_PLAYERS or (name == "easy" and board.variant.cells <= SMALL_CELLS):
+        cells = board.variant.cells
+        if name in INLINE_PLAYERS or (name == "easy" and cells <= SMALL_CELLS) or (
+                name in LEVELS and cells <= INLINE_LEVEL_CELLS):
             choice = make_player(name, seed=seed).choose(board.copy(stack=False),
                                                          Limit(seconds=self.max_seconds))
             return choice.move, choice.score
@@ -295,5 +332,5 @@ class Engine:
             self.ready.set()
 
 
-__all__ = ["CACHES", "INLINE_PLAYERS", "NICENESS", "QUEUE_LIMITS", "SMALL_CELLS", "Engine",
-           "early_positions"]
+__all__ = ["CACHES", "INLINE_LEVEL_CELLS", "INLINE_PLAYERS", "NICENESS", "QUEUE_LIMITS",
+           "SMALL_CELLS", "Engine", "early_positions"]
