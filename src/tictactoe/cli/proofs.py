@@ -64,8 +64,10 @@ def prove_command(
     nodes: Annotated[int | None, typer.Option(min=1, help="Stop after N search nodes.")]
     = None,
     table_mb: Annotated[float | None, typer.Option(
-        "--table-mb", min=1, help="Megabytes of each transposition table (one per thread). "
-                                  "Default: 1 GB.", show_default=False)] = None,
+        "--table-mb", min=1, help="Megabytes of each transposition table (one per "
+                                  "thread). Default: room for every position that can "
+                                  "follow (and with --nodes, for what N nodes can store), "
+                                  "at most 1 GB.", show_default=False)] = None,
     by_replies: Annotated[bool | None, typer.Option(
         "--by-replies/--no-by-replies",
         help="Seek the side to move's win two plies down first: each reply to each move "
@@ -87,23 +89,23 @@ def prove_command(
     from tictactoe.core import Position, TicTacToeError
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
-        PROVE_TABLE_MB,
         ProofUnavailableError,
         prove_by_replies_in_parallel,
         prove_settings,
+        table_mb_for,
         write_proof,
     )
 
     root = Position(position)
     if table_mb is None:
-        table_mb = PROVE_TABLE_MB
+        table_mb = table_mb_for(root, nodes)
     try:
         by_replies, threads = prove_settings(root, by_replies, threads)
     except ValueError:
         raise TicTacToeError("--threads works with --by-replies (the replies are proven in "
                              "parallel)") from None
     figures: dict[str, object] = {"position": root.to_string(), "replies_first": by_replies,
-                                  "threads": threads}
+                                  "threads": threads, "table_mb": table_mb}
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
                   transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task("proving", total=None)

@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from math import comb
 from typing import IO, Any
 
 import numpy as np
@@ -108,8 +109,45 @@ def default_threads(by_replies: bool) -> int:
 
 
 PROVE_TABLE_MB = 1024
-"""Megabytes of each table `write_proof` (and so `ttt prove`) uses when not told: one table
-per thread."""
+"""The most megabytes of each table `write_proof` (and so `ttt prove`) sizes when not told
+(`table_mb_for`): one table per thread."""
+
+ENTRY_BYTES = _k.ENTRY * 8
+"""Bytes of one entry of the proof-number table (four to a row)."""
+
+
+def positions_bound(position: Position) -> int:
+    """How many positions can follow `position` (itself included), counting every placing of
+    the marks to come, games over or not: with j more marks on its e empty cells, the side
+    to move has made ⌈j/2⌉ of them. The search stores one entry per position at most.
+
+    >>> positions_bound(Position("3x3")), positions_bound(Position("xx1/oo1/3 x"))
+    (6046, 96)
+    """
+    empty = position.variant.cells - (position.marks(Side.X) | position.marks(Side.O)
+                                       ).bit_count()
+    return sum(comb(empty, j) * comb(j, (j + 1) // 2) for j in range(empty + 1))
+
+
+def table_mb_for(position: Position, nodes: int | None = None) -> float:
+    """Megabytes of the table that `ttt prove` gives a search from `position` when not told:
+    room for every entry it can store, at most half full, and no more than `PROVE_TABLE_MB`.
+    The search stores at most one entry per position that can follow (`positions_bound`),
+    and with a node limit at most one per node and per child of a node.
+
+    >>> table_mb_for(Position("3x3")), table_mb_for(Position("4x8k4")) == PROVE_TABLE_MB
+    (0.625, True)
+    >>> table_mb_for(Position("4x8k4"), nodes=1000)
+    5.0
+    """
+    entries = positions_bound(position)
+    if nodes is not None:
+        empty = position.variant.cells - (position.marks(Side.X) | position.marks(Side.O)
+                                          ).bit_count()
+        entries = min(entries, (nodes + 1) * (empty + 1))
+    rows = max(1024, -(-2 * entries // _k.BUCKET))
+    rows = 1 << (rows - 1).bit_length()  # a power of two, as the table takes
+    return min(float(PROVE_TABLE_MB), rows * _k.BUCKET * ENTRY_BYTES / 2**20)
 
 
 class ProofUnavailableError(RuntimeError):
@@ -639,18 +677,19 @@ def prove_settings(position: Position, by_replies: bool | None,
 
 def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
                 by_replies: bool | None = None, threads: int | None = None,
-                table_mb: float = PROVE_TABLE_MB, nodes: int | None = None,
+                table_mb: float | None = None, nodes: int | None = None,
                 seconds: float | None = None, progress: Progress | None = None,
                 part_progress: PartProgress | None = None,
                 write_progress: WriteProgress | None = None) -> WrittenProof:
     """Prove a position's value and write its proof, as ``ttt prove --out`` does.
 
-    `by_replies` defaults to `replies_first` and `threads` to `default_threads`. On more
-    than one thread the replies are proven in parallel (`write_by_replies_in_parallel`,
-    reporting to `part_progress`); if a reply refutes the first move class there, one
-    search by replies proves the value instead (`write_pn_proof`, reporting to `progress`
-    and `write_progress`), and the proof's `threads` is 1. `seconds` bounds the whole;
-    raises `ProofUnavailableError` if a limit stops the search.
+    `by_replies` defaults to `replies_first`, `threads` to `default_threads` and `table_mb`
+    (each thread's table) to `table_mb_for`. On more than one thread the replies are proven
+    in parallel (`write_by_replies_in_parallel`, reporting to `part_progress`); if a reply
+    refutes the first move class there, one search by replies proves the value instead
+    (`write_pn_proof`, reporting to `progress` and `write_progress`), and the proof's
+    `threads` is 1. `seconds` bounds the whole; raises `ProofUnavailableError` if a limit
+    stops the search.
 
     >>> import io
     >>> written = write_proof("4x3", io.BytesIO(), table_mb=4)
@@ -660,6 +699,8 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
     if isinstance(position, str):
         position = Position(position)
     by_replies, threads = prove_settings(position, by_replies, threads)
+    if table_mb is None:
+        table_mb = table_mb_for(position, nodes)
     if threads > 1:
         started = time.perf_counter()
         written = write_by_replies_in_parallel(position, target, threads=threads,
