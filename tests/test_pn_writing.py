@@ -1,15 +1,36 @@
-"""``ttt prove`` sizes its table to the board and the node limit."""
+"""``ttt prove`` sizes its table to the board and the node limit, and its limits bound the
+writing of the proof: it shows its progress, stops at the limits and on Ctrl-C, and leaves no
+partial file."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from itertools import pairwise
+from pathlib import Path
 
+import pytest
+from subprocesses import take_ctrl_c
 from typer.testing import CliRunner
 
 from tictactoe.cli import app
 from tictactoe.core import Position
+from tictactoe.proof import check_proof
 from tictactoe.search.pn import PnSearch
-from tictactoe.search.pn.proofs import PROVE_TABLE_MB, positions_bound, table_mb_for
+from tictactoe.search.pn.proofs import (
+    PROVE_TABLE_MB,
+    ProofWritingStoppedError,
+    Writing,
+    positions_bound,
+    table_mb_for,
+    write_pn_proof,
+)
 
 runner = CliRunner()
 
@@ -46,3 +67,114 @@ def test_ttt_prove_reports_the_table_it_sized_and_keeps_an_explicit_size() -> No
     assert json.loads(result.stdout)["table_mb"] == 5.0
     result = runner.invoke(app, ["prove", "3x3", "--json", "--table-mb", "16"])
     assert result.exit_code == 0 and json.loads(result.stdout)["table_mb"] == 16
+
+
+# --------------------------------------------------------------------------- the limits
+# bound the writing of the proof too
+
+def _no_files_left(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_the_time_limit_stops_the_writing_and_leaves_no_file(tmp_path: Path) -> None:
+    """5x5 k=4: the search takes about a second, the writing several more; a 3 s limit
+    stops the writing, says how far it got, and leaves nothing at the target."""
+    target = tmp_path / "draw.proof"
+    started = time.perf_counter()
+    result = runner.invoke(app, ["prove", "5x5k4", "--seconds", "3", "--out", str(target),
+                                 "--json", "--table-mb", "64"])
+    took = time.perf_counter() - started
+    assert result.exit_code == 1, result.output
+    assert "the time limit (3 s) stopped the writing of the proof" in result.stderr
+    assert "no proof file was written" in result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["value"] == "draw" and figures["written"] is False
+    assert figures["lines"] > 0 and 0 < figures["share"] < 1
+    assert figures["total_seconds"] < 3 + 1.5 and took < 3 + 10  # (start-up included)
+    assert _no_files_left(tmp_path) == []
+
+
+def test_the_node_limit_bounds_the_searches_of_the_writing(tmp_path: Path) -> None:
+    """3x3 is proven a draw in 50 nodes; its proof asks the first question again (49
+    nodes), which a limit of 60 does not leave room for."""
+    target = tmp_path / "3x3.proof"
+    result = runner.invoke(app, ["prove", "3x3", "--nodes", "60", "--out", str(target),
+                                 "--json"])
+    assert result.exit_code == 1, result.output
+    assert "the node limit (60 nodes) stopped the writing" in result.stderr
+    figures = json.loads(result.stdout)
+    assert figures["nodes"] == 50 and figures["total_nodes"] <= 61  # a search may pass by 1
+    assert figures["share"] == 0.5  # the first section, of two, was read off
+    assert _no_files_left(tmp_path) == []
+    with pytest.raises(ProofWritingStoppedError) as stopped:
+        write_pn_proof("5x5k4", target, nodes=58_000, table_mb=64)
+    assert stopped.value.limit == "nodes" and stopped.value.nodes <= 58_001
+    assert stopped.value.value.value == "draw" and stopped.value.writing.lines > 0
+    assert _no_files_left(tmp_path) == []
+    # with room for the writing's searches, the same proof is written and checks
+    written = write_pn_proof("3x3", target, nodes=120, table_mb=1)
+    assert written.search_nodes + written.research_nodes <= 121
+    assert check_proof(target).value == "draw"
+
+
+def test_the_writing_reports_its_progress() -> None:
+    states: list[Writing] = []
+    buffer = io.BytesIO()
+    written = write_pn_proof("5x6k5", buffer, table_mb=16, write_progress=states.append)
+    assert states[0].lines == 0 and states[0].share == 0
+    assert states[-1].share == 1 and states[-1].lines == written.header.lines
+    assert all(a.lines <= b.lines and a.share <= b.share for a, b in pairwise(states))
+    assert check_proof(buffer.getvalue()).lines == written.header.lines
+
+
+def test_a_small_proof_is_written_whole_and_checks(tmp_path: Path) -> None:
+    target = tmp_path / "3x3.proof.gz"
+    result = runner.invoke(app, ["prove", "3x3", "--out", str(target), "--seconds", "60"])
+    assert result.exit_code == 0, result.output
+    assert _no_files_left(tmp_path) == ["3x3.proof.gz"]
+    checked = runner.invoke(app, ["check-proof", str(target)])
+    assert checked.exit_code == 0 and "valid" in checked.stdout
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+def test_ctrl_c_while_the_proof_is_written_stops_cleanly(tmp_path: Path) -> None:
+    """The progress shows on a terminal (here a pipe taken for one); Ctrl-C as soon as it
+    says the proof is being written stops the writing, leaves no file and says how far the
+    writing got."""
+    target = tmp_path / "5x5k4.proof"
+    code = "from tictactoe.cli import main; main()"
+    env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "200"}
+    with subprocess.Popen(
+            [sys.executable, "-c", code, "prove", "5x5k4", "--out", str(target),
+             "--table-mb", "64"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, preexec_fn=take_ctrl_c) as process:
+        try:
+            shown = _read_until(process, b"writing the proof:", timeout=120)
+            sent = time.monotonic()
+            process.send_signal(signal.SIGINT)
+            _, rest = process.communicate(timeout=30)
+            stopped_after = time.monotonic() - sent
+        finally:
+            process.kill()
+    err = (shown + rest).decode(errors="replace")
+    assert process.returncode == 130, err
+    assert "of the tree" in err  # the progress: lines and the share of the tree
+    assert "interrupted while writing the proof" in err and "no proof file was written" in err
+    assert "Traceback" not in err
+    assert stopped_after < 5
+    assert _no_files_left(tmp_path) == []
+
+
+def _read_until(process: subprocess.Popen[bytes], text: bytes, timeout: float) -> bytes:
+    """Read the process's stderr until `text` shows (or fail after `timeout` seconds)."""
+    assert process.stderr is not None
+    stream = process.stderr.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while text not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0 and process.poll() is None, seen.decode(errors="replace")
+        ready, _, _ = select.select([stream], [], [], min(left, 1.0))
+        if ready:
+            seen += os.read(stream, 65536)
+    return seen

@@ -202,6 +202,33 @@ def test_writer_refuses_bad_trees() -> None:
         ProofWriter(io.BytesIO(), position="3/3/3 x", value="X")
 
 
+def test_a_path_is_written_whole_or_not_at_all(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is written under a temporary name beside the target and renamed when
+    complete: a failure while it is written (a full disk, Ctrl-C) leaves the target as it
+    was and no temporary file."""
+    target = tmp_path / "win.proof"
+    target.write_bytes(b"an older file\n")
+
+    def broken(self: ProofWriter, header: object, out: io.BufferedWriter) -> None:
+        out.write(b'{"format": "tictactoe-proof", ')
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ProofWriter, "_copy", broken)
+    with pytest.raises(KeyboardInterrupt), ProofWriter(target, position="xx1/oo1/3 x",
+                                                       value="x") as writer:
+        writer.section("x", "win")
+        writer.win(2)
+    assert target.read_bytes() == b"an older file\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["win.proof"]
+    monkeypatch.undo()
+    with ProofWriter(target, position="xx1/oo1/3 x", value="x") as writer:
+        writer.section("x", "win")
+        writer.win(2)
+    assert read_header(target).lines == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["win.proof"]
+
+
 def test_missing_file() -> None:
     with pytest.raises(ProofFormatError, match="cannot open"):
         read_header("no/such/file.proof")

@@ -23,10 +23,12 @@ W 2
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
 import os
+import secrets
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -447,9 +449,10 @@ class ProofWriter(NodeWriter):
     """Write a proof file line by line; the header (with its line count) is written on
     `close`. Each node method returns the node's line number, for later ``= n`` references.
 
-    `target` is a path (gzip if it ends in ``.gz`` or ``compress=True``) or a binary file
-    object. The writer refuses a tree of the wrong shape (`ProofFormatError`), so a file it
-    closes always reads back; whether the proof is correct is for the checker to say.
+    `target` is a path (gzip if it ends in ``.gz`` or ``compress=True``), written whole on
+    `close` or not at all, or a binary file object. The writer refuses a tree of the wrong
+    shape (`ProofFormatError`), so a file it closes always reads back; whether the proof is
+    correct is for the checker to say.
     """
 
     def __init__(self, target: str | os.PathLike[str] | IO[bytes], *, position: Position | str,
@@ -524,8 +527,21 @@ class ProofWriter(NodeWriter):
         self._closed = True
         header = Header(self.variant, self.position, self.value, self._next - 2, self.extra)
         if isinstance(self._target, str | os.PathLike):
-            with open(self._target, "wb") as out:
-                self._copy(header, out)
+            # a temporary file next to the target, renamed over it once whole: no partial
+            # file is ever left at the target (a full disk, Ctrl-C)
+            target = os.fspath(self._target)
+            folder, name = os.path.split(target)
+            temporary = os.path.join(folder, f".{name}.{os.getpid()}-{secrets.token_hex(4)}"
+                                             ".part")
+            try:
+                with open(temporary, "xb") as out:
+                    self._copy(header, out)
+                os.replace(temporary, target)
+            except BaseException:
+                self._body.close()
+                with contextlib.suppress(OSError):
+                    os.remove(temporary)
+                raise
         else:
             self._copy(header, self._target)
         self._body.close()

@@ -10,7 +10,12 @@ are searched again, with growing node budgets, until one is proven.
 
 A draw is two ``hold`` sections, each read off the disproof of the other side's win: the
 holder's move is a child the table holds as disproven, and the leaves are lines completed,
-pairings (``P``, found by `pairing_leaf`) and full boards (``E``).
+pairings (``P``, found by `pairing_leaf`) and full boards (``E``). One table answers one
+question, so the first question is asked again before the second section is read off.
+
+The limits bound the writing too: `seconds` from the start of the search to the end of the
+writing, `nodes` every search, those of the writing included. A limit or Ctrl-C that stops the
+writing leaves nothing at the target and says how far the writing got (`Writing`).
 
 >>> import io
 >>> from tictactoe.proof import check_proof
@@ -82,8 +87,41 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     return [(cells[0], cells[1]) for cells in map(cells_of, pairs)]
 
 
-WriteProgress = Callable[[int, int], None]
-"""``progress(lines written, children searched again)``."""
+@dataclass(frozen=True)
+class Writing:
+    """How far the writing of a proof has got: what `WriteProgress` hears a few times a
+    second, and what a stopped writing reports."""
+
+    lines: int
+    """Lines of the proof written so far (the header not counted)."""
+    share: float
+    """The share of the proof's tree written, from 0 to 1: an estimate that counts each
+    reply of a position as an equal share of it (and each section of a draw as half)."""
+    researched: int
+    """Positions searched again so far (their entries had been overwritten)."""
+    nodes: int
+    """Nodes searched while writing: positions searched again and, for a draw, the first
+    question asked again."""
+    seconds: float
+    """Seconds since the writing began."""
+    asking_again: bool = False
+    """Whether the first question of a draw is being asked again just now."""
+
+    def summary(self) -> str:
+        """How far it got, in words.
+
+        >>> Writing(1234, 0.0567, 3, 40, 1.5).summary()
+        '1,234 lines, about 5.7% of the tree'
+        >>> Writing(1, 0.0, 0, 0, 0.0).summary()
+        '1 line, about 0.0% of the tree'
+        """
+        lines = "line" if self.lines == 1 else "lines"
+        return f"{self.lines:,} {lines}, about {self.share:.1%} of the tree"
+
+
+WriteProgress = Callable[[Writing], None]
+"""``progress(writing)``, called as the writing begins and ends, and a few times a second
+between."""
 
 
 REPLIES_FIRST_CELLS = 64
@@ -160,6 +198,76 @@ class ProofUnavailableError(RuntimeError):
         self.seconds = seconds
 
 
+class ProofWritingStoppedError(ProofUnavailableError):
+    """A limit stopped the writing of a proof whose value the search had proven: nothing was
+    written. With the `value`, how far the writing got (`writing`), and which limit
+    (`limit`: ``seconds`` or ``nodes``); `nodes` and `seconds` are the whole command's."""
+
+    def __init__(self, message: str, nodes: int, seconds: float, *, value: PnValue,
+                 writing: Writing, limit: str) -> None:
+        super().__init__(message, nodes, seconds)
+        self.value = value
+        self.writing = writing
+        self.limit = limit
+
+
+class ProofWritingInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the writing of a proof (its searches stopped first): nothing was
+    written. With the `value` proven and how far the writing got (`writing`)."""
+
+    def __init__(self, value: PnValue, writing: Writing) -> None:
+        super().__init__(f"interrupted while writing the proof: {writing.summary()}")
+        self.value = value
+        self.writing = writing
+
+
+class _Stop(Exception):
+    """Raised inside the writing when a limit or Ctrl-C stops it."""
+
+
+class _Limits:
+    """What bounds a writing: a `deadline` (``time.perf_counter``), `nodes` for its searches
+    (counted by `spent`), and `halt` from another thread (the deadline, Ctrl-C)."""
+
+    def __init__(self, deadline: float | None = None, nodes: int | None = None,
+                 spent: Callable[[], int] = lambda: 0,
+                 halted: threading.Event | None = None) -> None:
+        self.deadline = deadline
+        self.nodes = nodes
+        self.spent = spent
+        self.reason: str | None = None
+        self._halted = halted if halted is not None else threading.Event()
+
+    def halt(self, reason: str, *searches: PnSearch) -> None:
+        """Stop the writing (``seconds``, ``nodes`` or ``interrupted``), and the searches
+        running for it: the flag first, then their node limits, so that a search started
+        after the flag was read sees the lowered limit."""
+        if self.reason is None:
+            self.reason = reason
+        self._halted.set()
+        for search in searches:
+            search.misc[_k.LIMIT] = 0
+
+    @property
+    def halted(self) -> bool:
+        return self._halted.is_set()
+
+    def check(self) -> None:
+        """Raise `_Stop` if the writing is to stop."""
+        if not self._halted.is_set() and self.deadline is not None \
+                and time.perf_counter() > self.deadline:
+            self.halt("seconds")
+        if self._halted.is_set():
+            raise _Stop(self.reason)
+
+    def nodes_left(self) -> int | None:
+        return None if self.nodes is None else self.nodes - self.spent()
+
+    def seconds_left(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline
+                                                      - time.perf_counter())
+
+
 @njit(cache=True)
 def lookup(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
            misc: np.ndarray, tt: np.ndarray) -> tuple[int, int]:  # pragma: no cover
@@ -210,17 +318,51 @@ class WrittenProof:
 
 
 class _Extractor:
-    def __init__(self, search: PnSearch, writer: NodeWriter,
-                 progress: WriteProgress | None) -> None:
+    """Reads a strategy off a search's table into a writer, within `limits` (`_Stop` when
+    they stop it), keeping count of how far it got (`state`)."""
+
+    def __init__(self, search: PnSearch, writer: NodeWriter, limits: _Limits | None = None,
+                 sections: int = 1) -> None:
         self.search = search
         self.writer = writer
         self.variant = search.variant
         self.board = board_of(search.variant)
-        self.progress = progress
+        self.limits = limits if limits is not None else _Limits()
         self.researched = 0
         self.research_nodes = 0
+        self._base = writer.next_line
+        self.sections = sections
+        self.sections_done = 0
+        self.asking_again = False
+        self.started = time.perf_counter()
         self.seq = np.zeros(64, dtype=np.int64)
-        self._last = 0.0
+        self._frames: list[list[int]] = []  # [replies done, replies] of each opponent node
+        self._searching = False
+
+    def live_nodes(self) -> int:
+        """Nodes searched for the writing so far, a search running now included."""
+        running = int(self.search.misc[_k.NODES]) if self._searching else 0
+        return self.research_nodes + running
+
+    def share(self) -> float:
+        """The share of the tree written (see `Writing.share`)."""
+        done, weight = 0.0, 1.0
+        for finished, replies in list(self._frames):
+            if replies == 0:
+                break
+            done += weight * finished / replies
+            weight /= replies
+        return min(1.0, (self.sections_done + done) / self.sections)
+
+    @property
+    def lines(self) -> int:
+        """Lines written so far."""
+        return self.writer.next_line - self._base
+
+    def state(self) -> Writing:
+        """How far the writing has got."""
+        return Writing(self.lines, self.share(), self.researched, self.live_nodes(),
+                       time.perf_counter() - self.started, self.asking_again)
 
     # ------------------------------------------------------------------ kernels
     def probe(self, attacker: int, defender: int, attacker_to_move: bool) -> tuple[int, int]:
@@ -247,14 +389,49 @@ class _Extractor:
                                t.line_count, t.k, s.ttss, misc, s.seqs[0], s.work)
         if pn == 0 or dn == 0:
             return int(pn), int(dn)
+        limits = self.limits
+        left = limits.nodes_left()
+        if left is not None:
+            if left <= 0:
+                limits.halt("nodes")
+                raise _Stop("nodes")
+            nodes = min(nodes, left)
         misc[_k.NODES] = 0
         misc[_k.LIMIT] = nodes
-        pn, dn = _k.search(p, d, attacker_to_move, t.full, t.lines, t.through, t.line_count,
-                           t.k, t.zobrist, t.permutations, t.inverses, t.bytes, s.tt, s.ttss,
-                           s.buf, s.hv, s.seqs, misc, s.work)
-        self.researched += 1
-        self.research_nodes += int(misc[_k.NODES])
+        limits.check()  # after the limit is set: a halt from now on lowers it
+        self._searching = True
+        try:
+            pn, dn = _k.search(p, d, attacker_to_move, t.full, t.lines, t.through,
+                               t.line_count, t.k, t.zobrist, t.permutations, t.inverses,
+                               t.bytes, s.tt, s.ttss, s.buf, s.hv, s.seqs, misc, s.work)
+        finally:
+            self.researched += 1
+            self.research_nodes += int(misc[_k.NODES])
+            self._searching = False
+        limits.check()  # a halt cut the search short
         return int(pn), int(dn)
+
+    def ask_again(self, position: Position, attacker: Side, report: Callable[[], None]
+                  ) -> None:
+        """Prove again that `attacker` does not win `position` (the table answers the other
+        side's question now), within the limits; `report` hears the progress."""
+        limits = self.limits
+        left = limits.nodes_left()
+        if left is not None and left <= 0:
+            limits.halt("nodes")
+        limits.check()
+        self.asking_again = self._searching = True
+        try:
+            again = self.search.prove(position, attacker=attacker, nodes=left,
+                                      seconds=limits.seconds_left(),
+                                      progress=lambda *_: report())
+        finally:
+            self.research_nodes += int(self.search.misc[_k.NODES])
+            self.asking_again = self._searching = False
+        if again.outcome == "unknown":
+            limits.halt("nodes" if left is not None and again.nodes >= left else "seconds")
+            limits.check()
+        assert again.outcome == "no-win", again
 
     def threat_sequence(self, mine: int, theirs: int, budget: int) -> list[int] | None:
         """The kernel's threat sequence within `budget` positions (0: no limit)."""
@@ -265,11 +442,7 @@ class _Extractor:
         return None if r < 0 else [int(c) for c in self.seq[:r]]
 
     def tick(self) -> None:
-        if self.progress is not None:
-            now = time.perf_counter()
-            if now - self._last > 0.25:
-                self._last = now
-                self.progress(self.writer.next_line - 1, self.researched)
+        self.limits.check()
 
     # ------------------------------------------------------------------ choosing moves
     def choose(self, mine: int, theirs: int, win: bool) -> int:
@@ -376,8 +549,12 @@ class _Extractor:
                 for perm in symmetric:
                     covered |= 1 << perm[c]
         self.writer.replies(replies)
+        frame = [0, len(replies)]
+        self._frames.append(frame)
         for c in replies:
             self.prover_node(mine, theirs | 1 << c, win, seen)
+            frame[0] += 1
+        self._frames.pop()
 
     def section(self, writer: ProofWriter, position: Position, prover: Side,
                 claim: str) -> None:
@@ -389,6 +566,7 @@ class _Extractor:
             self.prover_node(mine, theirs, claim == "win", seen)
         else:
             self.opponent_node(mine, theirs, claim == "win", seen)
+        self.sections_done += 1
 
 
 def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
@@ -398,17 +576,28 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
                    search: PnSearch | None = None, by_replies: bool = False,
                    **extra: Any) -> WrittenProof:
     """Prove a position's value by proof-number search and write the proof to `target` (a
-    path, gzip if it ends in ``.gz``, or a binary file). `nodes` and `seconds` bound the
-    search for the value; reading the strategy off afterwards is not bounded. Raises
-    `ProofUnavailableError` if a limit stopped the search first (nothing is written).
+    path, gzip if it ends in ``.gz``, or a binary file; a path is written whole or not at
+    all). `seconds` bounds the whole, from the start of the search to the end of the
+    writing, and `nodes` every search, those of the writing included (positions searched
+    again, and for a draw the first question asked again).
+
+    Raises `ProofUnavailableError` if a limit stops the search for the value,
+    `ProofWritingStoppedError` if one stops the writing, and `ProofWritingInterrupted` (a
+    `KeyboardInterrupt`) on Ctrl-C during the writing; nothing is written then.
+    `write_progress` hears how far the writing has got (`Writing`).
 
     With `by_replies`, the side to move's win is first sought two plies down
     (`PnSearch.prove_by_replies`)."""
     if isinstance(position, str):
         position = Position(position)
+    begun = time.perf_counter()
+    deadline = None if seconds is None else begun + seconds
+    limit, time_limit = nodes, seconds
     if search is None:
         search = PnSearch(position.variant, table_mb=table_mb)
-    started = time.perf_counter()
+    started = time.perf_counter()  # the search's time, from here; the deadline is the whole's
+    if deadline is not None:
+        seconds = max(0.0, deadline - started)
     split_nodes = 0
     if by_replies:
         first = search.prove_by_replies(position, nodes=nodes, seconds=seconds,
@@ -430,26 +619,96 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
             f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
             f"{last.root_pn:,}, disproof number {last.root_dn:,})", split_nodes + value.nodes,
             time.perf_counter() - started)
+    search_nodes = split_nodes + value.nodes
     search_seconds = time.perf_counter() - started
-    started = time.perf_counter()
+    writing_started = time.perf_counter()
     extra.setdefault("generator", "tictactoe.search.pn")
-    extra.setdefault("search_nodes", split_nodes + value.nodes)
+    extra.setdefault("search_nodes", search_nodes)
     extra.setdefault("seconds", round(search_seconds, 3))
-    with ProofWriter(target, position=position, value=value.value, **extra) as writer:
-        extractor = _Extractor(search, writer, write_progress)
-        if value.value in ("x", "o"):
-            # the last question asked was the winner's: its table is current
-            extractor.section(writer, position, Side.parse(value.value), "win")
-        else:
-            # the table answers the last question, the other side's win (disproven)
-            asked = Side.parse(value.questions[-1].attacker)
-            extractor.section(writer, position, asked.other, "hold")
-            search.prove(position, attacker=asked.other, interruptible=False)
-            extractor.section(writer, position, asked, "hold")
+    limits = _Limits(deadline, None if limit is None else limit - search_nodes)
+    writer = ProofWriter(target, position=position, value=value.value, **extra)
+    win = value.value in ("x", "o")
+    extractor = _Extractor(search, writer, limits, sections=1 if win else 2)
+    limits.spent = extractor.live_nodes
+
+    def report() -> None:
+        if write_progress is not None:
+            write_progress(extractor.state())
+
+    try:
+        with writer:
+            report()
+            if win:
+                # the last question asked was the winner's: its table is current
+                _watched(lambda: extractor.section(writer, position, Side.parse(value.value),
+                                                   "win"), limits, search, report)
+            else:
+                # the table answers the last question, the other side's win (disproven)
+                asked = Side.parse(value.questions[-1].attacker)
+                _watched(lambda: extractor.section(writer, position, asked.other, "hold"),
+                         limits, search, report)
+                extractor.ask_again(position, asked.other, report)
+                _watched(lambda: extractor.section(writer, position, asked, "hold"),
+                         limits, search, report)
+            report()
+    except _Stop:
+        reason = limits.reason or "seconds"
+        bound = (f"the node limit ({limit:,} nodes)" if reason == "nodes" and limit is not None
+                 else f"the time limit ({time_limit:g} s)")
+        state = extractor.state()
+        raise ProofWritingStoppedError(
+            f"{bound} stopped the writing of the proof that {position.to_string()} is "
+            f"{_value_text(value.value)} (proven in {search_nodes:,} nodes, "
+            f"{search_seconds:.1f} s) after {state.summary()}, {state.seconds:.1f} s of "
+            "writing; no proof file was written", search_nodes + state.nodes,
+            time.perf_counter() - begun, value=value, writing=state,
+            limit=reason) from None
+    except ProofWritingInterrupted:
+        raise
+    except KeyboardInterrupt:
+        raise ProofWritingInterrupted(value, extractor.state()) from None
     assert writer.header is not None
-    return WrittenProof(writer.header, value, split_nodes + value.nodes, search_seconds,
-                        time.perf_counter() - started,
+    return WrittenProof(writer.header, value, search_nodes, search_seconds,
+                        time.perf_counter() - writing_started,
                         extractor.researched, extractor.research_nodes)
+
+
+def _value_text(value: str) -> str:
+    return {"x": "an X win", "o": "an O win"}.get(value, "a draw")
+
+
+def _watched(job: Callable[[], None], limits: _Limits, search: PnSearch,
+             report: Callable[[], None]) -> None:
+    """Run `job` (a part of the writing) on a worker thread while this thread keeps the
+    deadline, reports progress a few times a second and takes Ctrl-C (which stops the
+    worker first, then is raised); the worker's exception (`_Stop` when a limit stopped it)
+    is raised here."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            job()
+        except BaseException as err:  # handed to the caller below
+            failure.append(err)
+
+    worker = threading.Thread(target=run, name="tictactoe-pn-write", daemon=True)
+    worker.start()
+    last = time.perf_counter()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+            now = time.perf_counter()
+            if limits.deadline is not None and now > limits.deadline:
+                limits.halt("seconds", search)
+            if now - last >= 0.25:
+                last = now
+                report()
+    except KeyboardInterrupt:
+        limits.halt("interrupted", search)
+        worker.join()
+        raise
+    if failure:
+        raise failure[0]
 
 
 class _Recorded(NodeWriter):
@@ -497,25 +756,33 @@ class _Parts:
         return PnValue(position.to_string(), self.side.symbol, (root,))
 
 
+@dataclass(frozen=True)
+class _Refuted:
+    """The first move class was refuted (or is not to be proven by its replies), after
+    `nodes` nodes."""
+
+    nodes: int = 0
+
+
 def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: float | None,
                  nodes: int | None, progress: PartProgress | None,
-                 record: bool) -> _Parts | None:
+                 record: bool) -> _Parts | _Refuted:
     """Prove that the side to move wins two plies down, each reply class on its own, on
     `threads` threads (each with its own table of `table_mb` megabytes), and with `record`
-    read each reply's subtree off the table that proved it. None if the first move class
-    (most lines first) is refuted; `ProofUnavailableError` if a limit stops it (the node
-    limit bounds all threads together); `KeyboardInterrupt` (after stopping every search) on
-    Ctrl-C."""
+    read each reply's subtree off the table that proved it (the limits bound that too).
+    `_Refuted` if the first move class (most lines first) is refuted;
+    `ProofUnavailableError` if a limit stops it (the node limit bounds all threads
+    together); `KeyboardInterrupt` (after stopping every search) on Ctrl-C."""
     side = position.turn
     started = time.perf_counter()
     moves = _classes(position)
     if not moves or position.play(moves[0]).is_game_over():
-        return None
+        return _Refuted()
     move = moves[0]
     after = position.play(move)
     replies = _classes(after)
     if any(after.play(r).is_game_over() for r in replies):
-        return None
+        return _Refuted()
     deadline = None if seconds is None else started + seconds
     searches = [PnSearch(position.variant, table_mb=table_mb) for _ in range(max(1, threads))]
     work: queue.Queue[int] = queue.Queue()
@@ -550,8 +817,18 @@ def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: 
                     results[index] = ("win", result.nodes, None)
                     continue
                 recorded = _Recorded()
-                extractor = _Extractor(search, recorded, None)
-                extractor.prover_node(part.marks(side), part.marks(side.other), True, {})
+                # the threads' share of the nodes left, as for the parts; stopped with them
+                budget = None if nodes is None else (nodes - spent()) // len(searches)
+                extractor = _Extractor(search, recorded, _Limits(deadline, budget,
+                                                                 halted=stop))
+                extractor.limits.spent = extractor.live_nodes
+                extractors.append(extractor)
+                try:
+                    extractor.prover_node(part.marks(side), part.marks(side.other), True, {})
+                except _Stop:
+                    results[index] = ("unknown", result.nodes, None)
+                    stop.set()
+                    return
                 again[0] += extractor.researched
                 again[1] += extractor.research_nodes
                 results[index] = ("win", result.nodes, recorded)
@@ -560,11 +837,14 @@ def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: 
             stop.set()
 
     busy: set[int] = set()  # the searches running a part now
+    extractors: list[_Extractor] = []  # reading a part's subtree off, or done
 
     def spent() -> int:
-        """Nodes of the parts done and of the searches running (read while they run)."""
+        """Nodes of the parts done and of the searches running (read while they run), and
+        of the searches again while the subtrees are read off."""
         running = sum(int(s.misc[_k.NODES]) for s in searches if id(s) in busy)
-        return sum(n for _, n, _ in list(results.values())) + running
+        reading = sum(e.live_nodes() for e in list(extractors))
+        return sum(n for _, n, _ in list(results.values())) + running + reading
 
     pool = [threading.Thread(target=worker, args=(s,), name=f"tictactoe-pn-{n}", daemon=True)
             for n, s in enumerate(searches)]
@@ -596,7 +876,7 @@ def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: 
         raise failures[0]
     search_seconds = time.perf_counter() - started
     if any(o == "no-win" for o, _, _ in results.values()):
-        return None  # a reply refutes the move (the other threads were stopped then)
+        return _Refuted(spent())  # a reply refutes the move (the other threads stopped)
     if len(results) < len(replies) or any(o == "unknown" for o, _, _ in results.values()):
         done = spent()
         raise ProofUnavailableError(
@@ -620,12 +900,21 @@ def write_by_replies_in_parallel(
     first) is refuted: the caller then proves the position the usual way. Raises
     `ProofUnavailableError` if the time limit or the node limit (all threads' nodes
     together) stops it, and `KeyboardInterrupt` (after stopping every search) on Ctrl-C."""
+    written = _write_parts(position, target, threads=threads, table_mb=table_mb,
+                           seconds=seconds, nodes=nodes, progress=progress, **extra)
+    return None if isinstance(written, _Refuted) else written
+
+
+def _write_parts(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
+                 threads: int, table_mb: float, seconds: float | None, nodes: int | None,
+                 progress: PartProgress | None, **extra: Any) -> WrittenProof | _Refuted:
+    """`write_by_replies_in_parallel`, but `_Refuted` (with the nodes spent) for None."""
     if isinstance(position, str):
         position = Position(position)
     parts = _prove_parts(position, threads=threads, table_mb=table_mb, seconds=seconds,
                          nodes=nodes, progress=progress, record=True)
-    if parts is None:
-        return None
+    if isinstance(parts, _Refuted):
+        return parts
     started = time.perf_counter()
     extra.setdefault("generator", "tictactoe.search.pn")
     extra.setdefault("search_nodes", parts.nodes)
@@ -653,7 +942,7 @@ def prove_by_replies_in_parallel(
         position = Position(position)
     parts = _prove_parts(position, threads=threads, table_mb=table_mb, seconds=seconds,
                          nodes=nodes, progress=progress, record=False)
-    return None if parts is None else parts.value(position)
+    return None if isinstance(parts, _Refuted) else parts.value(position)
 
 
 def prove_settings(position: Position, by_replies: bool | None,
@@ -688,8 +977,9 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
     in parallel (`write_by_replies_in_parallel`, reporting to `part_progress`); if a reply
     refutes the first move class there, one search by replies proves the value instead
     (`write_pn_proof`, reporting to `progress` and `write_progress`), and the proof's
-    `threads` is 1. `seconds` bounds the whole; raises `ProofUnavailableError` if a limit
-    stops the search.
+    `threads` is 1. `seconds` and `nodes` bound the whole, the writing included; raises
+    `ProofUnavailableError` if a limit stops the search, `ProofWritingStoppedError` if one
+    stops the writing, and `ProofWritingInterrupted` on Ctrl-C during the writing.
 
     >>> import io
     >>> written = write_proof("4x3", io.BytesIO(), table_mb=4)
@@ -703,13 +993,14 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
         table_mb = table_mb_for(position, nodes)
     if threads > 1:
         started = time.perf_counter()
-        written = write_by_replies_in_parallel(position, target, threads=threads,
-                                               table_mb=table_mb, seconds=seconds,
-                                               nodes=nodes, progress=part_progress)
-        if written is not None:
+        written = _write_parts(position, target, threads=threads, table_mb=table_mb,
+                               seconds=seconds, nodes=nodes, progress=part_progress)
+        if not isinstance(written, _Refuted):
             return written
         if seconds is not None:
             seconds = max(0.0, seconds - (time.perf_counter() - started))
+        if nodes is not None:
+            nodes = max(1, nodes - written.nodes)
     return write_pn_proof(position, target, nodes=nodes, seconds=seconds, table_mb=table_mb,
                           progress=progress, write_progress=write_progress,
                           by_replies=by_replies)
