@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from tictactoe.search.pn.proofs import (
     PROVE_TABLE_MB,
     ProofWritingStoppedError,
     Writing,
+    _Extractor,
     positions_bound,
     table_mb_for,
     write_pn_proof,
@@ -76,21 +78,36 @@ def _no_files_left(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
-def test_the_time_limit_stops_the_writing_and_leaves_no_file(tmp_path: Path) -> None:
-    """5x5 k=4: the search takes about a second, the writing several more; a 3 s limit
-    stops the writing, says how far it got, and leaves nothing at the target."""
+SLOW = 0.02
+"""Seconds of pause at each position the writing reads off, in the tests that need a
+writing longer than their limit: 5x6 k=5 is proven in 282 nodes, and its proof (about 500
+lines) is then written in about 5 s instead of a fraction of one, as a large board's is."""
+
+
+def _slowed(tick: Callable[[_Extractor], None]) -> Callable[[_Extractor], None]:
+    def slowed(self: _Extractor) -> None:
+        time.sleep(SLOW)
+        tick(self)
+    return slowed
+
+
+def test_the_time_limit_stops_the_writing_and_leaves_no_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 1.5 s limit stops a writing that takes longer, says how far it got, and leaves
+    nothing at the target."""
+    monkeypatch.setattr(_Extractor, "tick", _slowed(_Extractor.tick))
     target = tmp_path / "draw.proof"
     started = time.perf_counter()
-    result = runner.invoke(app, ["prove", "5x5k4", "--seconds", "3", "--out", str(target),
-                                 "--json", "--table-mb", "64"])
+    result = runner.invoke(app, ["prove", "5x6k5", "--seconds", "1.5", "--out", str(target),
+                                 "--json", "--table-mb", "16"])
     took = time.perf_counter() - started
     assert result.exit_code == 1, result.output
-    assert "the time limit (3 s) stopped the writing of the proof" in result.stderr
+    assert "the time limit (1.5 s) stopped the writing of the proof" in result.stderr
     assert "no proof file was written" in result.stderr
     figures = json.loads(result.stdout)
     assert figures["value"] == "draw" and figures["written"] is False
     assert figures["lines"] > 0 and 0 < figures["share"] < 1
-    assert figures["total_seconds"] < 3 + 1.5 and took < 3 + 10  # (start-up included)
+    assert 1.5 <= figures["total_seconds"] < 1.5 + 0.5 and took < 1.5 + 5
     assert _no_files_left(tmp_path) == []
 
 
@@ -139,14 +156,18 @@ def test_a_small_proof_is_written_whole_and_checks(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 def test_ctrl_c_while_the_proof_is_written_stops_cleanly(tmp_path: Path) -> None:
     """The progress shows on a terminal (here a pipe taken for one); Ctrl-C as soon as it
-    says the proof is being written stops the writing, leaves no file and says how far the
-    writing got."""
-    target = tmp_path / "5x5k4.proof"
-    code = "from tictactoe.cli import main; main()"
+    says the proof is being written (slowed as above) stops the writing, leaves no file and
+    says how far the writing got."""
+    target = tmp_path / "5x6k5.proof"
+    code = ("import time\n"
+            "from tictactoe.search.pn.proofs import _Extractor\n"
+            "tick = _Extractor.tick\n"
+            f"_Extractor.tick = lambda self: (time.sleep({SLOW}), tick(self))[1]\n"
+            "from tictactoe.cli import main; main()")
     env = {**os.environ, "TTY_COMPATIBLE": "1", "COLUMNS": "200"}
     with subprocess.Popen(
-            [sys.executable, "-c", code, "prove", "5x5k4", "--out", str(target),
-             "--table-mb", "64"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [sys.executable, "-c", code, "prove", "5x6k5", "--out", str(target),
+             "--table-mb", "16"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, preexec_fn=take_ctrl_c) as process:
         try:
             shown = _read_until(process, b"writing the proof:", timeout=120)

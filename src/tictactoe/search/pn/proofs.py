@@ -10,7 +10,8 @@ are searched again, with growing node budgets, until one is proven.
 
 A draw is two ``hold`` sections, each read off the disproof of the other side's win: the
 holder's move is a child the table holds as disproven, and the leaves are lines completed,
-pairings (``P``, found by `pairing_leaf`) and full boards (``E``). One table answers one
+pairings (``P``, found by `pairing_leaf`, at either side's turn: the file is then format
+version 2) and full boards (``E``). One table answers one
 question, so the first question is asked again before the second section is read off.
 
 The limits bound the writing too: `seconds` from the start of the search to the end of the
@@ -530,6 +531,13 @@ class _Extractor:
     def opponent_node(self, mine: int, theirs: int, win: bool,
                       seen: dict[tuple[int, int], int]) -> None:
         board = self.board
+        if not win:
+            # a pairing holds with the opponent to move (where df-pn cuts most of its
+            # disproofs): one leaf, not the holder's answer to each move into a pair
+            pairs = pairing_leaf(board, mine, theirs)
+            if pairs is not None:
+                self.writer.pairing(pairs)
+                return
         empty = board.full & ~(mine | theirs)
         threats = threat_cells(board, mine, theirs) & empty
         if threats & (threats - 1):
