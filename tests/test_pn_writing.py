@@ -94,7 +94,7 @@ def _slowed(tick: Callable[[_Extractor], None]) -> Callable[[_Extractor], None]:
 def test_the_time_limit_stops_the_writing_and_leaves_no_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 1.5 s limit stops a writing that takes longer, says how far it got, and leaves
-    nothing at the target."""
+    nothing at the target; so does Ctrl-C (below)."""
     monkeypatch.setattr(_Extractor, "tick", _slowed(_Extractor.tick))
     target = tmp_path / "draw.proof"
     started = time.perf_counter()
@@ -102,36 +102,56 @@ def test_the_time_limit_stops_the_writing_and_leaves_no_file(
                                  "--json", "--table-mb", "16"])
     took = time.perf_counter() - started
     assert result.exit_code == 1, result.output
-    assert "the time limit (1.5 s) stopped the writing of the proof" in result.stderr
+    # X's question is answered (no), and O's hold is written before O's question is asked
+    assert ("the time limit (1.5 s) stopped the writing of the proof of 6/6/6/6/6 x, X not "
+            "winning") in result.stderr
     assert "no proof file was written" in result.stderr
     figures = json.loads(result.stdout)
-    assert figures["value"] == "draw" and figures["written"] is False
+    assert figures["value"] == "unknown" and figures["written"] is False
     assert figures["lines"] > 0 and 0 < figures["share"] < 1
     assert 1.5 <= figures["total_seconds"] < 1.5 + 0.5 and took < 1.5 + 5
     assert _no_files_left(tmp_path) == []
 
 
 def test_the_node_limit_bounds_the_searches_of_the_writing(tmp_path: Path) -> None:
-    """3x3 is proven a draw in 50 nodes; its proof asks the first question again (49
-    nodes), which a limit of 60 does not leave room for."""
-    target = tmp_path / "3x3.proof"
-    result = runner.invoke(app, ["prove", "3x3", "--nodes", "60", "--out", str(target),
-                                 "--json"])
+    """With a 1 MB table, 5x5 k=4's search loses entries that the writing needs, so the
+    writing searches positions again: X's question takes 126,456 nodes, and a limit of
+    300,000 stops the writing of O's hold section, read off that table before O's
+    question is asked."""
+    target = tmp_path / "5x5k4.proof"
+    result = runner.invoke(app, ["prove", "5x5k4", "--nodes", "300000", "--out", str(target),
+                                 "--json", "--table-mb", "1"])
     assert result.exit_code == 1, result.output
-    assert "the node limit (60 nodes) stopped the writing" in result.stderr
+    assert "the node limit (300,000 nodes) stopped the writing" in result.stderr
+    assert "X not winning" in result.stderr and "O's win not yet asked" in result.stderr
     figures = json.loads(result.stdout)
-    assert figures["nodes"] == 50 and figures["total_nodes"] <= 61  # a search may pass by 1
-    assert figures["share"] == 0.5  # the first section, of two, was read off
+    assert figures["value"] == "unknown" and figures["nodes"] == 126_456
+    assert figures["searched_again"] > 0 and figures["lines"] > 0
+    assert 290_000 < figures["total_nodes"] <= 300_001  # a search may pass it by one
     assert _no_files_left(tmp_path) == []
     with pytest.raises(ProofWritingStoppedError) as stopped:
-        write_pn_proof("5x5k4", target, nodes=58_000, table_mb=64)
-    assert stopped.value.limit == "nodes" and stopped.value.nodes <= 58_001
-    assert stopped.value.value.value == "draw" and stopped.value.writing.lines > 0
+        write_pn_proof("5x5k4", target, nodes=300_000, table_mb=1)
+    assert stopped.value.limit == "nodes" and stopped.value.nodes <= 300_001
+    assert not stopped.value.value.proven and stopped.value.writing.researched > 0
     assert _no_files_left(tmp_path) == []
-    # with room for the writing's searches, the same proof is written and checks
-    written = write_pn_proof("3x3", target, nodes=120, table_mb=1)
-    assert written.search_nodes + written.research_nodes <= 121
+    # with room for its searches, a proof is written and checks: 3x3 takes 50 nodes
+    written = write_pn_proof("3x3", target, nodes=60, table_mb=1)
+    assert written.search_nodes + written.research_nodes <= 60
     assert check_proof(target).value == "draw"
+
+
+def test_a_proof_for_the_side_not_to_move_drops_the_hold_section_read_first() -> None:
+    """X to move, and O wins (4x4, three in a row): X's question is answered no first,
+    O's hold is read off, then O's win is proven and written alone."""
+    states: list[Writing] = []
+    buffer = io.BytesIO()
+    written = write_pn_proof("x3/2oo/4/3x x 3", buffer, table_mb=1,
+                             write_progress=states.append)
+    assert written.value.value == "o" and [q.outcome for q in written.value.questions] == [
+        "no-win", "win"]
+    assert buffer.getvalue().decode().splitlines()[1] == "S o win"
+    assert check_proof(buffer.getvalue()).value == "o"
+    assert states[-1].share == 1 and states[-1].lines == written.header.lines
 
 
 def test_the_writing_reports_its_progress() -> None:

@@ -131,9 +131,7 @@ def prove_command(
 
         def writing(state: Writing) -> None:
             text = f"writing the proof: {state.summary()}"
-            if state.asking_again:
-                text += f"; proving the first question again ({state.nodes:,} nodes)"
-            elif state.researched:
+            if state.researched:
                 text += f", {state.researched:,} positions searched again"
             bar.update(task, description=text)
 

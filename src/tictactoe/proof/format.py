@@ -538,6 +538,12 @@ class ProofWriter(NodeWriter):
         else:
             self._body.close()
 
+    def discard(self) -> None:
+        """Drop what was written: nothing reaches the target (a no-op once closed)."""
+        if not self._closed:
+            self._closed = True
+            self._body.close()
+
     def close(self) -> Header:
         """Write the header and the body to the target; return the header."""
         if self._closed:

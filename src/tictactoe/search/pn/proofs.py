@@ -11,8 +11,8 @@ are searched again, with growing node budgets, until one is proven.
 A draw is two ``hold`` sections, each read off the disproof of the other side's win: the
 holder's move is a child the table holds as disproven, and the leaves are lines completed,
 pairings (``P``, found by `pairing_leaf`, at either side's turn: the file is then format
-version 2) and full boards (``E``). One table answers one
-question, so the first question is asked again before the second section is read off.
+version 2) and full boards (``E``). One table answers one question, so the first hold
+section is read off before the second question is asked.
 
 The limits bound the writing too: `seconds` from the start of the search to the end of the
 writing, `nodes` every search, those of the writing included. A limit or Ctrl-C that stops the
@@ -101,12 +101,9 @@ class Writing:
     researched: int
     """Positions searched again so far (their entries had been overwritten)."""
     nodes: int
-    """Nodes searched while writing: positions searched again and, for a draw, the first
-    question asked again."""
+    """Nodes searched while writing: positions searched again."""
     seconds: float
-    """Seconds since the writing began."""
-    asking_again: bool = False
-    """Whether the first question of a draw is being asked again just now."""
+    """Seconds since the writing began (for a draw, the second question included)."""
 
     def summary(self) -> str:
         """How far it got, in words.
@@ -334,7 +331,6 @@ class _Extractor:
         self._base = writer.next_line
         self.sections = sections
         self.sections_done = 0
-        self.asking_again = False
         self.started = time.perf_counter()
         self.seq = np.zeros(64, dtype=np.int64)
         self._frames: list[list[int]] = []  # [replies done, replies] of each opponent node
@@ -363,7 +359,16 @@ class _Extractor:
     def state(self) -> Writing:
         """How far the writing has got."""
         return Writing(self.lines, self.share(), self.researched, self.live_nodes(),
-                       time.perf_counter() - self.started, self.asking_again)
+                       time.perf_counter() - self.started)
+
+    def restart(self, writer: NodeWriter, sections: int) -> None:
+        """Write into `writer` from now on, from its first section (the searches counted
+        so far still count)."""
+        self.writer = writer
+        self._base = writer.next_line
+        self.sections = sections
+        self.sections_done = 0
+        self._frames.clear()
 
     # ------------------------------------------------------------------ kernels
     def probe(self, attacker: int, defender: int, attacker_to_move: bool) -> tuple[int, int]:
@@ -411,28 +416,6 @@ class _Extractor:
             self._searching = False
         limits.check()  # a halt cut the search short
         return int(pn), int(dn)
-
-    def ask_again(self, position: Position, attacker: Side, report: Callable[[], None]
-                  ) -> None:
-        """Prove again that `attacker` does not win `position` (the table answers the other
-        side's question now), within the limits; `report` hears the progress."""
-        limits = self.limits
-        left = limits.nodes_left()
-        if left is not None and left <= 0:
-            limits.halt("nodes")
-        limits.check()
-        self.asking_again = self._searching = True
-        try:
-            again = self.search.prove(position, attacker=attacker, nodes=left,
-                                      seconds=limits.seconds_left(),
-                                      progress=lambda *_: report())
-        finally:
-            self.research_nodes += int(self.search.misc[_k.NODES])
-            self.asking_again = self._searching = False
-        if again.outcome == "unknown":
-            limits.halt("nodes" if left is not None and again.nodes >= left else "seconds")
-            limits.check()
-        assert again.outcome == "no-win", again
 
     def threat_sequence(self, mine: int, theirs: int, budget: int) -> list[int] | None:
         """The kernel's threat sequence within `budget` positions (0: no limit)."""
@@ -587,7 +570,12 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
     path, gzip if it ends in ``.gz``, or a binary file; a path is written whole or not at
     all). `seconds` bounds the whole, from the start of the search to the end of the
     writing, and `nodes` every search, those of the writing included (positions searched
-    again, and for a draw the first question asked again).
+    again).
+
+    The value takes one or two questions (`PnSearch.value`), and one table answers one: if
+    the side to move does not win, the other side's hold section is read off the table
+    first, then the other side's question is asked, and either the side to move's hold
+    section follows (a draw) or that section is dropped for the other side's win.
 
     Raises `ProofUnavailableError` if a limit stops the search for the value,
     `ProofWritingStoppedError` if one stops the writing, and `ProofWritingInterrupted` (a
@@ -606,36 +594,35 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
     started = time.perf_counter()  # the search's time, from here; the deadline is the whole's
     if deadline is not None:
         seconds = max(0.0, deadline - started)
+    root = position.to_string()
     split_nodes = 0
     if by_replies:
         first = search.prove_by_replies(position, nodes=nodes, seconds=seconds,
                                         progress=progress)
         if first.outcome == "unknown":
             raise ProofUnavailableError(
-                f"the search stopped before proving the value of {position.to_string()} "
+                f"the search stopped before proving the value of {root} "
                 f"({first.nodes:,} nodes, {first.seconds:.1f} s)", first.nodes, first.seconds)
         split_nodes = first.nodes
         if seconds is not None:
             seconds = max(0.0, seconds - first.seconds)
         if nodes is not None:
             nodes = max(1, nodes - first.nodes)
-    value = search.value(position, nodes=nodes, seconds=seconds, progress=progress)
-    if not value.proven:
-        last = value.questions[-1]
-        raise ProofUnavailableError(
-            f"the search stopped before proving the value of {position.to_string()} "
-            f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
-            f"{last.root_pn:,}, disproof number {last.root_dn:,})", split_nodes + value.nodes,
-            time.perf_counter() - started)
-    search_nodes = split_nodes + value.nodes
+    mover = position.turn
+    asked = search.prove(position, attacker=mover, nodes=nodes, seconds=seconds,
+                         progress=progress)
+    value = PnValue(root, mover.symbol if asked.outcome == "win" else "unknown", (asked,))
+    if asked.outcome == "unknown":
+        raise _unproven(position, value, split_nodes, time.perf_counter() - started)
+    search_nodes = split_nodes + asked.nodes
     search_seconds = time.perf_counter() - started
+    second_seconds = 0.0
     writing_started = time.perf_counter()
-    extra.setdefault("generator", "tictactoe.search.pn")
-    extra.setdefault("search_nodes", search_nodes)
-    extra.setdefault("seconds", round(search_seconds, 3))
     limits = _Limits(deadline, None if limit is None else limit - search_nodes)
-    writer = ProofWriter(target, position=position, value=value.value, **extra)
-    win = value.value in ("x", "o")
+    win = asked.outcome == "win"
+    extra.setdefault("generator", "tictactoe.search.pn")
+    writer = ProofWriter(target, position=position, value=mover.symbol if win else "draw",
+                         **extra)
     extractor = _Extractor(search, writer, limits, sections=1 if win else 2)
     limits.spent = extractor.live_nodes
 
@@ -643,42 +630,86 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
         if write_progress is not None:
             write_progress(extractor.state())
 
+    def section(prover: Side, claim: str) -> None:
+        _watched(lambda: extractor.section(writer, position, prover, claim), limits, search,
+                 report)
+
     try:
-        with writer:
-            report()
-            if win:
-                # the last question asked was the winner's: its table is current
-                _watched(lambda: extractor.section(writer, position, Side.parse(value.value),
-                                                   "win"), limits, search, report)
-            else:
-                # the table answers the last question, the other side's win (disproven)
-                asked = Side.parse(value.questions[-1].attacker)
-                _watched(lambda: extractor.section(writer, position, asked.other, "hold"),
-                         limits, search, report)
-                extractor.ask_again(position, asked.other, report)
-                _watched(lambda: extractor.section(writer, position, asked, "hold"),
-                         limits, search, report)
-            report()
+        report()
+        if win:
+            section(mover, "win")
+        else:
+            # the side to move does not win: the other side's hold, read off this table
+            # before it turns to the other side's question
+            section(mover.other, "hold")
+            limits.check()
+            left = limits.nodes_left()
+            if left is not None and left <= 0:
+                limits.halt("nodes")
+                limits.check()
+            other = search.prove(position, attacker=mover.other, nodes=left,
+                                 seconds=limits.seconds_left(), progress=progress)
+            second_seconds = other.seconds
+            search_nodes += other.nodes
+            if limits.nodes is not None:
+                limits.nodes -= other.nodes
+            outcome = {"win": mover.other.symbol, "no-win": "draw"}.get(other.outcome,
+                                                                        "unknown")
+            value = PnValue(root, outcome, (asked, other))
+            if outcome == "unknown":
+                writer.discard()
+                raise _unproven(position, value, split_nodes,
+                                search_seconds + second_seconds)
+            if outcome == "draw":
+                section(mover, "hold")
+            else:  # the other side wins: its win is the proof, not its hold
+                writer.discard()
+                writer = ProofWriter(target, position=position, value=outcome, **extra)
+                extractor.restart(writer, sections=1)
+                section(mover.other, "win")
+        report()
+        writer.extra.setdefault("search_nodes", search_nodes)
+        writer.extra.setdefault("seconds", round(search_seconds + second_seconds, 3))
+        writer.close()
     except _Stop:
+        writer.discard()
         reason = limits.reason or "seconds"
         bound = (f"the node limit ({limit:,} nodes)" if reason == "nodes" and limit is not None
                  else f"the time limit ({time_limit:g} s)")
         state = extractor.state()
+        if value.proven:
+            what = (f"the proof that {root} is {_value_text(value.value)} (proven in "
+                    f"{search_nodes:,} nodes, {search_seconds + second_seconds:.1f} s)")
+        else:
+            what = (f"the proof of {root}, {mover.name} not winning (proven in "
+                    f"{search_nodes:,} nodes, {search_seconds:.1f} s) and "
+                    f"{mover.other.name}'s win not yet asked,")
         raise ProofWritingStoppedError(
-            f"{bound} stopped the writing of the proof that {position.to_string()} is "
-            f"{_value_text(value.value)} (proven in {search_nodes:,} nodes, "
-            f"{search_seconds:.1f} s) after {state.summary()}, {state.seconds:.1f} s of "
-            "writing; no proof file was written", search_nodes + state.nodes,
-            time.perf_counter() - begun, value=value, writing=state,
-            limit=reason) from None
-    except ProofWritingInterrupted:
-        raise
+            f"{bound} stopped the writing of {what} after {state.summary()}, "
+            f"{state.seconds - second_seconds:.1f} s of writing; no proof file was written",
+            search_nodes + state.nodes, time.perf_counter() - begun, value=value,
+            writing=state, limit=reason) from None
     except KeyboardInterrupt:
+        writer.discard()
         raise ProofWritingInterrupted(value, extractor.state()) from None
+    except BaseException:
+        writer.discard()
+        raise
     assert writer.header is not None
-    return WrittenProof(writer.header, value, search_nodes, search_seconds,
-                        time.perf_counter() - writing_started,
+    return WrittenProof(writer.header, value, search_nodes, search_seconds + second_seconds,
+                        time.perf_counter() - writing_started - second_seconds,
                         extractor.researched, extractor.research_nodes)
+
+
+def _unproven(position: Position, value: PnValue, split_nodes: int,
+              seconds: float) -> ProofUnavailableError:
+    """The error for a search that a limit stopped before it proved the value."""
+    last = value.questions[-1]
+    return ProofUnavailableError(
+        f"the search stopped before proving the value of {position.to_string()} "
+        f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
+        f"{last.root_pn:,}, disproof number {last.root_dn:,})", split_nodes + value.nodes,
+        seconds)
 
 
 def _value_text(value: str) -> str:
