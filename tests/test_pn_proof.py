@@ -251,6 +251,34 @@ def test_six_by_six_k5_is_proven_a_draw_with_a_checked_proof(tmp_path: Path) -> 
     assert checked.exit_code == 0 and "valid" in checked.output
 
 
+def test_draw_proofs_close_with_pairings_at_the_attackers_turn() -> None:
+    """Df-pn disproves a win mostly by pairings with the attacker to move; the proof shows
+    them there (format version 2), not as the holder's answer to each move into a pair:
+    5x5 k=4's proof has 5,791 lines where it had 138,843, and no position is searched
+    again (nor is X's question asked again: O's hold is read off its table before O's
+    question is asked)."""
+    from tictactoe.proof.format import iter_records
+
+    buffer = io.BytesIO()
+    written = write_pn_proof("5x5k4", buffer, table_mb=64)
+    data = buffer.getvalue()
+    assert written.value.value == "draw" and written.header.version == 2
+    assert written.header.lines < 10_000 and written.researched == written.research_nodes == 0
+    assert written.search_nodes == written.value.nodes
+    records = list(iter_records(data))
+    provers = {r.line: r.side for r in records if r.kind == "S"}
+    prover = ""
+    at_attackers_turn = 0
+    for record in records:
+        if record.kind == "S":
+            prover = provers[record.line]
+        elif record.kind == "P" and record.side != prover:
+            at_attackers_turn += 1
+    assert at_attackers_turn > 100
+    stats = check_proof(data)
+    assert stats.value == "draw" and stats.leaves["P"] >= at_attackers_turn
+
+
 def test_pairing_leaves_are_valid_and_found_at_least_as_often_as_by_the_readable_search(
 ) -> None:
     """The writer's pairing leaves (`pairing_leaf`, the compiled search for shared pairs)

@@ -432,6 +432,26 @@ def test_pairing_checks() -> None:
     assert err.line == 3
 
 
+def test_pairing_checks_at_the_opponents_turn() -> None:
+    """Version 2: a pairing in place of the opponent's node, checked by the same definition
+    (whoever moves, the prover answers each move into a pair with the other cell)."""
+    root = "x1o/1o1/x2 x"  # after X's c2 (5), only the line b1-b3 is without X
+    head = json.dumps({"format": "tictactoe-proof", "version": 2, "variant": "3x3",
+                       "position": root, "value": "draw", "lines": 0})
+    # accepted: the check goes on to the end, where O's hold section is missing
+    assert "there is no 'S o hold' section" in str(rejected([head, "S x hold", "M 5", "P 1 7"]))
+    err = rejected([head, "S x hold", "M 5", "P 3 8"])
+    assert "the line b1 b2 b3 has no mark of X and holds no pair" in str(err)
+    assert err.line == 4 and "x1o/1ox/x2 o" in str(err)  # the position with O to move
+    assert "cell 4 (b2) is taken" in str(rejected([head, "S x hold", "M 5", "P 1 4"]))
+    # O's threat on c1-c3 cannot be paired off
+    head = head.replace(root, "x1o/3/x1o x")
+    assert "holds no pair" in str(rejected([head, "S x hold", "M 1", "P 4 7"]))
+    version_1 = head.replace('"version": 2', '"version": 1')
+    with pytest.raises(ProofFormatError, match="format version 2 allows it"):
+        check([version_1, "S x hold", "M 5", "P 4 7"])
+
+
 def test_replies_that_are_illegal_or_lose_at_once() -> None:
     lines = proof_lines("4x3", False)
     node = next(n for n in nodes_of(lines) if n.kind == "R" and len(n.cells) >= 2)

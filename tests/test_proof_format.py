@@ -79,6 +79,42 @@ def test_round_trip_with_every_node_kind() -> None:
         "R 1 8", "= 3"]
 
 
+def test_a_pairing_at_the_opponents_turn_makes_the_file_version_2() -> None:
+    """Version 2 allows a pairing (P) in place of the opponent's node in a hold section; the
+    writer marks a file version 2 only when it has one, and a version-1 file with one is
+    refused."""
+    buffer = io.BytesIO()
+    with ProofWriter(buffer, position="x1o/1o1/x2 x", value="draw") as writer:
+        writer.section("x", "hold")
+        writer.move(5)
+        writer.pairing([(1, 7)])  # O to move
+        writer.section("o", "hold")
+        writer.pairing([(1, 7)])  # X to move
+    data = buffer.getvalue()
+    assert read_header(data).version == 2 and b'"version": 2' in data
+    assert [(r.kind, r.depth, r.side) for r in iter_records(data)] == [
+        ("S", 0, "x"), ("M", 0, "x"), ("P", 1, "o"), ("S", 0, "o"), ("P", 0, "x")]
+    old = data.replace(b'"version": 2', b'"version": 1')
+    err = format_error(old)
+    assert err.line == 4 and "format version 2 allows it, this file is version 1" in str(err)
+    plain = io.BytesIO()
+    with ProofWriter(plain, position="x1o/1o1/x2 x", value="draw") as writer:
+        writer.section("x", "hold")
+        writer.move(5)
+        writer.replies([1])
+        writer.move(7)
+        writer.replies([])
+        writer.section("o", "hold")
+        writer.replies([5])
+        writer.pairing([(1, 7)])  # O to move, its own pairing: version 1 has it
+    assert read_header(plain.getvalue()).version == 1
+    with pytest.raises(ProofFormatError, match="or 'P' in a hold section"), \
+            ProofWriter(io.BytesIO(), position="x1o/1o1/x2 x", value="x") as writer:
+        writer.section("x", "win")
+        writer.move(5)
+        writer.pairing([(1, 7)])
+
+
 def test_gzip_by_name_and_by_magic(tmp_path: Path) -> None:
     path = tmp_path / "p.proof.gz"
     with ProofWriter(path, position="xx1/oo1/3 x", value="x") as writer:
@@ -105,7 +141,7 @@ def test_truncated_gzip() -> None:
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"version": 2}, "unknown format version 2: this reader knows version 1"),
+    ({"version": 3}, "unknown format version 3: this reader knows versions 1, 2"),
     ({"version": "1"}, "unknown format version '1'"),
     ({"version": True}, "unknown format version True"),
     ({"format": "tictactoe-game/1"}, "not a proof file"),
@@ -121,7 +157,7 @@ def test_bad_header(changes: dict[str, object], message: str) -> None:
     err = format_error(proof_bytes(["S x win", "W 2"], changes=changes))
     assert err.line == 1
     assert message in str(err)
-    assert VERSION == 1
+    assert VERSION == 2
 
 
 @pytest.mark.parametrize(("data", "message"), [
@@ -200,6 +236,33 @@ def test_writer_refuses_bad_trees() -> None:
         writer.win(9)
     with pytest.raises(ValueError, match="value must be"):
         ProofWriter(io.BytesIO(), position="3/3/3 x", value="X")
+
+
+def test_a_path_is_written_whole_or_not_at_all(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file is written under a temporary name beside the target and renamed when
+    complete: a failure while it is written (a full disk, Ctrl-C) leaves the target as it
+    was and no temporary file."""
+    target = tmp_path / "win.proof"
+    target.write_bytes(b"an older file\n")
+
+    def broken(self: ProofWriter, header: object, out: io.BufferedWriter) -> None:
+        out.write(b'{"format": "tictactoe-proof", ')
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ProofWriter, "_copy", broken)
+    with pytest.raises(KeyboardInterrupt), ProofWriter(target, position="xx1/oo1/3 x",
+                                                       value="x") as writer:
+        writer.section("x", "win")
+        writer.win(2)
+    assert target.read_bytes() == b"an older file\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["win.proof"]
+    monkeypatch.undo()
+    with ProofWriter(target, position="xx1/oo1/3 x", value="x") as writer:
+        writer.section("x", "win")
+        writer.win(2)
+    assert read_header(target).lines == 2
+    assert [p.name for p in tmp_path.iterdir()] == ["win.proof"]
 
 
 def test_missing_file() -> None:

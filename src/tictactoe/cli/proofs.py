@@ -6,13 +6,17 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
+
+if TYPE_CHECKING:
+    from tictactoe.search.pn import PnValue
+    from tictactoe.search.pn.proofs import Writing
 
 
 @app.command("check-proof")
@@ -60,12 +64,16 @@ def prove_command(
         "--out", help="Write the proof here (gzip if the name ends in .gz); without it, "
                       "only the value is proven.")] = None,
     seconds: Annotated[float, typer.Option(
-        min=0, help="Stop the search after S seconds (0: no limit).")] = 0,
-    nodes: Annotated[int | None, typer.Option(min=1, help="Stop after N search nodes.")]
-    = None,
+        min=0, help="Stop after S seconds, the writing of the proof included (0: no "
+                    "limit).")] = 0,
+    nodes: Annotated[int | None, typer.Option(
+        min=1, help="Stop after N search nodes, those searched while writing the proof "
+                    "included.")] = None,
     table_mb: Annotated[float | None, typer.Option(
-        "--table-mb", min=1, help="Megabytes of each transposition table (one per thread). "
-                                  "Default: 1 GB.", show_default=False)] = None,
+        "--table-mb", min=1, help="Megabytes of each transposition table (one per "
+                                    "thread). Default: room for every position that can "
+                                    "follow (and with --nodes, for what N nodes can store), "
+                                    "at most 1 GB.", show_default=False)] = None,
     by_replies: Annotated[bool | None, typer.Option(
         "--by-replies/--no-by-replies",
         help="Seek the side to move's win two plies down first: each reply to each move "
@@ -80,30 +88,34 @@ def prove_command(
 ) -> None:
     """Prove the value of a position by proof-number search, and write the proof.
 
-    The search shows its nodes and the root's proof and disproof numbers as it runs, and
-    stops cleanly at the limit or on Ctrl-C (exit status 1 if stopped unproven, 130 on
-    Ctrl-C; no file is written then). The proof file is for `ttt check-proof`.
+    The search shows its nodes and the root's proof and disproof numbers as it runs, the
+    writing its lines and the share of the tree written; both stop cleanly at the limits or
+    on Ctrl-C (exit status 1 at a limit, 130 on Ctrl-C). A proof is written whole or not at
+    all: a stopped writing leaves no file and says how far it got. The proof file is for
+    `ttt check-proof`.
     """
     from tictactoe.core import Position, TicTacToeError
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
-        PROVE_TABLE_MB,
         ProofUnavailableError,
+        ProofWritingInterrupted,
+        ProofWritingStoppedError,
         prove_by_replies_in_parallel,
         prove_settings,
+        table_mb_for,
         write_proof,
     )
 
     root = Position(position)
     if table_mb is None:
-        table_mb = PROVE_TABLE_MB
+        table_mb = table_mb_for(root, nodes)
     try:
         by_replies, threads = prove_settings(root, by_replies, threads)
     except ValueError:
         raise TicTacToeError("--threads works with --by-replies (the replies are proven in "
                              "parallel)") from None
     figures: dict[str, object] = {"position": root.to_string(), "replies_first": by_replies,
-                                  "threads": threads}
+                                  "threads": threads, "table_mb": table_mb}
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
                   transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task("proving", total=None)
@@ -117,9 +129,11 @@ def prove_command(
                                          f"{threads} threads: {done}/{total} replies, "
                                          f"{nodes:,} nodes")
 
-        def writing(lines: int, again: int) -> None:
-            bar.update(task, description=f"writing the proof: {lines:,} lines, {again:,} "
-                                         "positions searched again")
+        def writing(state: Writing) -> None:
+            text = f"writing the proof: {state.summary()}"
+            if state.researched:
+                text += f", {state.researched:,} positions searched again"
+            bar.update(task, description=text)
 
         written = None
         value_on_threads = None
@@ -129,13 +143,21 @@ def prove_command(
                                       table_mb=table_mb, nodes=nodes, seconds=seconds or None,
                                       progress=progress, part_progress=parts,
                                       write_progress=writing)
+            except ProofWritingStoppedError as err:
+                _report_unwritten(figures, err.value, err.writing, err.nodes, err.seconds,
+                                  as_json)
+                raise fail(str(err), code=1) from None
+            except ProofWritingInterrupted as err:
+                _report_unwritten(figures, err.value, err.writing, None, None, as_json)
+                raise fail(f"{err}; no proof file was written", code=130) from None
             except ProofUnavailableError as err:
                 raise fail(str(err), code=1) from None
             figures.update(threads=written.threads, search_nodes=written.search_nodes,
                            search_seconds=round(written.search_seconds, 3),
                            lines=written.header.lines,
                            extract_seconds=round(written.extract_seconds, 3),
-                           searched_again=written.researched, file=str(out),
+                           searched_again=written.researched,
+                           write_nodes=written.research_nodes, file=str(out),
                            bytes=out.stat().st_size)
         elif threads > 1:  # the value only, but the replies on threads
             try:
@@ -182,6 +204,21 @@ def prove_command(
                           f"ttt check-proof {out}", soft_wrap=True)
     if not value.proven:
         raise typer.Exit(1)
+
+
+def _report_unwritten(figures: dict[str, object], value: PnValue, writing: Writing,
+                      nodes: int | None, seconds: float | None, as_json: bool) -> None:
+    """With --json, print the figures of a proven value whose proof a limit or Ctrl-C
+    stopped writing (the message is printed as an error)."""
+    if not as_json:
+        return
+    figures.update(value=value.value, nodes=value.nodes, seconds=round(value.seconds, 3),
+                   written=False, lines=writing.lines, share=round(writing.share, 4),
+                   searched_again=writing.researched, write_nodes=writing.nodes,
+                   write_seconds=round(writing.seconds, 3))
+    if nodes is not None and seconds is not None:
+        figures.update(total_nodes=nodes, total_seconds=round(seconds, 3))
+    print(json.dumps(figures))
 
 
 def _report_stopped(figures: dict[str, object], nodes: int, seconds: float, threads: int,

@@ -213,6 +213,10 @@ class Checker:
                     stack.append(frame)
                     self.theirs |= 1 << record.cells[0]
                     continue
+            elif record.side != self.prover.symbol:  # a pairing at the opponent's turn
+                stats.opponent_nodes += 1
+                leaves[kind] += 1
+                self._check_pairing(record, prover_to_move=False)
             else:
                 stats.prover_nodes += 1
                 if record.line in refs:
@@ -316,24 +320,31 @@ class Checker:
                                      f"{self.prover.name} here ({why})")
         self.stats.forced_derived += 1
 
-    def _check_pairing(self, record: Record) -> None:
+    def _check_pairing(self, record: Record, *, prover_to_move: bool = True) -> None:
+        """The pairing's definition: whoever is to move, the prover answers a move of the
+        opponent on a cell of a pair with the other cell, so every line without a mark of
+        the prover, holding a pair, gets one before the opponent completes it."""
         if self.claim != "hold":
-            raise self._fail(record, "P: a pairing shows a hold, not a win (hold sections only)")
+            raise self._fail(record, "P: a pairing shows a hold, not a win (hold sections only)",
+                             prover_to_move=prover_to_move)
         cells = record.cells
         taken = self.mine | self.theirs
         seen = 0
         for c in cells:
             if taken >> c & 1:
-                raise self._fail(record, f"P: cell {self.board.name(c)} is taken")
+                raise self._fail(record, f"P: cell {self.board.name(c)} is taken",
+                                 prover_to_move=prover_to_move)
             if seen >> c & 1:
-                raise self._fail(record, f"P: cell {self.board.name(c)} is in two pairs")
+                raise self._fail(record, f"P: cell {self.board.name(c)} is in two pairs",
+                                 prover_to_move=prover_to_move)
             seen |= 1 << c
         pairs = [1 << cells[i] | 1 << cells[i + 1] for i in range(0, len(cells), 2)]
         for m in self.board.masks:
             if not m & self.mine and not any(p & m == p for p in pairs):
                 line = " ".join(self.board.variant.cell_name(c) for c in cells_of(m))
                 raise self._fail(record, f"P: the line {line} has no mark of "
-                                         f"{self.prover.name} and holds no pair")
+                                         f"{self.prover.name} and holds no pair",
+                                 prover_to_move=prover_to_move)
 
     def _check_end(self, record: Record) -> None:
         if self.claim != "hold":

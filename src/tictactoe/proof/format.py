@@ -1,4 +1,4 @@
-"""Read and write proof files, format version 1 (``docs/proof-format.md``).
+"""Read and write proof files, format versions 1 and 2 (``docs/proof-format.md``).
 
 The reader streams: it reads one line at a time, checks the header, every token and the
 shape of each section's tree (which node kinds may come where), and yields one `Record` per
@@ -23,10 +23,12 @@ W 2
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
 import os
+import secrets
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -39,8 +41,13 @@ from tictactoe.proof.errors import ProofFormatError
 FORMAT_NAME = "tictactoe-proof"
 """The ``format`` field of every header."""
 
-VERSION = 1
-"""The format version this module reads and writes."""
+VERSION = 2
+"""The newest format version this module reads and writes. Version 2 adds pairings (``P``)
+at the opponent's turn in hold sections; a writer marks a file version 2 only when it has
+one, so that the others stay readable by version-1 readers."""
+
+VERSIONS = (1, 2)
+"""The versions this module reads."""
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -68,6 +75,8 @@ class Header:
     value: str
     lines: int
     extra: dict[str, Any] = field(default_factory=dict)
+    version: int = 1
+    """The format version: 2 if the file has a pairing at the opponent's turn."""
 
     def root(self) -> Position:
         """The root position.
@@ -80,7 +89,7 @@ class Header:
     def to_json(self) -> str:
         """The header line (without the newline), keys in the documented order."""
         data: dict[str, Any] = {
-            "format": FORMAT_NAME, "version": VERSION, "variant": self.variant.name,
+            "format": FORMAT_NAME, "version": self.version, "variant": self.variant.name,
             "position": self.position, "value": self.value, "lines": self.lines}
         data.update((k, v) for k, v in self.extra.items() if k not in data)
         return json.dumps(data)
@@ -89,7 +98,8 @@ class Header:
 class Record(NamedTuple):
     """One line after the header.
 
-    `kind` is the first token: ``S`` (a section), ``M W F P E =`` (prover nodes) or ``R``.
+    `kind` is the first token: ``S`` (a section), ``M W F P E =`` (prover nodes) or ``R``
+    (and from version 2 on ``P`` at the opponent's turn too).
     `cells` holds the cells of ``M W F P R`` (for ``R`` the replies, without the count).
     `target` is the line number of ``= n``. For ``S``, `side` and `claim` are the prover and
     its claim; for a node, `side` is the side to move and `depth` the plies from the
@@ -125,13 +135,16 @@ class _Shape:
 
     `pending` holds, for each open level, how many nodes it still expects; the next node's
     depth is ``len(pending) - 1``. The prover moves at even depths if it is to move at the
-    root, else at odd depths.
+    root, else at odd depths. From `version` 2 on, a hold section may have a pairing (``P``)
+    at the opponent's turn.
     """
 
-    __slots__ = ("claim", "pending", "prover", "prover_parity", "root_turn", "start")
+    __slots__ = ("claim", "pending", "prover", "prover_parity", "root_turn", "start",
+                 "version")
 
-    def __init__(self, root_turn: str) -> None:
+    def __init__(self, root_turn: str, version: int = VERSION) -> None:
         self.root_turn = root_turn
+        self.version = version
         self.pending: list[int] = []
         self.prover = ""
         self.claim = ""
@@ -166,14 +179,21 @@ class _Shape:
         depth = len(pending) - 1
         prover_moves = depth % 2 == self.prover_parity
         mover = self.prover if prover_moves else ("o" if self.prover == "x" else "x")
-        if prover_moves != (kind in PROVER_KINDS):
+        opponent_pairing = kind == "P" and not prover_moves and self.claim == "hold"
+        if opponent_pairing and self.version < 2:
+            raise ProofFormatError(
+                f"a pairing 'P' at the opponent's turn ({mover.upper()} to move) at depth "
+                f"{depth}: format version 2 allows it, this file is version {self.version}",
+                line=line)
+        if prover_moves != (kind in PROVER_KINDS) and not opponent_pairing:
             if prover_moves:
                 raise ProofFormatError(
                     f"expected a node of the prover {self.prover.upper()} (one of M W F P E =) "
                     f"at depth {depth}, found {kind!r}", line=line)
             raise ProofFormatError(
-                f"expected the opponent's node 'R n ...' ({mover.upper()} to move) at depth "
-                f"{depth}, found {kind!r}", line=line)
+                f"expected the opponent's node 'R n ...' ({mover.upper()} to move"
+                + (", or 'P' in a hold section" if self.version >= 2 else "")
+                + f") at depth {depth}, found {kind!r}", line=line)
         pending[-1] -= 1
         if children:
             pending.append(children)
@@ -215,9 +235,10 @@ def _parse_header(text: bytes | None) -> Header:
             f"not a proof file: 'format' is {data.get('format')!r}, expected {FORMAT_NAME!r}",
             line=1)
     version = data.get("version")
-    if version != VERSION or isinstance(version, bool):
+    if version not in VERSIONS or isinstance(version, bool):
         raise ProofFormatError(
-            f"unknown format version {version!r}: this reader knows version {VERSION}", line=1)
+            f"unknown format version {version!r}: this reader knows versions "
+            f"{', '.join(map(str, VERSIONS))}", line=1)
     for key in ("variant", "position", "value", "lines"):
         if key not in data:
             raise ProofFormatError(f"the header has no {key!r}", line=1)
@@ -240,7 +261,7 @@ def _parse_header(text: bytes | None) -> Header:
         raise ProofFormatError(f"'lines' is {lines!r}: expected a whole number >= 0", line=1)
     known = ("format", "version", "variant", "position", "value", "lines")
     extra = {k: v for k, v in data.items() if k not in known}
-    return Header(variant, root.to_string(), data["value"], lines, extra)
+    return Header(variant, root.to_string(), data["value"], lines, extra, version)
 
 
 class ProofReader:
@@ -280,7 +301,7 @@ class ProofReader:
 
     def __iter__(self) -> Iterator[Record]:
         total = self.header.lines
-        shape = _Shape(self.header.root().turn.symbol)
+        shape = _Shape(self.header.root().turn.symbol, self.header.version)
         stream = self._stream
         line = 1
         try:
@@ -427,7 +448,8 @@ class NodeWriter:
         return self.node("F", hint)
 
     def pairing(self, pairs: Iterable[tuple[int, int]]) -> int:
-        """``P a1 b1 a2 b2 ...``: a pairing strategy holds."""
+        """``P a1 b1 a2 b2 ...``: a pairing strategy holds (hold sections only), at the
+        prover's turn or, from version 2 on, at the opponent's."""
         return self.node("P", [c for pair in pairs for c in pair])
 
     def end(self) -> int:
@@ -447,9 +469,10 @@ class ProofWriter(NodeWriter):
     """Write a proof file line by line; the header (with its line count) is written on
     `close`. Each node method returns the node's line number, for later ``= n`` references.
 
-    `target` is a path (gzip if it ends in ``.gz`` or ``compress=True``) or a binary file
-    object. The writer refuses a tree of the wrong shape (`ProofFormatError`), so a file it
-    closes always reads back; whether the proof is correct is for the checker to say.
+    `target` is a path (gzip if it ends in ``.gz`` or ``compress=True``), written whole on
+    `close` or not at all, or a binary file object. The writer refuses a tree of the wrong
+    shape (`ProofFormatError`), so a file it closes always reads back; whether the proof is
+    correct is for the checker to say.
     """
 
     def __init__(self, target: str | os.PathLike[str] | IO[bytes], *, position: Position | str,
@@ -468,6 +491,7 @@ class ProofWriter(NodeWriter):
         self._compress = compress
         self._body = tempfile.SpooledTemporaryFile(max_size=1 << 24)  # noqa: SIM115
         self._shape = _Shape(root.turn.symbol)
+        self._version = 1  # 2 once a pairing is written at the opponent's turn
         self._next = 2
         self._closed = False
         self.header: Header | None = None
@@ -499,7 +523,9 @@ class ProofWriter(NodeWriter):
         children = 1 if kind == "M" else len(cells) if kind == "R" else 0
         if kind not in PROVER_KINDS and kind != "R":
             raise ValueError(f"unknown node kind {kind!r}")
-        self._shape.node(kind, children, self._next)
+        _, mover = self._shape.node(kind, children, self._next)
+        if kind == "P" and mover != self._shape.prover:
+            self._version = 2
         return self._emit(format_node(kind, cells, target))
 
     def __enter__(self) -> ProofWriter:
@@ -512,6 +538,12 @@ class ProofWriter(NodeWriter):
         else:
             self._body.close()
 
+    def discard(self) -> None:
+        """Drop what was written: nothing reaches the target (a no-op once closed)."""
+        if not self._closed:
+            self._closed = True
+            self._body.close()
+
     def close(self) -> Header:
         """Write the header and the body to the target; return the header."""
         if self._closed:
@@ -522,10 +554,24 @@ class ProofWriter(NodeWriter):
                 "cannot close the proof: " + ("the last section's tree is incomplete"
                                               if self._shape.open else "it has no section"))
         self._closed = True
-        header = Header(self.variant, self.position, self.value, self._next - 2, self.extra)
+        header = Header(self.variant, self.position, self.value, self._next - 2, self.extra,
+                        self._version)
         if isinstance(self._target, str | os.PathLike):
-            with open(self._target, "wb") as out:
-                self._copy(header, out)
+            # a temporary file next to the target, renamed over it once whole: no partial
+            # file is ever left at the target (a full disk, Ctrl-C)
+            target = os.fspath(self._target)
+            folder, name = os.path.split(target)
+            temporary = os.path.join(folder, f".{name}.{os.getpid()}-{secrets.token_hex(4)}"
+                                             ".part")
+            try:
+                with open(temporary, "xb") as out:
+                    self._copy(header, out)
+                os.replace(temporary, target)
+            except BaseException:
+                self._body.close()
+                with contextlib.suppress(OSError):
+                    os.remove(temporary)
+                raise
         else:
             self._copy(header, self._target)
         self._body.close()

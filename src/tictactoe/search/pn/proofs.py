@@ -10,7 +10,13 @@ are searched again, with growing node budgets, until one is proven.
 
 A draw is two ``hold`` sections, each read off the disproof of the other side's win: the
 holder's move is a child the table holds as disproven, and the leaves are lines completed,
-pairings (``P``, found by `pairing_leaf`) and full boards (``E``).
+pairings (``P``, found by `pairing_leaf`, at either side's turn: the file is then format
+version 2) and full boards (``E``). One table answers one question, so the first hold
+section is read off before the second question is asked.
+
+The limits bound the writing too: `seconds` from the start of the search to the end of the
+writing, `nodes` every search, those of the writing included. A limit or Ctrl-C that stops the
+writing leaves nothing at the target and says how far the writing got (`Writing`).
 
 >>> import io
 >>> from tictactoe.proof import check_proof
@@ -28,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from math import comb
 from typing import IO, Any
 
 import numpy as np
@@ -81,8 +88,38 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     return [(cells[0], cells[1]) for cells in map(cells_of, pairs)]
 
 
-WriteProgress = Callable[[int, int], None]
-"""``progress(lines written, children searched again)``."""
+@dataclass(frozen=True)
+class Writing:
+    """How far the writing of a proof has got: what `WriteProgress` hears a few times a
+    second, and what a stopped writing reports."""
+
+    lines: int
+    """Lines of the proof written so far (the header not counted)."""
+    share: float
+    """The share of the proof's tree written, from 0 to 1: an estimate that counts each
+    reply of a position as an equal share of it (and each section of a draw as half)."""
+    researched: int
+    """Positions searched again so far (their entries had been overwritten)."""
+    nodes: int
+    """Nodes searched while writing: positions searched again."""
+    seconds: float
+    """Seconds since the writing began (for a draw, the second question included)."""
+
+    def summary(self) -> str:
+        """How far it got, in words.
+
+        >>> Writing(1234, 0.0567, 3, 40, 1.5).summary()
+        '1,234 lines, about 5.7% of the tree'
+        >>> Writing(1, 0.0, 0, 0, 0.0).summary()
+        '1 line, about 0.0% of the tree'
+        """
+        lines = "line" if self.lines == 1 else "lines"
+        return f"{self.lines:,} {lines}, about {self.share:.1%} of the tree"
+
+
+WriteProgress = Callable[[Writing], None]
+"""``progress(writing)``, called as the writing begins and ends, and a few times a second
+between."""
 
 
 REPLIES_FIRST_CELLS = 64
@@ -108,8 +145,45 @@ def default_threads(by_replies: bool) -> int:
 
 
 PROVE_TABLE_MB = 1024
-"""Megabytes of each table `write_proof` (and so `ttt prove`) uses when not told: one table
-per thread."""
+"""The most megabytes of each table `write_proof` (and so `ttt prove`) sizes when not told
+(`table_mb_for`): one table per thread."""
+
+ENTRY_BYTES = _k.ENTRY * 8
+"""Bytes of one entry of the proof-number table (four to a row)."""
+
+
+def positions_bound(position: Position) -> int:
+    """How many positions can follow `position` (itself included), counting every placing of
+    the marks to come, games over or not: with j more marks on its e empty cells, the side
+    to move has made ⌈j/2⌉ of them. The search stores one entry per position at most.
+
+    >>> positions_bound(Position("3x3")), positions_bound(Position("xx1/oo1/3 x"))
+    (6046, 96)
+    """
+    empty = position.variant.cells - (position.marks(Side.X) | position.marks(Side.O)
+                                       ).bit_count()
+    return sum(comb(empty, j) * comb(j, (j + 1) // 2) for j in range(empty + 1))
+
+
+def table_mb_for(position: Position, nodes: int | None = None) -> float:
+    """Megabytes of the table that `ttt prove` gives a search from `position` when not told:
+    room for every entry it can store, at most half full, and no more than `PROVE_TABLE_MB`.
+    The search stores at most one entry per position that can follow (`positions_bound`),
+    and with a node limit at most one per node and per child of a node.
+
+    >>> table_mb_for(Position("3x3")), table_mb_for(Position("4x8k4")) == PROVE_TABLE_MB
+    (0.625, True)
+    >>> table_mb_for(Position("4x8k4"), nodes=1000)
+    5.0
+    """
+    entries = positions_bound(position)
+    if nodes is not None:
+        empty = position.variant.cells - (position.marks(Side.X) | position.marks(Side.O)
+                                          ).bit_count()
+        entries = min(entries, (nodes + 1) * (empty + 1))
+    rows = max(1024, -(-2 * entries // _k.BUCKET))
+    rows = 1 << (rows - 1).bit_length()  # a power of two, as the table takes
+    return min(float(PROVE_TABLE_MB), rows * _k.BUCKET * ENTRY_BYTES / 2**20)
 
 
 class ProofUnavailableError(RuntimeError):
@@ -120,6 +194,76 @@ class ProofUnavailableError(RuntimeError):
         super().__init__(message)
         self.nodes = nodes
         self.seconds = seconds
+
+
+class ProofWritingStoppedError(ProofUnavailableError):
+    """A limit stopped the writing of a proof whose value the search had proven: nothing was
+    written. With the `value`, how far the writing got (`writing`), and which limit
+    (`limit`: ``seconds`` or ``nodes``); `nodes` and `seconds` are the whole command's."""
+
+    def __init__(self, message: str, nodes: int, seconds: float, *, value: PnValue,
+                 writing: Writing, limit: str) -> None:
+        super().__init__(message, nodes, seconds)
+        self.value = value
+        self.writing = writing
+        self.limit = limit
+
+
+class ProofWritingInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the writing of a proof (its searches stopped first): nothing was
+    written. With the `value` proven and how far the writing got (`writing`)."""
+
+    def __init__(self, value: PnValue, writing: Writing) -> None:
+        super().__init__(f"interrupted while writing the proof: {writing.summary()}")
+        self.value = value
+        self.writing = writing
+
+
+class _Stop(Exception):
+    """Raised inside the writing when a limit or Ctrl-C stops it."""
+
+
+class _Limits:
+    """What bounds a writing: a `deadline` (``time.perf_counter``), `nodes` for its searches
+    (counted by `spent`), and `halt` from another thread (the deadline, Ctrl-C)."""
+
+    def __init__(self, deadline: float | None = None, nodes: int | None = None,
+                 spent: Callable[[], int] = lambda: 0,
+                 halted: threading.Event | None = None) -> None:
+        self.deadline = deadline
+        self.nodes = nodes
+        self.spent = spent
+        self.reason: str | None = None
+        self._halted = halted if halted is not None else threading.Event()
+
+    def halt(self, reason: str, *searches: PnSearch) -> None:
+        """Stop the writing (``seconds``, ``nodes`` or ``interrupted``), and the searches
+        running for it: the flag first, then their node limits, so that a search started
+        after the flag was read sees the lowered limit."""
+        if self.reason is None:
+            self.reason = reason
+        self._halted.set()
+        for search in searches:
+            search.misc[_k.LIMIT] = 0
+
+    @property
+    def halted(self) -> bool:
+        return self._halted.is_set()
+
+    def check(self) -> None:
+        """Raise `_Stop` if the writing is to stop."""
+        if not self._halted.is_set() and self.deadline is not None \
+                and time.perf_counter() > self.deadline:
+            self.halt("seconds")
+        if self._halted.is_set():
+            raise _Stop(self.reason)
+
+    def nodes_left(self) -> int | None:
+        return None if self.nodes is None else self.nodes - self.spent()
+
+    def seconds_left(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline
+                                                      - time.perf_counter())
 
 
 @njit(cache=True)
@@ -172,17 +316,59 @@ class WrittenProof:
 
 
 class _Extractor:
-    def __init__(self, search: PnSearch, writer: NodeWriter,
-                 progress: WriteProgress | None) -> None:
+    """Reads a strategy off a search's table into a writer, within `limits` (`_Stop` when
+    they stop it), keeping count of how far it got (`state`)."""
+
+    def __init__(self, search: PnSearch, writer: NodeWriter, limits: _Limits | None = None,
+                 sections: int = 1) -> None:
         self.search = search
         self.writer = writer
         self.variant = search.variant
         self.board = board_of(search.variant)
-        self.progress = progress
+        self.limits = limits if limits is not None else _Limits()
         self.researched = 0
         self.research_nodes = 0
+        self._base = writer.next_line
+        self.sections = sections
+        self.sections_done = 0
+        self.started = time.perf_counter()
         self.seq = np.zeros(64, dtype=np.int64)
-        self._last = 0.0
+        self._frames: list[list[int]] = []  # [replies done, replies] of each opponent node
+        self._searching = False
+
+    def live_nodes(self) -> int:
+        """Nodes searched for the writing so far, a search running now included."""
+        running = int(self.search.misc[_k.NODES]) if self._searching else 0
+        return self.research_nodes + running
+
+    def share(self) -> float:
+        """The share of the tree written (see `Writing.share`)."""
+        done, weight = 0.0, 1.0
+        for finished, replies in list(self._frames):
+            if replies == 0:
+                break
+            done += weight * finished / replies
+            weight /= replies
+        return min(1.0, (self.sections_done + done) / self.sections)
+
+    @property
+    def lines(self) -> int:
+        """Lines written so far."""
+        return self.writer.next_line - self._base
+
+    def state(self) -> Writing:
+        """How far the writing has got."""
+        return Writing(self.lines, self.share(), self.researched, self.live_nodes(),
+                       time.perf_counter() - self.started)
+
+    def restart(self, writer: NodeWriter, sections: int) -> None:
+        """Write into `writer` from now on, from its first section (the searches counted
+        so far still count)."""
+        self.writer = writer
+        self._base = writer.next_line
+        self.sections = sections
+        self.sections_done = 0
+        self._frames.clear()
 
     # ------------------------------------------------------------------ kernels
     def probe(self, attacker: int, defender: int, attacker_to_move: bool) -> tuple[int, int]:
@@ -209,13 +395,26 @@ class _Extractor:
                                t.line_count, t.k, s.ttss, misc, s.seqs[0], s.work)
         if pn == 0 or dn == 0:
             return int(pn), int(dn)
+        limits = self.limits
+        left = limits.nodes_left()
+        if left is not None:
+            if left <= 0:
+                limits.halt("nodes")
+                raise _Stop("nodes")
+            nodes = min(nodes, left)
         misc[_k.NODES] = 0
         misc[_k.LIMIT] = nodes
-        pn, dn = _k.search(p, d, attacker_to_move, t.full, t.lines, t.through, t.line_count,
-                           t.k, t.zobrist, t.permutations, t.inverses, t.bytes, s.tt, s.ttss,
-                           s.buf, s.hv, s.seqs, misc, s.work)
-        self.researched += 1
-        self.research_nodes += int(misc[_k.NODES])
+        limits.check()  # after the limit is set: a halt from now on lowers it
+        self._searching = True
+        try:
+            pn, dn = _k.search(p, d, attacker_to_move, t.full, t.lines, t.through,
+                               t.line_count, t.k, t.zobrist, t.permutations, t.inverses,
+                               t.bytes, s.tt, s.ttss, s.buf, s.hv, s.seqs, misc, s.work)
+        finally:
+            self.researched += 1
+            self.research_nodes += int(misc[_k.NODES])
+            self._searching = False
+        limits.check()  # a halt cut the search short
         return int(pn), int(dn)
 
     def threat_sequence(self, mine: int, theirs: int, budget: int) -> list[int] | None:
@@ -227,11 +426,7 @@ class _Extractor:
         return None if r < 0 else [int(c) for c in self.seq[:r]]
 
     def tick(self) -> None:
-        if self.progress is not None:
-            now = time.perf_counter()
-            if now - self._last > 0.25:
-                self._last = now
-                self.progress(self.writer.next_line - 1, self.researched)
+        self.limits.check()
 
     # ------------------------------------------------------------------ choosing moves
     def choose(self, mine: int, theirs: int, win: bool) -> int:
@@ -319,6 +514,13 @@ class _Extractor:
     def opponent_node(self, mine: int, theirs: int, win: bool,
                       seen: dict[tuple[int, int], int]) -> None:
         board = self.board
+        if not win:
+            # a pairing holds with the opponent to move (where df-pn cuts most of its
+            # disproofs): one leaf, not the holder's answer to each move into a pair
+            pairs = pairing_leaf(board, mine, theirs)
+            if pairs is not None:
+                self.writer.pairing(pairs)
+                return
         empty = board.full & ~(mine | theirs)
         threats = threat_cells(board, mine, theirs) & empty
         if threats & (threats - 1):
@@ -338,8 +540,12 @@ class _Extractor:
                 for perm in symmetric:
                     covered |= 1 << perm[c]
         self.writer.replies(replies)
+        frame = [0, len(replies)]
+        self._frames.append(frame)
         for c in replies:
             self.prover_node(mine, theirs | 1 << c, win, seen)
+            frame[0] += 1
+        self._frames.pop()
 
     def section(self, writer: ProofWriter, position: Position, prover: Side,
                 claim: str) -> None:
@@ -351,6 +557,7 @@ class _Extractor:
             self.prover_node(mine, theirs, claim == "win", seen)
         else:
             self.opponent_node(mine, theirs, claim == "win", seen)
+        self.sections_done += 1
 
 
 def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
@@ -360,58 +567,187 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
                    search: PnSearch | None = None, by_replies: bool = False,
                    **extra: Any) -> WrittenProof:
     """Prove a position's value by proof-number search and write the proof to `target` (a
-    path, gzip if it ends in ``.gz``, or a binary file). `nodes` and `seconds` bound the
-    search for the value; reading the strategy off afterwards is not bounded. Raises
-    `ProofUnavailableError` if a limit stopped the search first (nothing is written).
+    path, gzip if it ends in ``.gz``, or a binary file; a path is written whole or not at
+    all). `seconds` bounds the whole, from the start of the search to the end of the
+    writing, and `nodes` every search, those of the writing included (positions searched
+    again).
+
+    The value takes one or two questions (`PnSearch.value`), and one table answers one: if
+    the side to move does not win, the other side's hold section is read off the table
+    first, then the other side's question is asked, and either the side to move's hold
+    section follows (a draw) or that section is dropped for the other side's win.
+
+    Raises `ProofUnavailableError` if a limit stops the search for the value,
+    `ProofWritingStoppedError` if one stops the writing, and `ProofWritingInterrupted` (a
+    `KeyboardInterrupt`) on Ctrl-C during the writing; nothing is written then.
+    `write_progress` hears how far the writing has got (`Writing`).
 
     With `by_replies`, the side to move's win is first sought two plies down
     (`PnSearch.prove_by_replies`)."""
     if isinstance(position, str):
         position = Position(position)
+    begun = time.perf_counter()
+    deadline = None if seconds is None else begun + seconds
+    limit, time_limit = nodes, seconds
     if search is None:
         search = PnSearch(position.variant, table_mb=table_mb)
-    started = time.perf_counter()
+    started = time.perf_counter()  # the search's time, from here; the deadline is the whole's
+    if deadline is not None:
+        seconds = max(0.0, deadline - started)
+    root = position.to_string()
     split_nodes = 0
     if by_replies:
         first = search.prove_by_replies(position, nodes=nodes, seconds=seconds,
                                         progress=progress)
         if first.outcome == "unknown":
             raise ProofUnavailableError(
-                f"the search stopped before proving the value of {position.to_string()} "
+                f"the search stopped before proving the value of {root} "
                 f"({first.nodes:,} nodes, {first.seconds:.1f} s)", first.nodes, first.seconds)
         split_nodes = first.nodes
         if seconds is not None:
             seconds = max(0.0, seconds - first.seconds)
         if nodes is not None:
             nodes = max(1, nodes - first.nodes)
-    value = search.value(position, nodes=nodes, seconds=seconds, progress=progress)
-    if not value.proven:
-        last = value.questions[-1]
-        raise ProofUnavailableError(
-            f"the search stopped before proving the value of {position.to_string()} "
-            f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
-            f"{last.root_pn:,}, disproof number {last.root_dn:,})", split_nodes + value.nodes,
-            time.perf_counter() - started)
+    mover = position.turn
+    asked = search.prove(position, attacker=mover, nodes=nodes, seconds=seconds,
+                         progress=progress)
+    value = PnValue(root, mover.symbol if asked.outcome == "win" else "unknown", (asked,))
+    if asked.outcome == "unknown":
+        raise _unproven(position, value, split_nodes, time.perf_counter() - started)
+    search_nodes = split_nodes + asked.nodes
     search_seconds = time.perf_counter() - started
-    started = time.perf_counter()
+    second_seconds = 0.0
+    writing_started = time.perf_counter()
+    limits = _Limits(deadline, None if limit is None else limit - search_nodes)
+    win = asked.outcome == "win"
     extra.setdefault("generator", "tictactoe.search.pn")
-    extra.setdefault("search_nodes", split_nodes + value.nodes)
-    extra.setdefault("seconds", round(search_seconds, 3))
-    with ProofWriter(target, position=position, value=value.value, **extra) as writer:
-        extractor = _Extractor(search, writer, write_progress)
-        if value.value in ("x", "o"):
-            # the last question asked was the winner's: its table is current
-            extractor.section(writer, position, Side.parse(value.value), "win")
+    writer = ProofWriter(target, position=position, value=mover.symbol if win else "draw",
+                         **extra)
+    extractor = _Extractor(search, writer, limits, sections=1 if win else 2)
+    limits.spent = extractor.live_nodes
+
+    def report() -> None:
+        if write_progress is not None:
+            write_progress(extractor.state())
+
+    def section(prover: Side, claim: str) -> None:
+        _watched(lambda: extractor.section(writer, position, prover, claim), limits, search,
+                 report)
+
+    try:
+        report()
+        if win:
+            section(mover, "win")
         else:
-            # the table answers the last question, the other side's win (disproven)
-            asked = Side.parse(value.questions[-1].attacker)
-            extractor.section(writer, position, asked.other, "hold")
-            search.prove(position, attacker=asked.other, interruptible=False)
-            extractor.section(writer, position, asked, "hold")
+            # the side to move does not win: the other side's hold, read off this table
+            # before it turns to the other side's question
+            section(mover.other, "hold")
+            limits.check()
+            left = limits.nodes_left()
+            if left is not None and left <= 0:
+                limits.halt("nodes")
+                limits.check()
+            other = search.prove(position, attacker=mover.other, nodes=left,
+                                 seconds=limits.seconds_left(), progress=progress)
+            second_seconds = other.seconds
+            search_nodes += other.nodes
+            if limits.nodes is not None:
+                limits.nodes -= other.nodes
+            outcome = {"win": mover.other.symbol, "no-win": "draw"}.get(other.outcome,
+                                                                        "unknown")
+            value = PnValue(root, outcome, (asked, other))
+            if outcome == "unknown":
+                writer.discard()
+                raise _unproven(position, value, split_nodes,
+                                search_seconds + second_seconds)
+            if outcome == "draw":
+                section(mover, "hold")
+            else:  # the other side wins: its win is the proof, not its hold
+                writer.discard()
+                writer = ProofWriter(target, position=position, value=outcome, **extra)
+                extractor.restart(writer, sections=1)
+                section(mover.other, "win")
+        report()
+        writer.extra.setdefault("search_nodes", search_nodes)
+        writer.extra.setdefault("seconds", round(search_seconds + second_seconds, 3))
+        writer.close()
+    except _Stop:
+        writer.discard()
+        reason = limits.reason or "seconds"
+        bound = (f"the node limit ({limit:,} nodes)" if reason == "nodes" and limit is not None
+                 else f"the time limit ({time_limit:g} s)")
+        state = extractor.state()
+        if value.proven:
+            what = (f"the proof that {root} is {_value_text(value.value)} (proven in "
+                    f"{search_nodes:,} nodes, {search_seconds + second_seconds:.1f} s)")
+        else:
+            what = (f"the proof of {root}, {mover.name} not winning (proven in "
+                    f"{search_nodes:,} nodes, {search_seconds:.1f} s) and "
+                    f"{mover.other.name}'s win not yet asked,")
+        raise ProofWritingStoppedError(
+            f"{bound} stopped the writing of {what} after {state.summary()}, "
+            f"{state.seconds - second_seconds:.1f} s of writing; no proof file was written",
+            search_nodes + state.nodes, time.perf_counter() - begun, value=value,
+            writing=state, limit=reason) from None
+    except KeyboardInterrupt:
+        writer.discard()
+        raise ProofWritingInterrupted(value, extractor.state()) from None
+    except BaseException:
+        writer.discard()
+        raise
     assert writer.header is not None
-    return WrittenProof(writer.header, value, split_nodes + value.nodes, search_seconds,
-                        time.perf_counter() - started,
+    return WrittenProof(writer.header, value, search_nodes, search_seconds + second_seconds,
+                        time.perf_counter() - writing_started - second_seconds,
                         extractor.researched, extractor.research_nodes)
+
+
+def _unproven(position: Position, value: PnValue, split_nodes: int,
+              seconds: float) -> ProofUnavailableError:
+    """The error for a search that a limit stopped before it proved the value."""
+    last = value.questions[-1]
+    return ProofUnavailableError(
+        f"the search stopped before proving the value of {position.to_string()} "
+        f"({value.nodes:,} nodes, {value.seconds:.1f} s; root proof number "
+        f"{last.root_pn:,}, disproof number {last.root_dn:,})", split_nodes + value.nodes,
+        seconds)
+
+
+def _value_text(value: str) -> str:
+    return {"x": "an X win", "o": "an O win"}.get(value, "a draw")
+
+
+def _watched(job: Callable[[], None], limits: _Limits, search: PnSearch,
+             report: Callable[[], None]) -> None:
+    """Run `job` (a part of the writing) on a worker thread while this thread keeps the
+    deadline, reports progress a few times a second and takes Ctrl-C (which stops the
+    worker first, then is raised); the worker's exception (`_Stop` when a limit stopped it)
+    is raised here."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            job()
+        except BaseException as err:  # handed to the caller below
+            failure.append(err)
+
+    worker = threading.Thread(target=run, name="tictactoe-pn-write", daemon=True)
+    worker.start()
+    last = time.perf_counter()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+            now = time.perf_counter()
+            if limits.deadline is not None and now > limits.deadline:
+                limits.halt("seconds", search)
+            if now - last >= 0.25:
+                last = now
+                report()
+    except KeyboardInterrupt:
+        limits.halt("interrupted", search)
+        worker.join()
+        raise
+    if failure:
+        raise failure[0]
 
 
 class _Recorded(NodeWriter):
@@ -459,25 +795,33 @@ class _Parts:
         return PnValue(position.to_string(), self.side.symbol, (root,))
 
 
+@dataclass(frozen=True)
+class _Refuted:
+    """The first move class was refuted (or is not to be proven by its replies), after
+    `nodes` nodes."""
+
+    nodes: int = 0
+
+
 def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: float | None,
                  nodes: int | None, progress: PartProgress | None,
-                 record: bool) -> _Parts | None:
+                 record: bool) -> _Parts | _Refuted:
     """Prove that the side to move wins two plies down, each reply class on its own, on
     `threads` threads (each with its own table of `table_mb` megabytes), and with `record`
-    read each reply's subtree off the table that proved it. None if the first move class
-    (most lines first) is refuted; `ProofUnavailableError` if a limit stops it (the node
-    limit bounds all threads together); `KeyboardInterrupt` (after stopping every search) on
-    Ctrl-C."""
+    read each reply's subtree off the table that proved it (the limits bound that too).
+    `_Refuted` if the first move class (most lines first) is refuted;
+    `ProofUnavailableError` if a limit stops it (the node limit bounds all threads
+    together); `KeyboardInterrupt` (after stopping every search) on Ctrl-C."""
     side = position.turn
     started = time.perf_counter()
     moves = _classes(position)
     if not moves or position.play(moves[0]).is_game_over():
-        return None
+        return _Refuted()
     move = moves[0]
     after = position.play(move)
     replies = _classes(after)
     if any(after.play(r).is_game_over() for r in replies):
-        return None
+        return _Refuted()
     deadline = None if seconds is None else started + seconds
     searches = [PnSearch(position.variant, table_mb=table_mb) for _ in range(max(1, threads))]
     work: queue.Queue[int] = queue.Queue()
@@ -512,8 +856,18 @@ def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: 
                     results[index] = ("win", result.nodes, None)
                     continue
                 recorded = _Recorded()
-                extractor = _Extractor(search, recorded, None)
-                extractor.prover_node(part.marks(side), part.marks(side.other), True, {})
+                # the threads' share of the nodes left, as for the parts; stopped with them
+                budget = None if nodes is None else (nodes - spent()) // len(searches)
+                extractor = _Extractor(search, recorded, _Limits(deadline, budget,
+                                                                 halted=stop))
+                extractor.limits.spent = extractor.live_nodes
+                extractors.append(extractor)
+                try:
+                    extractor.prover_node(part.marks(side), part.marks(side.other), True, {})
+                except _Stop:
+                    results[index] = ("unknown", result.nodes, None)
+                    stop.set()
+                    return
                 again[0] += extractor.researched
                 again[1] += extractor.research_nodes
                 results[index] = ("win", result.nodes, recorded)
@@ -522,11 +876,14 @@ def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: 
             stop.set()
 
     busy: set[int] = set()  # the searches running a part now
+    extractors: list[_Extractor] = []  # reading a part's subtree off, or done
 
     def spent() -> int:
-        """Nodes of the parts done and of the searches running (read while they run)."""
+        """Nodes of the parts done and of the searches running (read while they run), and
+        of the searches again while the subtrees are read off."""
         running = sum(int(s.misc[_k.NODES]) for s in searches if id(s) in busy)
-        return sum(n for _, n, _ in list(results.values())) + running
+        reading = sum(e.live_nodes() for e in list(extractors))
+        return sum(n for _, n, _ in list(results.values())) + running + reading
 
     pool = [threading.Thread(target=worker, args=(s,), name=f"tictactoe-pn-{n}", daemon=True)
             for n, s in enumerate(searches)]
@@ -558,7 +915,7 @@ def _prove_parts(position: Position, *, threads: int, table_mb: float, seconds: 
         raise failures[0]
     search_seconds = time.perf_counter() - started
     if any(o == "no-win" for o, _, _ in results.values()):
-        return None  # a reply refutes the move (the other threads were stopped then)
+        return _Refuted(spent())  # a reply refutes the move (the other threads stopped)
     if len(results) < len(replies) or any(o == "unknown" for o, _, _ in results.values()):
         done = spent()
         raise ProofUnavailableError(
@@ -582,12 +939,21 @@ def write_by_replies_in_parallel(
     first) is refuted: the caller then proves the position the usual way. Raises
     `ProofUnavailableError` if the time limit or the node limit (all threads' nodes
     together) stops it, and `KeyboardInterrupt` (after stopping every search) on Ctrl-C."""
+    written = _write_parts(position, target, threads=threads, table_mb=table_mb,
+                           seconds=seconds, nodes=nodes, progress=progress, **extra)
+    return None if isinstance(written, _Refuted) else written
+
+
+def _write_parts(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
+                 threads: int, table_mb: float, seconds: float | None, nodes: int | None,
+                 progress: PartProgress | None, **extra: Any) -> WrittenProof | _Refuted:
+    """`write_by_replies_in_parallel`, but `_Refuted` (with the nodes spent) for None."""
     if isinstance(position, str):
         position = Position(position)
     parts = _prove_parts(position, threads=threads, table_mb=table_mb, seconds=seconds,
                          nodes=nodes, progress=progress, record=True)
-    if parts is None:
-        return None
+    if isinstance(parts, _Refuted):
+        return parts
     started = time.perf_counter()
     extra.setdefault("generator", "tictactoe.search.pn")
     extra.setdefault("search_nodes", parts.nodes)
@@ -615,7 +981,7 @@ def prove_by_replies_in_parallel(
         position = Position(position)
     parts = _prove_parts(position, threads=threads, table_mb=table_mb, seconds=seconds,
                          nodes=nodes, progress=progress, record=False)
-    return None if parts is None else parts.value(position)
+    return None if isinstance(parts, _Refuted) else parts.value(position)
 
 
 def prove_settings(position: Position, by_replies: bool | None,
@@ -639,18 +1005,20 @@ def prove_settings(position: Position, by_replies: bool | None,
 
 def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[bytes], *,
                 by_replies: bool | None = None, threads: int | None = None,
-                table_mb: float = PROVE_TABLE_MB, nodes: int | None = None,
+                table_mb: float | None = None, nodes: int | None = None,
                 seconds: float | None = None, progress: Progress | None = None,
                 part_progress: PartProgress | None = None,
                 write_progress: WriteProgress | None = None) -> WrittenProof:
     """Prove a position's value and write its proof, as ``ttt prove --out`` does.
 
-    `by_replies` defaults to `replies_first` and `threads` to `default_threads`. On more
-    than one thread the replies are proven in parallel (`write_by_replies_in_parallel`,
-    reporting to `part_progress`); if a reply refutes the first move class there, one
-    search by replies proves the value instead (`write_pn_proof`, reporting to `progress`
-    and `write_progress`), and the proof's `threads` is 1. `seconds` bounds the whole;
-    raises `ProofUnavailableError` if a limit stops the search.
+    `by_replies` defaults to `replies_first`, `threads` to `default_threads` and `table_mb`
+    (each thread's table) to `table_mb_for`. On more than one thread the replies are proven
+    in parallel (`write_by_replies_in_parallel`, reporting to `part_progress`); if a reply
+    refutes the first move class there, one search by replies proves the value instead
+    (`write_pn_proof`, reporting to `progress` and `write_progress`), and the proof's
+    `threads` is 1. `seconds` and `nodes` bound the whole, the writing included; raises
+    `ProofUnavailableError` if a limit stops the search, `ProofWritingStoppedError` if one
+    stops the writing, and `ProofWritingInterrupted` on Ctrl-C during the writing.
 
     >>> import io
     >>> written = write_proof("4x3", io.BytesIO(), table_mb=4)
@@ -660,15 +1028,18 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
     if isinstance(position, str):
         position = Position(position)
     by_replies, threads = prove_settings(position, by_replies, threads)
+    if table_mb is None:
+        table_mb = table_mb_for(position, nodes)
     if threads > 1:
         started = time.perf_counter()
-        written = write_by_replies_in_parallel(position, target, threads=threads,
-                                               table_mb=table_mb, seconds=seconds,
-                                               nodes=nodes, progress=part_progress)
-        if written is not None:
+        written = _write_parts(position, target, threads=threads, table_mb=table_mb,
+                               seconds=seconds, nodes=nodes, progress=part_progress)
+        if not isinstance(written, _Refuted):
             return written
         if seconds is not None:
             seconds = max(0.0, seconds - (time.perf_counter() - started))
+        if nodes is not None:
+            nodes = max(1, nodes - written.nodes)
     return write_pn_proof(position, target, nodes=nodes, seconds=seconds, table_mb=table_mb,
                           progress=progress, write_progress=write_progress,
                           by_replies=by_replies)
