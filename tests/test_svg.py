@@ -129,8 +129,10 @@ def test_hints_from_a_map_of_scores_outline_the_best_and_use_short_labels_when_s
 def test_colours_are_the_web_apps() -> None:
     css = (Path(__file__).parent.parent / "src/tictactoe/web/static/app.css").read_text()
     light = css.split("@media")[0]
-    for name in ("x", "o", "win", "win-bg", "draw", "draw-bg", "loss", "loss-bg", "accent"):
+    for name in ("x", "o", "win", "win-bg", "draw", "draw-bg", "loss", "loss-bg", "accent",
+                 "muted"):
         assert f"--{name}: {COLOURS[name]};" in light
+    assert f"--cell-edge: {COLOURS['cell-line']};" in light
 
 
 def test_size_and_coordinates() -> None:

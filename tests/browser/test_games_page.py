@@ -51,8 +51,7 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     assert "stays in History as unfinished" in dialog.inner_text()
     shot(page, "asks")
     dialog.get_by_role("button", name="Keep playing").click()
-    wait_until(page, f"!({ASKING})")
-    assert page.locator("#level").input_value() == "medium", "back to the game's level"
+    wait_until(page, f"!({ASKING}) && document.querySelector('#level').value === 'medium'")
     assert page.evaluate(CURRENT) == first
     assert page.locator("#position-text").input_value() == board
     # the n key asks too; Escape answers no

@@ -90,9 +90,10 @@ def prove_command(
 
     The search shows its nodes and the root's proof and disproof numbers as it runs, the
     writing its lines and the share of the tree written; both stop cleanly at the limits or
-    on Ctrl-C (exit status 1 at a limit, 130 on Ctrl-C). A proof is written whole or not at
-    all: a stopped writing leaves no file and says how far it got. The proof file is for
-    `ttt check-proof`.
+    on Ctrl-C (exit status 1 at a limit, 130 on Ctrl-C).
+
+    A proof is written whole or not at all: a stopped writing leaves no file and says how
+    far it got. The proof file is for `ttt check-proof`.
     """
     from tictactoe.core import Position, TicTacToeError
     from tictactoe.search.pn import PnSearch

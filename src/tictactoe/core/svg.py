@@ -25,12 +25,13 @@ from tictactoe.core.variant import Variant
 HintKind = Literal["win", "draw", "loss", "estimate"]
 
 COLOURS = {
-    "background": "#f4f5f9", "cell": "#ffffff", "cell-line": "#d9dce6", "text": "#1c1f2b",
-    "muted": "#687085", "accent": "#4f46e5", "x": "#3b5bdb", "o": "#e8590c",
-    "win": "#0f9d58", "win-bg": "#d3f4e2", "draw": "#6b7280", "draw-bg": "#e9ebf0",
-    "loss": "#d6336c", "loss-bg": "#fde2ea", "estimate": "#687085", "estimate-bg": "#eef0f6",
+    "background": "#f4f5f9", "cell": "#ffffff", "cell-line": "#80869a", "text": "#1c1f2b",
+    "muted": "#5c6378", "accent": "#4f46e5", "x": "#3552d0", "o": "#e8590c",
+    "win": "#08743f", "win-bg": "#d3f4e2", "draw": "#5b6170", "draw-bg": "#e9ebf0",
+    "loss": "#bd2358", "loss-bg": "#fde2ea", "estimate": "#5c6378", "estimate-bg": "#eef0f6",
 }
-"""The web app's light theme (``web/static/app.css``)."""
+"""The web app's light theme (``web/static/app.css``; an empty cell's edge is its
+``--cell-edge``, 3:1 against the page)."""
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
 
