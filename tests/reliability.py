@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -1054,6 +1055,25 @@ def _probe_latencies(url: str, stop: Callable[[], bool], every: float = 0.05) ->
     return samples
 
 
+@contextlib.contextmanager
+def _probing(url: str) -> Iterator[list[float]]:
+    """Light requests on a thread for as long as the block runs (see `_probe_latencies`);
+    the list of their latencies fills as they answer."""
+    samples: list[float] = []
+    done = False
+
+    def probe() -> None:
+        samples.extend(_probe_latencies(url, lambda: done))
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        yield samples
+    finally:
+        done = True
+        prober.join()
+
+
 @dataclass
 class ChunkedReport:
     status: int = 0
@@ -1072,12 +1092,14 @@ def chunked_flood(server: Server, mib: int = 300) -> ChunkedReport:
     light client polls; the answer, how much the server let in, its memory, the latencies."""
     report = ChunkedReport(rss_before=server.memory())
     report.light_before = _probe_latencies(server.url, _for_seconds(2.0))
-    done = False
-    import threading
+    with _probing(server.url) as report.light_during:
+        _send_chunked(server, mib, report)
+        report.rss_after = server.memory()
+        time.sleep(1.0)
+    return report
 
-    prober = threading.Thread(target=lambda: report.light_during.extend(
-        _probe_latencies(server.url, lambda: done)))
-    prober.start()
+
+def _send_chunked(server: Server, mib: int, report: ChunkedReport) -> None:
     chunk = b"a" * 65536
     parts = urlsplit(server.url)
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
@@ -1100,11 +1122,6 @@ def chunked_flood(server: Server, mib: int = 300) -> ChunkedReport:
             report.answered = time.perf_counter() - started
             report.status = int(line.split()[1]) if line.startswith(b"HTTP/") else 0
         sender.join(30)
-    report.rss_after = server.memory()
-    time.sleep(1.0)
-    done = True
-    prober.join()
-    return report
 
 
 def _for_seconds(seconds: float) -> Callable[[], bool]:
@@ -1133,12 +1150,14 @@ def half_open(server: Server, connections: int = 1000, wait: float = 20.0) -> Ha
     """Open `connections` connections that send a request line and one header and then
     nothing, while a light client polls; how long until the server closed them all."""
     report = HalfOpenReport()
-    done = False
-    import threading
+    with _probing(server.url) as report.light:
+        _hold_half_open(server, connections, wait, report)
+        time.sleep(0.5)
+    return report
 
-    prober = threading.Thread(target=lambda: report.light.extend(
-        _probe_latencies(server.url, lambda: done)))
-    prober.start()
+
+def _hold_half_open(server: Server, connections: int, wait: float,
+                    report: HalfOpenReport) -> None:
     parts = urlsplit(server.url)
     held: list[socket.socket] = []
     try:
@@ -1171,10 +1190,6 @@ def half_open(server: Server, connections: int = 1000, wait: float = 20.0) -> Ha
     finally:
         for sock in held:
             sock.close()
-        time.sleep(0.5)
-        done = True
-        prober.join()
-    return report
 
 
 __all__ = ["ChunkedReport", "CrashRound", "HalfOpenReport", "LoadReport", "MixReport",

@@ -60,6 +60,17 @@ def wait_until(page: Any, expression: str, timeout: float = 30_000) -> Any:
         page.wait_for_timeout(50)
 
 
+YOUR_TURN = "document.querySelector('#board .cell[aria-disabled=false]') !== null"
+"""True once the page waits for a move of the person at the keyboard."""
+
+
+def open_page(page: Any, url: str) -> None:
+    """Load the page and wait until it is ready for a move."""
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, YOUR_TURN)
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from browser.conftest import wait_until
+from browser.conftest import YOUR_TURN, open_page, wait_until
 from tictactoe.core import Position
 from tictactoe.search.solver import solve
 
@@ -29,7 +29,6 @@ AXE_URL = "/__tests__/axe.min.js"  # served to the page by a route, from its own
 SCHEMES = ("light", "dark")
 TEXT = 4.5  # WCAG 2 AA, 1.4.3: text (asked of all of it, large or not)
 NON_TEXT = 3.0  # WCAG 2 AA, 1.4.11: the boundaries of controls, focus rings, chart segments
-YOUR_TURN = "document.querySelector('#board .cell[aria-disabled=false]') !== null"
 Colour = tuple[float, float, float, float]  # r, g, b in 0..255, alpha in 0..1
 
 # ------------------------------------------------------------------ contrast from the styles
@@ -194,16 +193,14 @@ class Contrast:
 # ------------------------------------------------------------------ setting the scene
 
 
-def open_page(page: Any, url: str, scheme: str) -> None:
+def open_in_scheme(page: Any, url: str, scheme: str) -> None:
     page.emulate_media(color_scheme=scheme)
-    page.goto(url)
-    page.wait_for_selector("body[data-ready=true]")
-    wait_until(page, YOUR_TURN)
+    open_page(page, url)
 
 
 def game_in_progress_with_hints(page: Any, url: str, scheme: str) -> None:
     """The play view: a move of yours and the computer's reply, hints on."""
-    open_page(page, url, scheme)
+    open_in_scheme(page, url, scheme)
     page.click("[data-name=b2]")
     wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 2 && "
                      f"({YOUR_TURN})")
@@ -233,7 +230,7 @@ def play_to_the_end(url: str, browser: str, opponent: str, lose: bool, seed: int
 def finished_games_and_a_replay(page: Any, url: str, scheme: str) -> None:
     """The history view: this browser won, drew and lost games against the computer (so the
     chart has every segment), and the replay of one is open."""
-    open_page(page, url, scheme)
+    open_in_scheme(page, url, scheme)
     browser = page.evaluate("localStorage.getItem('tictactoe.browser')")
     assert browser
     play_to_the_end(url, browser, "perfect", lose=False, seed=1)  # a draw

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from browser.conftest import wait_until
+from browser.conftest import YOUR_TURN, open_page, wait_until
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,15 +20,8 @@ pytestmark = [
 ]
 
 Shot = Callable[[Any, str], None]
-YOUR_TURN = "document.querySelector('.cell[aria-disabled=false]') !== null"
 CURRENT = "JSON.parse(localStorage.getItem('tictactoe.current')).id"
 ASKING = "document.querySelector('#confirm').open"
-
-
-def open_page(page: Any, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector("body[data-ready=true]")
-    wait_until(page, YOUR_TURN)
 
 
 def play_in(page: Any, move: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from browser.conftest import wait_until
+from browser.conftest import YOUR_TURN, open_page, wait_until
 from tictactoe.core import Position
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS
 from tictactoe.search.solver import solve
@@ -26,13 +26,6 @@ pytestmark = [
 
 Shot = Callable[[Any, str], None]
 FINISHED = "document.querySelector('#status').matches('.won, .lost, .drawn')"
-YOUR_TURN = "document.querySelector('.cell[aria-disabled=false]') !== null"
-
-
-def open_page(page: Any, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector("body[data-ready=true]")
-    wait_until(page, YOUR_TURN)
 
 
 def two_players(page: Any) -> None:
