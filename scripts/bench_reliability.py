@@ -207,6 +207,17 @@ def load(args: argparse.Namespace, work: Path) -> list[Row]:
     return rows
 
 
+def light_row(check: str, report: reliability.MixReport, extra: str) -> Row:
+    """A row for the light client's latencies (the goal: p99 within 100 ms)."""
+    light = report.light
+    p99 = percentile(light, 0.99) * 1000
+    return (check,
+            f"{len(light):,} requests, p50 {statistics.median(light) * 1000:.1f} ms, max "
+            f"{max(light) * 1000:.1f} ms{extra}",
+            f"p99 {p99:.1f} ms ({'met' if p99 <= 100 else '[red]over'} ≤ 100 "
+            f"ms{'' if p99 <= 100 else '[/]'}), errors {report.light_errors}")
+
+
 def mix(args: argparse.Namespace, work: Path) -> list[Row]:
     server = Server(work / "mix")
     rows = []
@@ -215,17 +226,12 @@ def mix(args: argparse.Namespace, work: Path) -> list[Row]:
         for heavy in (0, args.heavy):
             report = reliability.light_among_heavy(server.url, heavy=heavy,
                                                    seconds=args.mix_seconds)
-            light = report.light
-            p99 = percentile(light, 0.99) * 1000
             label = "alone" if heavy == 0 else f"while {heavy} clients keep heavy requests going"
             heavy_text = "" if heavy == 0 else (
                 f"; heavy: {report.heavy_done} answered, {report.heavy_refused} refused "
                 f"with 503, {report.heavy_other} other")
-            rows.append((f"Light among heavy: a 3x3 client's moves {label}",
-                         f"{len(light):,} requests, p50 {statistics.median(light) * 1000:.1f} "
-                         f"ms, max {max(light) * 1000:.1f} ms{heavy_text}",
-                         f"p99 {p99:.1f} ms ({'met' if p99 <= 100 else '[red]over'} ≤ 100 "
-                         f"ms{'' if p99 <= 100 else '[/]'}), errors {report.light_errors}"))
+            rows.append(light_row(f"Light among heavy: a 3x3 client's moves {label}", report,
+                                  heavy_text))
     finally:
         server.stop()
     return rows
@@ -239,17 +245,12 @@ def small(args: argparse.Namespace, work: Path) -> list[Row]:
         for others in (0, args.small_clients):
             report = reliability.small_among_small(server.url, level=args.small_level,
                                                    others=others, seconds=args.mix_seconds)
-            light = report.light
-            p99 = percentile(light, 0.99) * 1000
             label = "alone" if others == 0 else f"while {others} clients play 4x4"
             others_text = "" if others == 0 else (
                 f"; 4x4: {report.heavy_done:,} moves answered, {report.heavy_refused} refused "
                 f"with 503, {report.heavy_other} other")
-            rows.append((f"Small among small: a 3x3 game against {args.small_level} {label}",
-                         f"{len(light):,} requests, p50 {statistics.median(light) * 1000:.1f} "
-                         f"ms, max {max(light) * 1000:.1f} ms{others_text}",
-                         f"p99 {p99:.1f} ms ({'met' if p99 <= 100 else '[red]over'} ≤ 100 "
-                         f"ms{'' if p99 <= 100 else '[/]'}), errors {report.light_errors}"))
+            rows.append(light_row(f"Small among small: a 3x3 game against {args.small_level} "
+                                  f"{label}", report, others_text))
     finally:
         server.stop()
     return rows
