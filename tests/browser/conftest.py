@@ -80,14 +80,16 @@ def _free_port() -> int:
 class Server:
     """A `ttt serve` process on 127.0.0.1 with its own data folder."""
 
-    def __init__(self, data: Path, port: int | None = None) -> None:
+    def __init__(self, data: Path, port: int | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.data = data
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, "-c", "from tictactoe.cli import main; main()", "serve",
                    "--port", str(self.port), "--data", str(data)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)
+                                        stderr=subprocess.STDOUT, text=True,
+                                        env={**os.environ, **(env or {})})
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -119,8 +121,9 @@ def start_server(
     storage belongs to its address); every one is stopped at the end of the session."""
     servers: list[Server] = []
 
-    def start(data: Path, port: int | None = None) -> Server:
-        server = Server(data, port)
+    def start(data: Path, port: int | None = None,
+              env: dict[str, str] | None = None) -> Server:
+        server = Server(data, port, env)
         servers.append(server)
         return server
 

@@ -363,3 +363,22 @@ def test_the_page_runs_under_a_policy_that_blocks_inline_code(browser: Any, serv
     assert ran is False
     assert any("Content Security Policy" in text for text in messages)
     page.close()
+
+
+def test_games_started_faster_than_the_limit_wait_instead_of_failing(
+        page: Any, start_server: Any, tmp_path: Path) -> None:
+    # two games at once, then one a second: a quick third and fourth new game are refused
+    # with 429, and the page sends them again after the server's Retry-After
+    limited = start_server(tmp_path, env={"TICTACTOE_GAME_LIMIT": "2,1"})
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status)
+            if r.request.method == "POST" and r.url.endswith("/api/games") else None)
+    open_page(page, limited.url)
+    for _ in range(3):
+        started = sum(status < 300 for status in statuses)
+        page.click("#new-game")
+        wait_until(page, f"document.querySelector('#status').textContent.startsWith('Your move')"
+                         f" && {YOUR_TURN}")
+        assert sum(status < 300 for status in statuses) == started + 1
+    assert 429 in statuses, statuses
+    assert "Cannot start" not in page.locator("#status").inner_text()

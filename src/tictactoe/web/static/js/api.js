@@ -8,6 +8,11 @@ export class ApiError extends Error {
   }
 }
 
+// a request refused for coming too fast (429) is sent again after the server's Retry-After,
+// when that is short: a player who starts games quickly waits a moment instead of failing
+const RETRY_WAIT_LIMIT = 10;  // seconds
+const RETRIES = 3;
+
 async function call(method, path, body, headers = {}) {
   const init = { method, headers: { Accept: "application/json", ...headers } };
   if (body !== undefined) {
@@ -15,10 +20,15 @@ async function call(method, path, body, headers = {}) {
     init.body = JSON.stringify(body);
   }
   let response;
-  try {
-    response = await fetch(path, init);
-  } catch (err) {
-    throw new ApiError(0, "cannot reach the server");
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await fetch(path, init);
+    } catch (err) {
+      throw new ApiError(0, "cannot reach the server");
+    }
+    const wait = Number(response.headers.get("Retry-After"));
+    if (response.status !== 429 || attempt >= RETRIES || !(wait >= 0 && wait <= RETRY_WAIT_LIMIT)) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 0.2) * 1000));
   }
   let data = null;
   try {
