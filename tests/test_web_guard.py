@@ -8,6 +8,8 @@ import json
 import logging
 import re
 import socket
+import struct
+import sys
 import threading
 import time
 import warnings
@@ -29,7 +31,13 @@ with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test cli
 from tictactoe.cli import app as cli_app
 from tictactoe.web.app import create_app
 from tictactoe.web.guard import CONTENT_SECURITY_POLICY, LOOPBACK_HOSTS, MAX_BODY_BYTES
-from tictactoe.web.server import RepeatFilter, server_config
+from tictactoe.web.server import (
+    LISTEN_QUEUE,
+    GuardedServer,
+    RepeatFilter,
+    connection_cap,
+    server_config,
+)
 
 READ_SECONDS = 1.0
 CAP = 24
@@ -56,8 +64,8 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(server_config(web, "127.0.0.1", port, read_seconds=READ_SECONDS,
-                                          max_connections=CAP))
+    server = GuardedServer(server_config(web, "127.0.0.1", port, read_seconds=READ_SECONDS,
+                                         max_connections=CAP))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -170,6 +178,44 @@ def test_past_the_connection_cap_the_oldest_idle_connections_make_room(
     assert closed_by_server(idle[0], 0.5)  # the oldest made room, before its deadline
     for sock in idle:
         sock.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="TCP_INFO as on Linux")
+def test_the_kernel_holds_a_long_queue_of_connections_not_yet_accepted(
+        running: Running) -> None:
+    # on a listening socket, Linux's tcp_info gives the queue's length (tcpi_unacked) and
+    # its most (tcpi_sacked): a burst longer than one accept batch must fit in it, or the
+    # kernel drops handshakes and real clients wait a second for them to be sent again
+    listening = running.server.servers[0].sockets[0]
+    info = listening.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    most = struct.unpack_from("I", info, 28)[0]
+    somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
+    assert most == min(LISTEN_QUEUE, somaxconn) > 256
+
+
+def test_a_burst_past_the_descriptor_limit_never_runs_the_server_out_of_descriptors(
+        tmp_path: Path) -> None:
+    # 600 connections at once to a server allowed 256 open files (so at most
+    # connection_cap(256) connections): it closes the oldest to make room and never fails to
+    # accept for want of descriptors (the event loop would then stop accepting for a second)
+    from reliability import Server, descriptor_limit, request
+    assert connection_cap(256) < 100
+    server = Server(tmp_path, preexec=descriptor_limit(256))
+    held = []
+    try:
+        for _ in range(600):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            sock.sendall(b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            held.append(sock)
+        assert request(server.url, "GET", "/api/options", timeout=10)[0] == 200
+        assert closed_by_server(held[0], 5)
+        log = server.log.read_text()
+        assert "the most allowed: closed the oldest idle or slow ones" in log
+        assert "out of system resource" not in log and "Too many open files" not in log, log
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
 
 
 # --------------------------------------------------------------- through the app

@@ -46,11 +46,10 @@ def serve(
     """Play in the browser: serve the web app and its JSON API."""
     require("web", "ttt serve")
 
-    import uvicorn  # imported here so that other commands start fast
 
     from tictactoe.web.app import create_app
     from tictactoe.web.guard import LOOPBACK_HOSTS, is_loopback
-    from tictactoe.web.server import server_config
+    from tictactoe.web.server import GuardedServer, server_config
     from tictactoe.web.store import DATABASE_NAME, data_dir
 
     folder = data_dir(str(data) if data else None)
@@ -73,7 +72,7 @@ def serve(
     shown = f"[{host}]" if ":" in host else host
     console.print(f"tictactoe is ready at [bold]http://{shown}:{port}/[/]  "
                   f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)", soft_wrap=True)
-    server = uvicorn.Server(server_config(web, host, port))
+    server = GuardedServer(server_config(web, host, port))
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
     if not server.started:

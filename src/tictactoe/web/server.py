@@ -12,11 +12,13 @@ connection, so that slow or idle clients cannot use up the server.
   start). A new connection past the cap closes the oldest connection that is still sending
   its request or idle, never one whose answer is being computed, so a flood of half-open
   connections cannot lock out a real client.
+- **Listen queue.** The kernel holds up to `LISTEN_QUEUE` connections not yet accepted, so a
+  burst of connections does not make a real client's handshake wait a second for a resend.
 - **Quiet logs.** A message that repeats (a closed connection, a failed ``accept``) is logged
   once per `LOG_WINDOW_SECONDS` with a count of the ones left out (`RepeatFilter`).
 
 >>> connection_cap(1024)
-668
+796
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import socket
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import h11
 import uvicorn
@@ -41,10 +45,17 @@ MAX_CONNECTIONS = 2000
 """Most connections open at once, whatever the descriptor limit."""
 RESERVED_DESCRIPTORS = 100
 """Descriptors kept for everything but connections: the database, the engine workers' pipes,
-the static files, the logs, and the connections accepted at once before the cap sees them."""
-BACKLOG = 256
-"""Connections the kernel holds for the server before it accepts them (the server accepts up
-to this many at a time, so the cap keeps as many descriptors free)."""
+the static files and the logs."""
+ACCEPT_BATCH = 64
+"""Connections the server accepts at a time. The cap keeps twice as many descriptors free:
+one batch just accepted, and one of connections closed to make room whose descriptors are
+freed a moment later. (Out of descriptors, the event loop would stop accepting for a whole
+second.)"""
+LISTEN_QUEUE = 2048
+"""Connections the kernel holds for the server before it accepts them (at most the system's
+``somaxconn``). Held connections use no descriptor of the server's; a queue longer than one
+accept batch keeps a burst of connections from overflowing it, which would make the kernel
+drop the handshakes of real clients (they wait a second for it to be sent again)."""
 WANTED_DESCRIPTORS = 4096
 """The descriptor limit the server asks for at start (up to the hard limit)."""
 LOG_WINDOW_SECONDS = 10.0
@@ -54,7 +65,8 @@ QUIETED_LOGGERS = ("asyncio", "uvicorn", "uvicorn.error", "tictactoe.web.server"
 
 def connection_cap(descriptors: int) -> int:
     """The most connections to keep open with `descriptors` file descriptors."""
-    return max(16, min(MAX_CONNECTIONS, descriptors - RESERVED_DESCRIPTORS - BACKLOG))
+    return max(16, min(MAX_CONNECTIONS, descriptors - RESERVED_DESCRIPTORS
+                                          - 2 * ACCEPT_BATCH))
 
 
 def raise_descriptor_limit() -> int:
@@ -126,21 +138,27 @@ class GuardedH11Protocol(H11Protocol):
 
     read_seconds: float = READ_SECONDS
     max_connections: int = MAX_CONNECTIONS
+    by_age: ClassVar[dict[GuardedH11Protocol, None]] = {}
+    """This server's open connections, oldest first (a dict keeps the order of insertion):
+    the next one to close past the cap is found without looking at all of them."""
+
+    next_warning: ClassVar[float] = 0.0
+    """When the cap's warning may be logged again (a burst past the cap logs it once)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.opened = 0.0
         self.read_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.opened = self.loop.time()
+        self.by_age[self] = None
         self._arm_read_deadline()
-        if len(self.connections) > self.max_connections:
+        if len(self.connections) > self.max_connections:  # closing ones count till they close
             self._make_room()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_read_deadline()
+        self.by_age.pop(self, None)
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -174,19 +192,35 @@ class GuardedH11Protocol(H11Protocol):
 
     def _make_room(self) -> None:
         """Close the oldest other connection that is reading or idle (else this one)."""
-        waiting = [c for c in self.connections if c is not self
-                   and isinstance(c, GuardedH11Protocol) and c.reading()
-                   and not c.transport.is_closing()]
-        victim = min(waiting, key=lambda c: c.opened) if waiting else self
-        log.warning("%d connections are open, the most allowed: closed the oldest idle or "
-                    "slow one", self.max_connections)
+        victim = next((c for c in self.by_age if c is not self and c.reading()
+                       and not c.transport.is_closing()), self)
+        self.by_age.pop(victim, None)  # closing: no longer a candidate (it still counts)
+        if self.loop.time() >= GuardedH11Protocol.next_warning:  # a burst logs once
+            GuardedH11Protocol.next_warning = self.loop.time() + LOG_WINDOW_SECONDS
+            log.warning("%d connections are open, the most allowed: closed the oldest idle "
+                        "or slow ones", self.max_connections)
         victim.transport.close()
+
+
+class GuardedServer(uvicorn.Server):
+    """uvicorn's server with the listen queue lengthened to `LISTEN_QUEUE` once it listens
+    (uvicorn's ``backlog`` sets both the queue and the accept batch; only the batch must stay
+    small)."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        for server in getattr(self, "servers", []):
+            for listening in server.sockets:
+                with contextlib.suppress(OSError), socket.socket(
+                        fileno=os.dup(listening.fileno())) as same:
+                    same.listen(LISTEN_QUEUE)  # the same socket, through a second descriptor
 
 
 def guarded_protocol(read_seconds: float, max_connections: int) -> type[GuardedH11Protocol]:
     """`GuardedH11Protocol` with these limits."""
     return type("GuardedH11Protocol", (GuardedH11Protocol,),
-                {"read_seconds": read_seconds, "max_connections": max_connections})
+                {"read_seconds": read_seconds, "max_connections": max_connections,
+                 "by_age": {}})
 
 
 def server_config(app: Any, host: str, port: int, *, read_seconds: float = READ_SECONDS,
@@ -199,8 +233,8 @@ def server_config(app: Any, host: str, port: int, *, read_seconds: float = READ_
     return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                           timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE_SECONDS,
                           http=guarded_protocol(read_seconds, cap), ws="none",
-                          lifespan="on", backlog=BACKLOG)
+                          lifespan="on", backlog=ACCEPT_BATCH)
 
 
-__all__ = ["GuardedH11Protocol", "RepeatFilter", "connection_cap", "guarded_protocol",
-           "raise_descriptor_limit", "server_config"]
+__all__ = ["GuardedH11Protocol", "GuardedServer", "RepeatFilter", "connection_cap",
+           "guarded_protocol", "raise_descriptor_limit", "server_config"]
