@@ -211,23 +211,29 @@ class RawClient:
     and the body. Much cheaper per request than a full HTTP client library."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 host: str) -> None:
-        self.reader, self.writer, self.host = reader, writer, host
+                 host: str, port: int) -> None:
+        self.reader, self.writer, self.host, self.port = reader, writer, host, port
 
     @staticmethod
     async def connect(url: str) -> RawClient:
         parts = urlsplit(url)
         host, port = parts.hostname or "127.0.0.1", parts.port or 80
         reader, writer = await asyncio.open_connection(host, port)
-        return RawClient(reader, writer, f"{host}:{port}")
+        return RawClient(reader, writer, host, port)
 
     async def call(self, method: str, path: str, body: object = None,
                    headers: dict[str, str] | None = None) -> tuple[int, bytes]:
         data = b"" if body is None else json.dumps(body).encode()
         extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
-        self.writer.write(f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{extra}"
-                          f"Content-Type: application/json\r\nContent-Length: {len(data)}"
-                          f"\r\n\r\n".encode() + data)
+        message = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{extra}"
+                   f"Content-Type: application/json\r\nContent-Length: {len(data)}"
+                   f"\r\n\r\n".encode() + data)
+        if self.reader.at_eof():
+            # the server closed this connection while it was idle (keep-alive, or no first
+            # request in time), as HTTP allows: nothing was sent on it, so use a new one
+            await self.close()
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.write(message)
         line = await self.reader.readline()
         if not line:
             raise ConnectionError("the server closed the connection")
@@ -399,6 +405,8 @@ class RaceReport:
     """Changes answered 200 that the final record does not hold."""
     other: int = 0
     """Any other answer."""
+    others: list[tuple[int, str]] = field(default_factory=list)
+    """Those other answers: status and detail."""
 
 
 async def _race_games(url: str, games: int, rng: random.Random) -> RaceReport:
@@ -425,6 +433,8 @@ async def _race_games(url: str, games: int, rng: random.Random) -> RaceReport:
                 report.won += len(winners)
                 report.refused += sum(1 for status, _ in answers if status == 409)
                 report.other += sum(1 for status, _ in answers if status not in (200, 409))
+                report.others += [(status, str(answer.get("detail"))) for status, answer
+                                  in answers if status not in (200, 409)]
                 if len(winners) != 1:
                     break
                 state = winners[0]

@@ -50,8 +50,8 @@ def test_no_acknowledged_move_is_lost_when_the_server_is_killed(tmp_path: Path) 
 
 def test_racing_writers_lose_nothing(server: Server) -> None:
     race = reliability.race(server.url, games=4, seed=1)
-    assert race.races > 0 and race.won == race.races and race.refused == race.races
-    assert (race.lost, race.other) == (0, 0)
+    assert race.races > 0 and race.won == race.races and race.refused == race.races, race
+    assert (race.lost, race.other) == (0, 0), race.others
 
 
 @pytest.mark.parametrize("kind", ["corrupt", "read-only", "full"])
