@@ -411,9 +411,11 @@ class GameStore:
         first. A row that cannot be read is left out (and logged once)."""
         games: list[StoredGame] = []
         with self._using() as db:
+            # a game with no move at all (left at once: most of those not resumable) is
+            # skipped by SQLite, without reading its record
             rows = db.execute(f"SELECT {_COLUMNS} FROM games WHERE browser = ?"
-                              " AND finished IS NULL AND result IS NULL"
-                              " ORDER BY number DESC", (browser,))
+                              " AND finished IS NULL AND result IS NULL AND moves != ?"
+                              " ORDER BY number DESC", (browser, json.dumps([])))
             for row in rows:
                 try:
                     stored = self._stored(row)
