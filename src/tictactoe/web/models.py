@@ -120,6 +120,22 @@ class VariantInfo(BaseModel):
     rows: int
     columns: int
     is_3d: bool
+    line_kinds: list[LineKindInfo] = Field(
+        default_factory=list, description="The kinds of winning lines, with how many of each.")
+
+
+class LineKindInfo(BaseModel):
+    kind: str = Field(description="'row', 'column', 'diagonal', 'layer diagonal', 'pillar', "
+                                  "'vertical diagonal' or 'space diagonal'.")
+    count: int
+    description: str = Field(description="A few words for a legend.")
+
+
+class ThreatInfo(BaseModel):
+    side: Literal["x", "o"]
+    cell: int = Field(description="The empty cell that completes the line.")
+    line: list[int] = Field(description="The line's cells.")
+    kind: str = Field(description="The line's kind, as in the variant's `line_kinds`.")
 
 
 class OutcomeInfo(BaseModel):
@@ -140,6 +156,10 @@ class PositionInfo(BaseModel):
     problems: list[str] = Field(description="Why it cannot, one message per reason.")
     outcome: OutcomeInfo | None
     winning_lines: list[list[int]] = Field(description="Completed lines, as cell indices.")
+    threats: list[ThreatInfo] = Field(
+        default_factory=list,
+        description="Open threats while the game goes on: lines where one side has every cell "
+                    "but one, and that one is empty (none once the game is over).")
 
 
 class ScoreInfo(BaseModel):
