@@ -204,7 +204,7 @@ def game_in_progress_with_hints(page: Any, url: str, scheme: str) -> None:
     page.click("[data-name=b2]")
     wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 2 && "
                      f"({YOUR_TURN})")
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     wait_until(page, "document.querySelectorAll('#board .hint').length === 7")
 
 
@@ -321,7 +321,7 @@ def test_contrast_of_the_play_view(page: Any, server: Any, scheme: str) -> None:
     page.evaluate(f"{status}.className = 'status'")
 
     # an empty cell (the hints off) against the page; the focus ring, from the keyboard
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     wait_until(page, "document.querySelectorAll('#board .hint').length === 0")
     contrast.boundary("#board .cell:not(:has(svg))", "an empty cell against the page")
     page.locator("#board .cell").first.focus()

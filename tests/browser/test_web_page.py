@@ -114,7 +114,7 @@ def test_hints_show_the_values(page: Any, server: Any, shot: Shot) -> None:
     page.fill("#position-text", start)
     page.click("#load")
     wait_until(page, "document.querySelector('#position-text').value === 'x1x/1o1/o2 x'")
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     page.wait_for_selector(".hint")
     position = Position(start)
     expected = {position.move_name(c): str(s) for c, s in solve(start).moves.items()}
@@ -148,7 +148,7 @@ def test_cube_hints_mark_the_moves_that_lose_at_once(page: Any, server: Any,
     page.fill("#position-text", start)
     page.click("#load")
     wait_until(page, f"document.querySelector('#position-text').value === '{start}'")
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     page.wait_for_selector(".hint", timeout=20_000)
     wait_until(page, "document.querySelectorAll('.hint').length === 59")
     best = page.locator(".hint.best")

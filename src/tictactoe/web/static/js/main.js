@@ -22,7 +22,8 @@ let historyStale = true;
 const play = new PlayView({
   view: $("view-play"), board: $("board"), status: $("status"), setup: $("setup"),
   variant: $("variant"), level: $("level"), levelDescription: $("level-description"),
-  undo: $("undo"), redo: $("redo"), hints: $("hints"),
+  undo: $("undo"), redo: $("redo"), hints: $("hints"), threats: $("threats"),
+  threatKey: $("threat-key"), lineKinds: $("line-kinds"),
   gameNote: $("game-note"),
   hintNote: $("hint-note"), newGame: $("new-game"), moves: $("moves"), noMoves: $("no-moves"),
   positionForm: $("position-form"), positionText: $("position-text"), copy: $("copy"),
