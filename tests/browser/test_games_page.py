@@ -20,7 +20,7 @@ pytestmark = [
 ]
 
 Shot = Callable[[Any, str], None]
-CURRENT = "JSON.parse(localStorage.getItem('tictactoe.current')).id"
+CURRENT = "(JSON.parse(localStorage.getItem('tictactoe.current')) || {}).id"  # null between games
 ASKING = "document.querySelector('#confirm').open"
 
 
