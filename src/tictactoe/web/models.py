@@ -263,11 +263,22 @@ class LevelStats(BaseModel):
     losses: int
 
 
+class BoardStats(BaseModel):
+    variant: str = Field(description="The board, such as '3x3'.")
+    games: int = Field(description="The games counted on this board, every level together.")
+    levels: list[LevelStats] = Field(description="The human's results on this board against "
+                                                 "each computer opponent.")
+
+
 class HistoryResponse(BaseModel):
     games: list[HistoryGame] = Field(
         description="With `unfinished=true`: the browser's unfinished games first (the most "
                     "recently started first), then the finished ones, newest first.")
-    levels: list[LevelStats]
+    levels: list[LevelStats] = Field(description="The results against each computer "
+                                                 "opponent, every board together.")
+    boards: list[BoardStats] = Field(
+        default_factory=list,
+        description="The same results for each board apart, the most played board first.")
 
 
 class ChoiceInfo(BaseModel):
