@@ -11,7 +11,8 @@ const history = new HistoryView({
   replayBoard: $("replay-board"), info: $("replay-info"), move: $("replay-move"),
   first: $("replay-first"), prev: $("replay-prev"), next: $("replay-next"), last: $("replay-last"),
   slider: $("replay-step"), scope: $("view-history"), chartTitle: $("chart-title"),
-  chartScope: $("chart-scope"), replayTitle: $("replay-title"),
+  chartScope: $("chart-scope"), replayTitle: $("replay-title"), chartBoard: $("chart-board"),
+  chartBoardField: $("chart-board-field"),
 }, (id) => {  // an unfinished game of this browser, clicked in the list: play on in it
   location.hash = "#play";
   play.open(id);
