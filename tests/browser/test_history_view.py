@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from browser.conftest import open_page, wait_until
+from browser.test_layout import save_screen
 
 pytestmark = [
     pytest.mark.browser,
@@ -104,4 +105,5 @@ def test_the_result_of_every_game_is_in_sight_on_a_phone(
     results = page.locator(".games tbody tr .result .badge").all_inner_texts()
     assert len(results) == 3 and all(text in ("X won", "O won", "Draw") for text in results)
     shot(page, f"{width}")
+    save_screen(page, f"history-{width}")  # with TTT_SCREENS=1 also in docs/screens/
     context.close()

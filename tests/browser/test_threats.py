@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from browser.conftest import YOUR_TURN, open_page, wait_until
+from browser.test_layout import save_screen
 
 pytestmark = [
     pytest.mark.browser,
@@ -62,6 +63,7 @@ def test_threats_on_the_cube_are_outlined_and_the_switch_is_kept(
     assert lines == [["1:a2", "2:a2", "3:a2"], ["1:b1", "1:c1", "1:d1"]]
     assert page.locator("#threat-key").is_visible()
     shot(page, "cube-threats")
+    save_screen(page, "cube-threats-1200")  # with TTT_SCREENS=1 also in docs/screens/
 
     # the legend: the cube's kinds of lines, with their counts
     assert page.locator("#line-kinds").is_visible()
