@@ -108,6 +108,19 @@ def test_threats_on_a_flat_board_when_switched_on(page: Any, server: Any) -> Non
         "c1, empty, X completes a row here"
     assert page.locator("[data-name=b3]").get_attribute("aria-label") == \
         "b3, empty, O completes a row here"
+    # with the hints on too, the letter moves to the corner and the hint takes the middle
+    page.locator("label.switch:has(#hints)").click()
+    page.wait_for_selector("[data-name=c1] .hint")
+    corner = page.evaluate("""() => {
+        const tag = document.querySelector('[data-name=c1] .threat-tag');
+        const cell = tag.parentElement.getBoundingClientRect();
+        const box = tag.getBoundingClientRect();
+        return [getComputedStyle(tag).position, box.top - cell.top < cell.height / 3,
+                cell.right - box.right < cell.width / 3];
+    }""")
+    assert corner == ["absolute", True, True]
+    assert page.locator("[data-name=c1]").get_attribute("aria-label").startswith(
+        "c1, empty, X completes a row here, ")
     # X plays c1 and wins: no threats on a finished game
     page.click("[data-name=c1]")
     wait_until(page, "document.querySelector('#status').textContent.startsWith('You win')")

@@ -232,7 +232,8 @@ export class BoardView {
         badge.title = hint.text;
         cell.append(badge);
       }
-      // a threat: a dashed ring (X) or a dotted one (O) and a corner tag naming the side
+      // a threat: a dashed ring (X) or a dotted one (O) and the side's letter (in a corner
+      // when a hint badge is there too)
       for (const old of cell.querySelectorAll(".threat-tag")) old.remove();
       const sides = ["x", "o"].filter((side) => completes[side].has(index));
       for (const side of ["x", "o"]) {

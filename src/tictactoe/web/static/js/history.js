@@ -16,13 +16,12 @@ function origin(game) {
 }
 const SCOPE_KEY = "tictactoe.history-scope";
 const SETUP_KEY = "tictactoe.setup";  // the play view's setup: its board is the current one
-// the table's columns: a class and a label for each (the label heads a field of a row laid
-// out as a card on a phone)
-const COLUMNS = [["number", "#"], ["when", "When"], ["board", "Board"], ["x", "X"], ["o", "O"],
-                 ["result", "Result"], ["moves", "Moves"]];
+// the classes of the table's columns (which place each field of a row laid out as a card on
+// a phone: see app.css)
+const COLUMNS = ["number", "when", "board", "x", "o", "result", "moves"];
 
 export function boardLabel(name) {
-  // "5x5k4" -> "5×5, four in a row"; "4x4x4" -> "4×4×4"
+  // "5x5k4" -> "5×5, 4 in a row"; "4x4x4" -> "4×4×4"
   const [shape, k] = name.split("k");
   return k ? `${shape.replace(/x/g, "×")}, ${k} in a row` : shape.replace(/x/g, "×");
 }
@@ -130,11 +129,11 @@ export class HistoryView {
       const open = game.status === "unfinished";
       const cells = [String(game.number), when(open ? game.started : game.finished), game.variant,
                      game.players.x, game.players.o];
-      cells.forEach((text) => {
+      for (const text of cells) {
         const td = document.createElement("td");
         td.textContent = text;
         row.append(td);
-      });
+      }
       // a continuation after undo, or a game from a loaded position, says so by its board
       const board = row.cells[2];
       for (const label of origin(game)) {
@@ -154,10 +153,7 @@ export class HistoryView {
       const count = document.createElement("td");
       count.textContent = String(game.moves.length);
       row.append(result, count);
-      [...row.cells].forEach((td, i) => {
-        td.className = COLUMNS[i][0];
-        td.dataset.label = COLUMNS[i][1];
-      });
+      [...row.cells].forEach((td, i) => { td.className = COLUMNS[i]; });
       row.addEventListener("click", () => this.open(game));
       row.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === " ") { event.preventDefault(); this.open(game); }
