@@ -213,3 +213,33 @@ def test_variants_and_cells_take_ascii_only() -> None:
         with pytest.raises(InvalidMoveError):
             Variant.parse("4x4x4" if ":" in cell else "3x3").parse_cell(cell)
     assert Variant.parse(" 5X5K4 ").name == "5x5k4" and Variant.parse("3x3").parse_cell(" B2") == 4
+
+
+@given(positions(legal_play=False))
+@settings(max_examples=150, deadline=None)
+def test_threats_are_the_lines_one_move_from_done(p: Position) -> None:
+    """Each threat is a line of k-1 marks of one side with its last cell empty, and every such
+    line is listed: playing the threat's cell completes the line for its side."""
+    v = p.variant
+    expected = set()
+    for line in v.lines:
+        for side in (Side.X, Side.O):
+            marks = [p.mark_at(c) for c in line]
+            if marks.count(side) == v.k - 1 and marks.count(None) == 1:
+                expected.add((side, line, line[marks.index(None)]))
+    found = {(t.side, t.line, t.cell) for t in p.threats()}
+    assert found == expected
+    for t in p.threats():
+        assert t.kind == v.line_kind(t.line)
+
+
+def test_line_kinds_of_the_cubes() -> None:
+    assert Variant.parse("3x3x3").line_kinds == {
+        "row": 9, "column": 9, "layer diagonal": 6, "pillar": 9, "vertical diagonal": 12,
+        "space diagonal": 4}
+    assert sum(Variant.parse("qubic").line_kinds.values()) == 76
+    assert Variant.parse("5x5k4").line_kinds == {"row": 10, "column": 10, "diagonal": 8}
+    # a space diagonal of qubic, and a vertical diagonal: 1:a1, 2:a2, 3:a3, 4:a4
+    q = Variant.parse("qubic")
+    assert q.line_kind((0, 21, 42, 63)) == "space diagonal"
+    assert q.line_kind(tuple(q.parse_cell(f"{i}:a{i}") for i in range(1, 5))) == "vertical diagonal"

@@ -485,12 +485,58 @@ async def test_cube_hints_show_values_not_question_marks(start: str | None) -> N
         board = app.board
         texts = {position.move_name(c): board.text_of(c) for c in position.empty_cells()}
         assert "?" not in texts.values() and all(texts.values())
-        assert all(re.fullmatch(r"[WL](\d+|≤\d+)?|D|≈[+-]?\d+", t) for t in texts.values()), \
+        # (a "!" before the hint: a side completes a line there, the threats being on)
+        assert all(re.fullmatch(r"!?([WL](\d+|≤\d+)?|D|≈[+-]?\d+)", t) for t in texts.values()), \
             texts
         if start is None:
             assert texts["1:a1"] == "W" and "hint-win" in board.classes_of(0)
         else:
             block = position.parse_move("1:d1")
-            assert texts["1:d1"].startswith("≈")
+            assert texts["1:d1"].startswith("!≈"), "X's threat, which O must block"
             assert "hint-unknown" in board.classes_of(block)
             assert all(t == "L2" for name, t in texts.items() if name != "1:d1")
+
+
+@pytest.mark.asyncio
+async def test_threats_are_shown_on_the_cube_and_t_toggles_them() -> None:
+    """On a cube X's open pillar and O's open row are marked where they complete (in words,
+    not colour alone), their marks reversed and listed in the side panel; t hides them."""
+    start = "1ooo/x3/4/4:4/x3/4/4:4/x3/4/4:4/4/4/4 x"
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN}, start=Position(start)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board, v = app.board, app.game.variant
+        pillar, row = v.parse_cell("4:a2"), v.parse_cell("1:a1")
+        assert board.text_of(pillar) == "!x" and "threat-x" in board.classes_of(pillar)
+        assert board.text_of(row) == "!o" and "threat-o" in board.classes_of(row)
+        marked = {v.cell_name(c) for c in range(v.cells) if "in-threat" in board.classes_of(c)}
+        assert marked == {"1:a2", "2:a2", "3:a2", "1:b1", "1:c1", "1:d1"}
+        assert text(app, "#threat-state").splitlines()[1:] == [
+            "X at 4:a2 (pillar)", "O at 1:a1 (row)"]
+        assert text(app, "#lines").splitlines() == [
+            "16 rows", "16 columns", "8 layer diagonals", "16 pillars", "16 vertical diagonals",
+            "4 space diagonals"]
+        await pilot.press("t")
+        await pilot.pause()
+        assert board.text_of(pillar) == "" and not any(
+            {"threat-x", "threat-o", "in-threat"} & board.classes_of(c) for c in range(v.cells))
+        assert text(app, "#threat-state") == "off (press t)"
+        await pilot.press("t")
+        await pilot.press("tab", *"4:a2", "enter")  # X completes the pillar: nothing open now
+        await pilot.pause()
+        assert app.game.position.winner() is Side.X
+        assert board.text_of(pillar) == "X" and board.text_of(row) == ""
+        assert text(app, "#threat-state") == "on (t: off): none open"
+
+
+@pytest.mark.asyncio
+async def test_threats_are_off_at_first_on_a_flat_board() -> None:
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN},
+                            start=Position("xx1/3/o1o x")))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.board.text_of(2) == "" and text(app, "#threat-state") == "off (press t)"
+        assert not app.query_one("#lines").display
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.board.text_of(2) == "!x" and app.board.text_of(7) == "!o"

@@ -67,6 +67,22 @@ def test_position_reports_problems_and_cubes(client: TestClient) -> None:
     assert cube["cells"][Position("4x4x4").variant.parse_cell("2:b3")] == "x"
 
 
+def test_position_lists_open_threats_and_line_kinds(client: TestClient) -> None:
+    """The threats the page outlines come from the rules core: X's pillar and O's row, and
+    none once the game is over."""
+    moves = ["1:a2", "1:b1", "2:a2", "1:c1", "3:a2", "1:d1"]
+    info = client.post("/api/position", json={"position": "qubic", "moves": moves}).json()
+    names = info["cell_names"]
+    assert [(t["side"], names[t["cell"]], t["kind"]) for t in info["threats"]] == [
+        ("x", "4:a2", "pillar"), ("o", "1:a1", "row")]
+    assert [names[c] for c in info["threats"][0]["line"]] == ["1:a2", "2:a2", "3:a2", "4:a2"]
+    kinds = {k["kind"]: k["count"] for k in info["variant"]["line_kinds"]}
+    assert kinds["space diagonal"] == 4 and sum(kinds.values()) == 76
+    over = client.post("/api/position", json={"position": "qubic",
+                                              "moves": [*moves, "4:a2"]}).json()
+    assert over["outcome"]["winner"] == "x" and over["threats"] == []
+
+
 def test_options_list_the_page_choices(client: TestClient) -> None:
     options = client.get("/api/options").json()
     assert [v["value"] for v in options["variants"]] == ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4"]

@@ -186,7 +186,7 @@ def test_history_of_this_browser_or_all(client: TestClient) -> None:
     everything = client.get("/api/history").json()["games"]
     assert len(mine) == 1 and len(everything) == 3
     assert client.get("/api/history", headers={"X-Browser-Id": "nobody-here"}).json() == {
-        "games": [], "levels": []}
+        "games": [], "levels": [], "boards": []}
 
 
 def history_of(client: TestClient, browser: str | None = BROWSER,
@@ -307,13 +307,31 @@ def test_store_change_is_compare_and_swap(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------- continuations
-def finished_against(client: TestClient, player: str, browser: str | None = None
-                     ) -> dict[str, Any]:
+def finished_against(client: TestClient, player: str, browser: str | None = None,
+                     variant: str = "3x3") -> dict[str, Any]:
     """A game of X (a human, the first legal move each time) against ``player``, to its end."""
-    state = made(client, browser, variant="3x3", players={"x": "human", "o": player}, seed=4)
+    state = made(client, browser, variant=variant, players={"x": "human", "o": player}, seed=4)
     while state["game"]["result"] is None:
         state = send(client, state, "moves", move=state["position"]["legal_moves"][0])
     return state
+
+
+def test_the_history_counts_each_board_apart(client: TestClient) -> None:
+    """The results per level, for every board together and for each board, the most played
+    first."""
+    results = {}
+    for variant in ("4x4", "3x3", "4x4"):
+        state = finished_against(client, "random", BROWSER, variant)
+        results.setdefault(variant, []).append(state["game"]["result"])
+    history = history_of(client)
+    assert [(b["variant"], b["games"]) for b in history["boards"]] == [("4x4", 2), ("3x3", 1)]
+    for board in history["boards"]:
+        [level] = board["levels"]
+        wins = results[board["variant"]].count("x")
+        draws = results[board["variant"]].count("draw")
+        assert (level["level"], level["wins"], level["draws"]) == ("random", wins, draws)
+    assert counted(history) == 3
+    assert history_of(client, "another-browser-id")["boards"] == []
 
 
 def counted(history: dict[str, Any]) -> int:
@@ -425,7 +443,7 @@ def test_the_browser_id_travels_in_a_header_only(client: TestClient) -> None:
     mine = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()
     assert len(mine["games"]) == 1 and counted(mine) == 1
     assert client.get("/api/history", headers={"X-Browser-Id": "another-one"}).json() == {
-        "games": [], "levels": []}
+        "games": [], "levels": [], "boards": []}
 
 
 # ----------------------------------------------------------------- the cap on new games

@@ -48,13 +48,16 @@ def played_out(record: GameRecord, rng: random.Random) -> GameRecord:
                                  players=record.players, started=record.started)
 
 
-def tally(lines: list[tuple[dict[str, str], str | None, str | None, str]],
-          browser: str | None) -> Tally:
-    """What the history should count: one result per line of play, its last."""
+def tally(lines: list[tuple[dict[str, str], str | None, str | None, str, str]],
+          browser: str | None, board: str | None = None) -> Tally:
+    """What the history should count: one result per line of play, its last (on one board,
+    if given)."""
     counts: dict[str, list[int]] = {}
-    for players, start, owner, result in lines:
+    for players, start, owner, result, variant in lines:
         humans = [side for side in ("x", "o") if players[side] == "human"]
         if start is not None or len(humans) != 1 or (browser is not None and owner != browser):
+            continue
+        if board is not None and variant != board:
             continue
         human = humans[0]
         row = counts.setdefault(players["o" if human == "x" else "x"], [0, 0, 0])
@@ -64,7 +67,7 @@ def tally(lines: list[tuple[dict[str, str], str | None, str | None, str]],
 
 LINE = st.tuples(st.integers(0, len(PLAYERS) - 1), st.booleans(), st.sampled_from(BROWSERS),
                  st.integers(0, 2**16), st.lists(st.sampled_from(["finish", "leave", "replay"]),
-                                                 max_size=3))
+                                                 max_size=3), st.sampled_from(["3x3", "3x4"]))
 """A line of play: its players, whether it starts from a set position, its browser, the seed
 of its random moves, and what follows the end: a continuation finished with random moves
 (``replay``: after the same undo is sent twice), or one left unfinished."""
@@ -73,14 +76,16 @@ of its random moves, and what follows the end: a continuation finished with rand
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(LINE, max_size=8))
 def test_the_results_table_equals_a_recount(lines: list[tuple[int, bool, str | None, int,
-                                                               list[str]]]) -> None:
+                                                               list[str], str]]) -> None:
     store = GameStore(":memory:")
     expected = []
-    for players_at, from_start, browser, seed, after in lines:
+    for players_at, from_start, browser, seed, after, board in lines:
         rng = random.Random(seed)
         players = PLAYERS[players_at]
         start = START if from_start else None
-        first = played_out(GameRecord.from_moves("3x3", [], start=start, players=players), rng)
+        variant = "3x3" if from_start else board
+        first = played_out(GameRecord.from_moves(variant, [], start=start, players=players),
+                           rng)
         token, game = store.create(first, seed=seed, browser=browser)
         result = first.result
         for step in after:
@@ -98,12 +103,17 @@ def test_the_results_table_equals_a_recount(lines: list[tuple[int, bool, str | N
             game = store.change(token, fork.ply, played_out(fork.record, rng))
             result = game.record.result
         assert result is not None
-        expected.append((players, start, browser, result))
+        expected.append((players, start, browser, result, variant))
     for browser in BROWSERS:
         counted = store.results_by_opponent(browser)
         assert counted == store.recount_by_opponent(browser) == tally(expected, browser)
+        # and each board apart
+        boards = store.results_by_board(browser)
+        assert boards == store.recount_by_board(browser)
+        for board in ("3x3", "3x4"):
+            assert boards.get(board, {}) == tally(expected, browser, board)
         listed = store.finished(500, browser)
-        assert len(listed) == sum(browser in (None, owner) for _, _, owner, _ in expected)
+        assert len(listed) == sum(browser in (None, owner) for _, _, owner, _, _ in expected)
     store.close()
 
 
@@ -164,6 +174,30 @@ def test_an_old_data_folder_gains_its_results_table(tmp_path: Path) -> None:
     assert store.results_by_opponent() == {"easy": (1, 0, 1)}
     assert store.results_by_opponent("mine-1234") == {"easy": (1, 0, 0)}
     assert len(store.finished()) == 3, "the damaged row is left out"
+    store.close()
+
+
+def test_a_results_table_without_the_boards_is_counted_again(tmp_path: Path) -> None:
+    """A data folder from before the results were counted for each board: its results table
+    (browser, opponent) is replaced by one counted afresh, board by board."""
+    store = GameStore.in_folder(tmp_path)
+    for variant, moves in (("3x3", ["a1", "b1", "b2", "c1", "c3"]),
+                           ("4x4", ["a1", "a2", "b1", "b2", "c1", "c2", "d1"])):
+        store.create(GameRecord.from_moves(variant, moves, players={"x": "human", "o": "easy"}),
+                     browser="mine-1234")
+    store.close()
+    db = sqlite3.connect(tmp_path / DATABASE_NAME)
+    db.execute("DROP TABLE results")
+    db.execute("CREATE TABLE results (browser TEXT NOT NULL, opponent TEXT NOT NULL, wins "
+               "INTEGER NOT NULL DEFAULT 0, draws INTEGER NOT NULL DEFAULT 0, losses INTEGER "
+               "NOT NULL DEFAULT 0, PRIMARY KEY (browser, opponent)) WITHOUT ROWID")
+    db.execute("INSERT INTO results VALUES ('', 'easy', 2, 0, 0)")
+    db.commit()
+    db.close()
+    store = GameStore.in_folder(tmp_path)
+    assert store.results_by_board("mine-1234") == store.results_by_board() == {
+        "3x3": {"easy": (1, 0, 0)}, "4x4": {"easy": (1, 0, 0)}}
+    assert store.results_by_opponent() == {"easy": (2, 0, 0)}
     store.close()
 
 

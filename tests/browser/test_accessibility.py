@@ -1,8 +1,9 @@
 """Accessibility in a real browser, in the light and the dark colour scheme: axe-core (vendored in
 tests/browser/vendor/, injected by the tests only) finds no serious or critical violation on
-the play view (a game in progress, hints on) or the history view (finished games, a replay
-open), and the contrast ratios read from the computed styles meet WCAG AA: 4.5:1 for text,
-3:1 for the empty cells' boundaries, the focus ring and the chart's segments."""
+the play view (a game in progress, hints on; the cube with its threats and legend) or the
+history view (finished games, a replay open; on a phone, as cards), and the contrast ratios
+read from the computed styles meet WCAG AA: 4.5:1 for text, 3:1 for the empty cells'
+boundaries, the threats' rings, the focus ring and the chart's segments."""
 
 from __future__ import annotations
 
@@ -204,7 +205,7 @@ def game_in_progress_with_hints(page: Any, url: str, scheme: str) -> None:
     page.click("[data-name=b2]")
     wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 2 && "
                      f"({YOUR_TURN})")
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     wait_until(page, "document.querySelectorAll('#board .hint').length === 7")
 
 
@@ -225,6 +226,19 @@ def play_to_the_end(url: str, browser: str, opponent: str, lose: bool, seed: int
         assert answer.status_code == 200, answer.text
         game = answer.json()
     return str(game["game"]["result"])
+
+
+CUBE_THREATS = "1ooo/x3/4/4:4/x3/4/4:4/x3/4/4:4/4/4/4 x"
+"""On the cube, X's open pillar (4:a2 completes it) and O's open row (1:a1), X to move."""
+
+
+def cube_with_threats(page: Any, url: str, scheme: str) -> None:
+    """The play view on the cube: an open threat of each side outlined, the legend shown."""
+    open_in_scheme(page, url, scheme)
+    page.fill("#position-text", CUBE_THREATS)
+    page.click("#load")
+    wait_until(page, "document.querySelectorAll('#board .threat-tag').length === 2 && "
+                     f"({YOUR_TURN})")
 
 
 def finished_games_and_a_replay(page: Any, url: str, scheme: str) -> None:
@@ -268,12 +282,16 @@ def readable(violations: list[dict[str, Any]]) -> str:
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("view", ["play", "history"])
+@pytest.mark.parametrize("view", ["play", "history", "cube", "phone history"])
 def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
                                          scheme: str) -> None:
     if view == "play":
         game_in_progress_with_hints(page, server.url, scheme)
+    elif view == "cube":
+        cube_with_threats(page, server.url, scheme)
     else:
+        if view == "phone history":  # the games as cards
+            page.set_viewport_size({"width": 320, "height": 640})
         finished_games_and_a_replay(page, server.url, scheme)
     violations = axe_violations(page)
     serious = [v for v in violations if v["impact"] in ("serious", "critical")]
@@ -321,7 +339,7 @@ def test_contrast_of_the_play_view(page: Any, server: Any, scheme: str) -> None:
     page.evaluate(f"{status}.className = 'status'")
 
     # an empty cell (the hints off) against the page; the focus ring, from the keyboard
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     wait_until(page, "document.querySelectorAll('#board .hint').length === 0")
     contrast.boundary("#board .cell:not(:has(svg))", "an empty cell against the page")
     page.locator("#board .cell").first.focus()
@@ -338,6 +356,32 @@ def test_contrast_of_the_play_view(page: Any, server: Any, scheme: str) -> None:
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
+def test_contrast_of_the_threats_and_the_legend(page: Any, server: Any, scheme: str) -> None:
+    contrast = Contrast(page, scheme)
+    cube_with_threats(page, server.url, scheme)
+    contrast.text("[data-name='4:a2'] .threat-x-text", "X's threat letter in its cell")
+    contrast.text("[data-name='1:a1'] .threat-o-text", "O's threat letter in its cell")
+    contrast.text("#threat-key", "the threat key (muted)")
+    contrast.text("#threat-key .threat-x-text", "X in the threat key")
+    contrast.text("#threat-key .threat-o-text", "O in the threat key")
+    contrast.text("#line-kinds li", "the lines' legend (muted)")
+    contrast.text("#line-kinds h2", "the lines' legend's title")
+    # each ring against the cell it is drawn in
+    for name, part, what in (("4:a2", "::after", "X's dashed ring"),
+                             ("1:a1", "::before", "O's dotted ring")):
+        ring = page.evaluate(f"""() => {{
+            const cell = document.querySelector("[data-name='{name}']");
+            const style = getComputedStyle(cell, '{part}');
+            return [style.borderTopColor, parseFloat(style.borderTopWidth)];
+        }}""")
+        assert ring[1] >= 2, (what, ring)
+        cell = backdrop(contrast.styles(f"[data-name='{name}']")["backgrounds"])
+        contrast.add(f"{what} against its cell", ratio(over(parse(ring[0]), cell), cell),
+                     NON_TEXT)
+    contrast.check()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
 def test_contrast_of_the_history_view(page: Any, server: Any, scheme: str) -> None:
     contrast = Contrast(page, scheme)
     finished_games_and_a_replay(page, server.url, scheme)
@@ -345,6 +389,8 @@ def test_contrast_of_the_history_view(page: Any, server: Any, scheme: str) -> No
     contrast.text(".games td", "table cell")
     contrast.text("#replay-info", "replay's description (muted)")
     contrast.text("#chart-scope", "chart's note (muted, small)")
+    contrast.text("#chart-board-field > span", "the chart's Board label")
+    contrast.text("#chart-board", "the chart's board choice")
     for cls in ("x", "o", "draw"):
         contrast.text(f".badge.{cls}", f"result badge ({cls})")
     contrast.text("#chart text:not(.seg-text):not(.axis-label)", "chart's level", "fill")

@@ -20,7 +20,7 @@ pytestmark = [
 ]
 
 Shot = Callable[[Any, str], None]
-CURRENT = "JSON.parse(localStorage.getItem('tictactoe.current')).id"
+CURRENT = "(JSON.parse(localStorage.getItem('tictactoe.current')) || {}).id"  # null between games
 ASKING = "document.querySelector('#confirm').open"
 
 
@@ -120,12 +120,12 @@ def test_the_hints_have_a_legend(page: Any, server: Any) -> None:
     open_page(page, server.url)
     legend = page.locator("#hint-legend")
     assert legend.is_hidden()
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     legend.wait_for()
     text = legend.inner_text()
     for code in ("W3", "L2", "D", "≈+7", "estimate"):
         assert code in text, code
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     wait_until(page, "document.querySelector('#hint-legend').hidden")
 
 
@@ -198,7 +198,7 @@ def test_the_setup_and_hints_survive_a_reload(page: Any, server: Any) -> None:
     assert page.locator("#replay-title").inner_text().lower() == \
         "replay · from a loaded position"
     page.click("#tab-play")
-    page.locator("label.switch").click()
+    page.locator("label.switch:has(#hints)").click()
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     wait_until(page, YOUR_TURN)

@@ -12,11 +12,12 @@ from tictactoe.core.errors import (
     TicTacToeError,
     VariantError,
 )
-from tictactoe.core.position import Outcome, Position, Side, Status, Termination
+from tictactoe.core.position import Outcome, Position, Side, Status, Termination, Threat
 from tictactoe.core.symmetry import canonical_masks, symmetries, transform_mask
-from tictactoe.core.variant import MAX_CELLS, Variant
+from tictactoe.core.variant import LINE_KINDS, MAX_CELLS, Variant
 
 __all__ = [
+    "LINE_KINDS",
     "MAX_CELLS",
     "BoardTooLargeError",
     "IllegalMoveError",
@@ -28,6 +29,7 @@ __all__ = [
     "Side",
     "Status",
     "Termination",
+    "Threat",
     "TicTacToeError",
     "Variant",
     "VariantError",

@@ -89,6 +89,24 @@ class Outcome:
         return self.winner.symbol if self.winner else "draw"
 
 
+@dataclass(frozen=True)
+class Threat:
+    """An open threat: a line where ``side`` has every cell but ``cell``, which is empty.
+
+    >>> Position("xx1/3/o1o x").threats()
+    [Threat(side=<Side.X: 1>, line=(0, 1, 2), cell=2, kind='row'), \
+Threat(side=<Side.O: 2>, line=(6, 7, 8), cell=7, kind='row')]
+    """
+
+    side: Side
+    line: tuple[int, ...]
+    """The line's cells, in increasing order."""
+    cell: int
+    """The empty cell that completes the line."""
+    kind: str
+    """The line's kind (see `Variant.line_kind`)."""
+
+
 class Status(enum.IntFlag):
     """Every reason a position cannot arise in play. `Status.VALID` (0) means it can.
 
@@ -348,6 +366,30 @@ character 5 of '3/3/2 x')
         mask = self.marks(side)
         return [line for line, m in zip(self.variant.lines, self.variant.line_masks, strict=True)
                 if mask & m == m]
+
+    def threats(self) -> list[Threat]:
+        """Every open threat of either side: a line with k-1 marks of one side and its
+        last cell empty, X's first, each side's in the order of the lines. Whoever is to
+        move, and whether or not the game is over.
+
+        >>> [(t.side.symbol, t.cell, t.kind) for t in Position("4x4x4").threats()]
+        []
+        >>> p = Position("4x4x4")
+        >>> for name in ("1:a2", "1:b1", "2:a2", "1:c1", "3:a2", "1:d1"):
+        ...     p.push_name(name)
+        >>> [(t.side.symbol, p.move_name(t.cell), t.kind) for t in p.threats()]
+        [('x', '4:a2', 'pillar'), ('o', '1:a1', 'row')]
+        """
+        v = self.variant
+        empty = v.full_mask & ~self.occupied
+        found: list[Threat] = []
+        for side in (Side.X, Side.O):
+            mine = self.marks(side)
+            for line, mask in zip(v.lines, v.line_masks, strict=True):
+                gap = mask & ~mine
+                if gap and gap & (gap - 1) == 0 and gap & empty:
+                    found.append(Threat(side, line, gap.bit_length() - 1, v.line_kind(line)))
+        return found
 
     def has_line(self, side: Side) -> bool:
         mask = self.marks(side)

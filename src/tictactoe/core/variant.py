@@ -31,6 +31,17 @@ MAX_COLUMNS = 26
 
 ALIASES = {"tictactoe": "3x3", "tic-tac-toe": "3x3", "qubic": "4x4x4"}
 
+LINE_KINDS = {
+    "row": "rows: across",
+    "column": "columns: down",
+    "diagonal": "diagonals: corner to corner",
+    "layer diagonal": "layer diagonals: corner to corner in one layer",
+    "pillar": "pillars: the same cell in every layer",
+    "vertical diagonal": "vertical diagonals: along a row or column, one layer further each step",
+    "space diagonal": "space diagonals: corner to corner of the cube, through every layer",
+}
+"""The kinds of lines (see `Variant.line_kind`), each with a few words for a legend."""
+
 _NAME = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$", re.ASCII)
 _CELL_2D = re.compile(r"^([a-z])(\d+)$", re.ASCII)
 _CELL_3D = re.compile(r"^(\d+):([a-z])(\d+)$", re.ASCII)
@@ -193,6 +204,44 @@ class Variant:
             for c in line:
                 through[c].append(i)
         return tuple(tuple(t) for t in through)
+
+    def line_kind(self, line: tuple[int, ...]) -> str:
+        """The kind of a line, by its direction: on a flat board ``row``, ``column`` or
+        ``diagonal``; on a cube ``row`` or ``column`` (within a layer), ``layer diagonal``,
+        ``pillar`` (straight through the layers), ``vertical diagonal`` (a diagonal of a
+        vertical plane, through the layers) or ``space diagonal`` (corner to corner).
+
+        >>> q = Variant.parse("4x4x4")
+        >>> [q.line_kind(line) for line in ((0, 1, 2, 3), (0, 16, 32, 48), (0, 21, 42, 63))]
+        ['row', 'pillar', 'space diagonal']
+        >>> Variant.parse("3x3").line_kind((2, 4, 6))
+        'diagonal'
+        """
+        first = self.coordinates(line[0])
+        last = self.coordinates(line[-1])
+        moving = tuple(a != b for a, b in zip(first, last, strict=True))
+        if not self.is_3d:
+            return "diagonal" if all(moving) else "row" if moving[1] else "column"
+        across, down = moving[0], moving[1]
+        if sum(moving) == 3:
+            return "space diagonal"
+        if sum(moving) == 2:
+            return "vertical diagonal" if across else "layer diagonal"
+        return "pillar" if across else "column" if down else "row"
+
+    @cached_property
+    def line_kinds(self) -> dict[str, int]:
+        """How many lines of each kind (see `line_kind`) the board has, in the order of
+        `LINE_KINDS`.
+
+        >>> Variant.parse("qubic").line_kinds
+        {'row': 16, 'column': 16, 'layer diagonal': 8, 'pillar': 16, 'vertical diagonal': 16, \
+'space diagonal': 4}
+        """
+        counts = {kind: 0 for kind in LINE_KINDS}
+        for line in self.lines:
+            counts[self.line_kind(line)] += 1
+        return {kind: n for kind, n in counts.items() if n}
 
     # ----------------------------------------------------------------- notation
     def cell_name(self, cell: int) -> str:

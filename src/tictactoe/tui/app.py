@@ -24,7 +24,7 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Input, Static
 
-from tictactoe.core import Position, Side, TicTacToeError, Variant
+from tictactoe.core import Position, Side, Threat, TicTacToeError, Variant
 from tictactoe.core.record import GameRecord
 from tictactoe.players.base import Choice, Player
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS
@@ -48,6 +48,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("r", "redo what was undone"),
     ("n", "new game (same players)"),
     ("h", "hints on/off: each empty cell's value for the side to move"),
+    ("t", "threats on/off: where a side completes a line next move"),
     ("s", f"save the game record as JSON (default {DEFAULT_RECORD})"),
     ("l", "load a game record (saved here or by the browser app)"),
     ("?", "this help"),
@@ -66,6 +67,15 @@ STATUS_LINES = 3
 
 FOOTER_WIDE = 80
 """Below this many columns the footer closes up its spacing, so that every key fits in 60."""
+
+THREAT_LEGEND = ("!x is where X completes a line next move, !o where O does (on at first on "
+                 "a cube); the line's marks are reversed")
+
+LINES_LEGEND = ("rows, columns and layer diagonals lie within a layer; pillars, vertical and "
+                "space diagonals cross the layers (the side panel counts them)")
+
+MAX_LISTED_THREATS = 8
+"""The side panel names at most this many threats, then says how many more."""
 
 HINT_LEGEND = ("win N: this move wins in N plies (counting it) · loss N: loses in N · "
                "≤N: within N plies at most · draw · ≈N: an estimate, not proven (above 0 "
@@ -88,6 +98,7 @@ class HelpScreen(ModalScreen[None]):
     }
     HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
     HelpScreen #help-footer { color: $text-muted; margin-top: 1; }
+    HelpScreen #help-threats { margin-top: 1; }
     """
 
     def compose(self) -> ComposeResult:
@@ -99,6 +110,8 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help"):
             yield Static("Keys", id="help-title")
             yield Static(table, id="help-keys")
+            yield Static(f"Threats — {THREAT_LEGEND}.", id="help-threats")
+            yield Static(f"Lines of a cube — {LINES_LEGEND}.", id="help-lines")
             yield Static(f"Hints — {HINT_LEGEND}.\nPress Escape to close.", id="help-footer")
         yield Footer(show_command_palette=False)
 
@@ -192,6 +205,9 @@ class TicTacToeApp(App[None]):
         Binding("r", "redo", "Redo"),
         Binding("n", "new_game", "New"),
         Binding("h", "toggle_hints", "Hints"),
+        # not in the footer, which has no room left at 60 columns: the help and the side
+        # panel name it
+        Binding("t", "toggle_threats", "Threats", show=False),
         Binding("s", "save", "Save"),
         Binding("l", "load", "Load"),
         Binding("escape", "focus_board", "Board", show=False),
@@ -209,6 +225,9 @@ class TicTacToeApp(App[None]):
         self.record_path = record_path
         self.computers: dict[Side, Player] = engine.make_computers(game.players, seed)
         self.hints_on = False
+        self.threats_shown = {"cube": True, "flat": False}
+        """Whether threats are shown, for cubes and for flat boards (``t`` toggles the
+        current board's)."""
         self.hints: dict[int, Score] = {}
         self.thinking = False
         self.message = ""
@@ -236,6 +255,10 @@ class TicTacToeApp(App[None]):
                 yield Static(id="position")
                 yield Static("Hints", classes="heading")
                 yield Static(id="hint-state")
+                yield Static("Threats", classes="heading")
+                yield Static(id="threat-state")
+                yield Static("Lines", classes="heading", id="lines-heading")
+                yield Static(id="lines")
         yield Static(id="status")
         yield Footer(show_command_palette=False)  # Ctrl+P still opens the palette
 
@@ -298,7 +321,16 @@ class TicTacToeApp(App[None]):
         short = not big_cells(game.variant)
         hints = {cell: Hint(engine.hint_label(score, short=short), engine.hint_kind(score))
                  for cell, score in self.hints.items()} if self.hints_on else {}
-        self.board.show(game.position, hints)
+        threats = self.open_threats()
+        self.board.show(game.position, hints, threats if self.threats_on else None)
+        self.query_one("#threat-state", Static).update(self._threats_text(threats))
+        cube = game.variant.is_3d
+        self.query_one("#lines-heading", Static).display = cube
+        lines = self.query_one("#lines", Static)
+        lines.display = cube
+        if cube:
+            lines.update("\n".join(f"{n} {kind}s" for kind, n in
+                                   game.variant.line_kinds.items()))
         self.query_one("#players", Static).update(
             f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
         self.query_one("#levels", Static).update(_levels_text(game))
@@ -434,6 +466,33 @@ class TicTacToeApp(App[None]):
     def action_toggle_hints(self) -> None:
         self.hints_on = not self.hints_on
         self._changed(f"hints {'on' if self.hints_on else 'off'}")
+
+    @property
+    def threats_on(self) -> bool:
+        """Whether the board shows the open threats (on a cube at first, not on flat boards)."""
+        return self.threats_shown["cube" if self.game.variant.is_3d else "flat"]
+
+    def open_threats(self) -> list[Threat]:
+        """The position's open threats, while the game goes on."""
+        position = self.game.position
+        return [] if position.is_game_over() else position.threats()
+
+    def _threats_text(self, threats: list[Threat]) -> str:
+        if not self.threats_on:
+            return "off (press t)"
+        if not threats:
+            return "on (t: off): none open"
+        names = [f"{t.side.symbol.upper()} at {self.game.variant.cell_name(t.cell)} ({t.kind})"
+                 for t in threats[:MAX_LISTED_THREATS]]
+        more = len(threats) - MAX_LISTED_THREATS
+        if more > 0:
+            names.append(f"and {more} more")
+        return "on (t: off): !x, !o on the board\n" + "\n".join(names)
+
+    def action_toggle_threats(self) -> None:
+        kind = "cube" if self.game.variant.is_3d else "flat"
+        self.threats_shown[kind] = not self.threats_shown[kind]
+        self._changed(f"threats {'on' if self.threats_on else 'off'}")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

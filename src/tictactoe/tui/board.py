@@ -1,5 +1,6 @@
-"""The board widget: cells with coordinate labels, a keyboard cursor, clicks, hints and the
-highlighted winning line. A cube is drawn as its layers, side by side or two by two."""
+"""The board widget: cells with coordinate labels, a keyboard cursor, clicks, hints, open
+threats and the highlighted winning line. A cube is drawn as its layers, side by side or two
+by two."""
 
 # ruff: noqa: E402  (the check for the extra comes before the imports that need it)
 from __future__ import annotations
@@ -21,7 +22,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tictactoe.core import Position, Side, Variant
+from tictactoe.core import Position, Side, Threat, Variant
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,17 @@ class Hint:
 
     text: str
     kind: str
+
+
+def threat_text(sides: list[Side]) -> str:
+    """What an empty cell that completes a threat shows: ``!x``, ``!o`` or ``!xo`` (small
+    letters, unlike the marks, and the ``!`` of a warning), so that the side is named in
+    words and not by colour alone.
+
+    >>> threat_text([Side.X]), threat_text([Side.X, Side.O])
+    ('!x', '!xo')
+    """
+    return "!" + "".join(side.symbol for side in sides)
 
 
 def layer_columns(variant: Variant) -> int:
@@ -93,6 +105,10 @@ class BoardView(Widget, can_focus=True):
     BoardView CellView.hint-loss { color: $error; text-style: none; }
     BoardView CellView.hint-draw { color: $warning; text-style: none; }
     BoardView CellView.hint-unknown { color: $text-muted; text-style: none; }
+    BoardView CellView.threat-x { background: #ff8c5a 30%; text-style: bold; }
+    BoardView CellView.threat-o { background: #5ac8ff 30%; text-style: bold; }
+    BoardView CellView.threat-x.threat-o { background: $warning 35%; }
+    BoardView CellView.in-threat { text-style: bold reverse; }
     BoardView CellView.last { text-style: bold underline; }
     BoardView CellView.winning { background: $success 60%; color: $text; }
     BoardView.-big CellView.cursor { outline: round $accent 50%; }
@@ -115,6 +131,7 @@ class BoardView(Widget, can_focus=True):
         self.variant = variant
         self._position = Position(variant)
         self._hints: dict[int, Hint] = {}
+        self._threats: list[Threat] = []
 
     # ----------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -164,10 +181,14 @@ class BoardView(Widget, can_focus=True):
         return per_row * layer_width + 2, groups * layer_height
 
     # ----------------------------------------------------------------- state
-    def show(self, position: Position, hints: dict[int, Hint] | None = None) -> None:
-        """Draw this position, with these hints on empty cells."""
+    def show(self, position: Position, hints: dict[int, Hint] | None = None,
+             threats: list[Threat] | None = None) -> None:
+        """Draw this position, with these hints on empty cells and these open threats marked:
+        the cell that completes one shows `threat_text` (or its hint, tinted), and the marks
+        of the threatening line are shown reversed."""
         self._position = position.copy(stack=True)
         self._hints = dict(hints or {})
+        self._threats = list(threats or [])
         self._paint()
 
     def watch_cursor(self, old: int, new: int) -> None:
@@ -191,15 +212,24 @@ class BoardView(Widget, can_focus=True):
         stack = position.move_stack
         mark = position.mark_at(cell)
         hint = self._hints.get(cell) if mark is None else None
+        sides = [side for side in (Side.X, Side.O)
+                 if any(t.cell == cell and t.side is side for t in self._threats)]
+        in_threat = mark is not None and any(
+            t.side is mark and cell in t.line for t in self._threats)
         for name in ("x", "o", "hint-win", "hint-loss", "hint-draw", "hint-unknown",
-                     "last", "winning", "cursor"):
+                     "last", "winning", "cursor", "threat-x", "threat-o", "in-threat"):
             view.remove_class(name)
+        for side in sides:
+            view.add_class(f"threat-{side.symbol}")
+        view.set_class(in_threat, "in-threat")
         if mark is not None:
             view.add_class("x" if mark is Side.X else "o")
             view.update(Text(mark.symbol.upper()))
+        elif sides and hint is None:
+            view.update(Text(threat_text(sides)))
         elif hint is not None:
             view.add_class(f"hint-{hint.kind}")
-            view.update(Text(hint.text))
+            view.update(Text(f"!{hint.text}" if sides else hint.text))
         else:
             view.update("")
         if stack and stack[-1] == cell:

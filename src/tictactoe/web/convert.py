@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from tictactoe.core import Position, Side, Termination, TicTacToeError
+from tictactoe.core import LINE_KINDS, Position, Side, Termination, TicTacToeError
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.players.tactical import preferred
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
@@ -23,9 +23,11 @@ from tictactoe.web.models import (
     ComputerMove,
     GameState,
     HistoryGame,
+    LineKindInfo,
     OutcomeInfo,
     PositionInfo,
     ScoreInfo,
+    ThreatInfo,
     VariantInfo,
 )
 from tictactoe.web.referee import Play, can_undo
@@ -55,13 +57,18 @@ def position_info(position: Position) -> PositionInfo:
             winner=None if outcome.winner is None else "x" if outcome.winner is Side.X else "o",
             termination="line" if outcome.termination is Termination.LINE else "full board"),
         winning_lines=[list(line) for line in position.winning_lines()],
+        threats=[] if outcome is not None else [
+            ThreatInfo(side="x" if t.side is Side.X else "o", cell=t.cell, line=list(t.line),
+                       kind=t.kind) for t in position.threats()],
     )
 
 
 def variant_info(position: Position) -> VariantInfo:
     v = position.variant
     return VariantInfo(name=v.name, shape=list(v.shape), k=v.k, cells=v.cells, layers=v.layers,
-                       rows=v.rows, columns=v.columns, is_3d=v.is_3d)
+                       rows=v.rows, columns=v.columns, is_3d=v.is_3d,
+                       line_kinds=[LineKindInfo(kind=kind, count=n, description=LINE_KINDS[kind])
+                                   for kind, n in v.line_kinds.items()])
 
 
 def score_info(score: Score) -> ScoreInfo:

@@ -120,6 +120,22 @@ class VariantInfo(BaseModel):
     rows: int
     columns: int
     is_3d: bool
+    line_kinds: list[LineKindInfo] = Field(
+        default_factory=list, description="The kinds of winning lines, with how many of each.")
+
+
+class LineKindInfo(BaseModel):
+    kind: str = Field(description="'row', 'column', 'diagonal', 'layer diagonal', 'pillar', "
+                                  "'vertical diagonal' or 'space diagonal'.")
+    count: int
+    description: str = Field(description="A few words for a legend.")
+
+
+class ThreatInfo(BaseModel):
+    side: Literal["x", "o"]
+    cell: int = Field(description="The empty cell that completes the line.")
+    line: list[int] = Field(description="The line's cells.")
+    kind: str = Field(description="The line's kind, as in the variant's `line_kinds`.")
 
 
 class OutcomeInfo(BaseModel):
@@ -140,6 +156,10 @@ class PositionInfo(BaseModel):
     problems: list[str] = Field(description="Why it cannot, one message per reason.")
     outcome: OutcomeInfo | None
     winning_lines: list[list[int]] = Field(description="Completed lines, as cell indices.")
+    threats: list[ThreatInfo] = Field(
+        default_factory=list,
+        description="Open threats while the game goes on: lines where one side has every cell "
+                    "but one, and that one is empty (none once the game is over).")
 
 
 class ScoreInfo(BaseModel):
@@ -243,11 +263,22 @@ class LevelStats(BaseModel):
     losses: int
 
 
+class BoardStats(BaseModel):
+    variant: str = Field(description="The board, such as '3x3'.")
+    games: int = Field(description="The games counted on this board, every level together.")
+    levels: list[LevelStats] = Field(description="The human's results on this board against "
+                                                 "each computer opponent.")
+
+
 class HistoryResponse(BaseModel):
     games: list[HistoryGame] = Field(
         description="With `unfinished=true`: the browser's unfinished games first (the most "
                     "recently started first), then the finished ones, newest first.")
-    levels: list[LevelStats]
+    levels: list[LevelStats] = Field(description="The results against each computer "
+                                                 "opponent, every board together.")
+    boards: list[BoardStats] = Field(
+        default_factory=list,
+        description="The same results for each board apart, the most played board first.")
 
 
 class ChoiceInfo(BaseModel):

@@ -119,16 +119,19 @@ _COLUMNS = ("number, token, variant, start, players, moves, result, started, fin
 _RESULTS_TABLE = """
 CREATE TABLE results (
     browser  TEXT NOT NULL,
+    variant  TEXT NOT NULL,
     opponent TEXT NOT NULL,
     wins     INTEGER NOT NULL DEFAULT 0,
     draws    INTEGER NOT NULL DEFAULT 0,
     losses   INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (browser, opponent)
+    PRIMARY KEY (browser, variant, opponent)
 ) WITHOUT ROWID
 """
-"""The human's wins, draws and losses against each computer opponent, in the games the
-history counts (finished, not superseded, from the empty board, one human against the
-computer): one row per opponent for every browser id, and one with browser `EVERYONE`."""
+"""The human's wins, draws and losses against each computer opponent on each board, in the
+games the history counts (finished, not superseded, from the empty board, one human against
+the computer): one row per board and opponent for every browser id, and one with browser
+`EVERYONE`. A results table from before the boards were counted apart (without ``variant``)
+is counted afresh when the file is opened."""
 
 EVERYONE = ""
 """The ``browser`` of the results rows that count every game on the server (a browser id has
@@ -273,6 +276,7 @@ class GameStore:
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     if not _has_results(db):  # another process may have made it meanwhile
+                        db.execute("DROP TABLE IF EXISTS results")  # one without the boards
                         db.execute(_RESULTS_TABLE)
                         self._recount_into(db)
                     db.execute("COMMIT")
@@ -431,24 +435,41 @@ class GameStore:
     def results_by_opponent(self, browser: str | None = None) -> dict[str, tuple[int, int, int]]:
         """For the games the history counts that a human played against the computer from
         the empty board (of one browser, if given): (human wins, draws, human losses) for
-        each computer opponent. A game started from a set position is left out: it says
-        little about the level. Read from the results table: a few rows."""
+        each computer opponent, every board together. A game started from a set position is
+        left out: it says little about the level. Read from the results table: a few rows."""
+        return every_board(self.results_by_board(browser))
+
+    def results_by_board(self, browser: str | None = None
+                         ) -> dict[str, dict[str, tuple[int, int, int]]]:
+        """`results_by_opponent` for each board apart: {board: {opponent: (human wins,
+        draws, human losses)}}, the boards in order of their names."""
         with self._using() as db:
             rows = db.execute(
-                "SELECT opponent, wins, draws, losses FROM results WHERE browser = ?"
-                " AND wins + draws + losses > 0 ORDER BY opponent",
+                "SELECT variant, opponent, wins, draws, losses FROM results WHERE browser = ?"
+                " AND wins + draws + losses > 0 ORDER BY variant, opponent",
                 (EVERYONE if browser is None else browser,)).fetchall()
-        return {str(name): (int(w), int(d), int(lost)) for name, w, d, lost in rows}
+        boards: dict[str, dict[str, tuple[int, int, int]]] = {}
+        for variant, name, w, d, lost in rows:
+            boards.setdefault(str(variant), {})[str(name)] = (int(w), int(d), int(lost))
+        return boards
 
-    def recount_by_opponent(self, browser: str | None = None
-                            ) -> dict[str, tuple[int, int, int]]:
-        """`results_by_opponent` counted afresh from the games' rows (every finished game
-        is read: for checks, not for requests)."""
+    def recount_by_board(self, browser: str | None = None
+                         ) -> dict[str, dict[str, tuple[int, int, int]]]:
+        """`results_by_board` counted afresh from the games' rows (every finished game is
+        read: for checks, not for requests)."""
         with self._using() as db:
             tally = _recount(db)
         key = EVERYONE if browser is None else browser
-        return {name: (c[0], c[1], c[2]) for (who, name), c in sorted(tally.items())
-                if who == key and any(c)}
+        boards: dict[str, dict[str, tuple[int, int, int]]] = {}
+        for (who, variant, name), c in sorted(tally.items()):
+            if who == key and any(c):
+                boards.setdefault(variant, {})[name] = (c[0], c[1], c[2])
+        return boards
+
+    def recount_by_opponent(self, browser: str | None = None
+                            ) -> dict[str, tuple[int, int, int]]:
+        """`results_by_opponent` counted afresh from the games' rows."""
+        return every_board(self.recount_by_board(browser))
 
     def rebuild_results(self) -> None:
         """Count the results table afresh from the games' rows (after games were written
@@ -480,14 +501,31 @@ class GameStore:
             raise self.damaged(int(str(row[0])), str(err)) from None
 
     def _recount_into(self, db: sqlite3.Connection) -> None:
-        for (browser, opponent), (wins, draws, losses) in _recount(db).items():
-            db.execute("INSERT INTO results (browser, opponent, wins, draws, losses)"
-                       " VALUES (?, ?, ?, ?, ?)", (browser, opponent, wins, draws, losses))
+        for (browser, variant, opponent), (wins, draws, losses) in _recount(db).items():
+            db.execute("INSERT INTO results (browser, variant, opponent, wins, draws, losses)"
+                       " VALUES (?, ?, ?, ?, ?, ?)",
+                       (browser, variant, opponent, wins, draws, losses))
+
+
+def every_board(boards: dict[str, dict[str, tuple[int, int, int]]]
+                ) -> dict[str, tuple[int, int, int]]:
+    """Results for each board (as `GameStore.results_by_board` gives them) added up for
+    each opponent.
+
+    >>> every_board({"3x3": {"easy": (1, 0, 2)}, "4x4": {"easy": (0, 1, 0), "hard": (0, 0, 1)}})
+    {'easy': (1, 1, 2), 'hard': (0, 0, 1)}
+    """
+    totals: dict[str, tuple[int, int, int]] = {}
+    for counts in boards.values():
+        for name, (w, d, lost) in counts.items():
+            before = totals.get(name, (0, 0, 0))
+            totals[name] = (before[0] + w, before[1] + d, before[2] + lost)
+    return dict(sorted(totals.items()))
 
 
 def _has_results(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results'"
-                      ).fetchone() is not None
+    """Whether the file has the results table, with its results counted for each board."""
+    return any(row[1] == "variant" for row in db.execute("PRAGMA table_info(results)"))
 
 
 def _insert(db: sqlite3.Connection, record: GameRecord, undone: tuple[str, ...], seed: int,
@@ -511,7 +549,7 @@ def _finished(db: sqlite3.Connection, record: GameRecord, browser: str | None,
               continues: int | None) -> None:
     """A game has just finished with ``record``: count its result, and take back the result
     of the game it continues (which it supersedes)."""
-    _count(db, record.players, record.result, record.start, browser, 1)
+    _count(db, record.variant, record.players, record.result, record.start, browser, 1)
     if continues is None:
         return
     parent = db.execute("SELECT result, superseded FROM games WHERE number = ?",
@@ -520,11 +558,11 @@ def _finished(db: sqlite3.Connection, record: GameRecord, browser: str | None,
         return
     db.execute("UPDATE games SET superseded = 1 WHERE number = ?", (continues,))
     # a continuation has its game's board, start, players and browser: only the result differs
-    _count(db, record.players, parent[0], record.start, browser, -1)
+    _count(db, record.variant, record.players, parent[0], record.start, browser, -1)
 
 
-def _count(db: sqlite3.Connection, players: object, result: object, start: object,
-           browser: str | None, sign: int) -> None:
+def _count(db: sqlite3.Connection, variant: str, players: object, result: object,
+           start: object, browser: str | None, sign: int) -> None:
     """Add ``sign`` to the results rows (every game's, and the browser's) of one game."""
     tally = None if start is not None else _tally(players, result)
     if tally is None:
@@ -534,10 +572,10 @@ def _count(db: sqlite3.Connection, players: object, result: object, start: objec
     delta[column] = sign
     for key in (EVERYONE,) if browser is None else (EVERYONE, browser):
         db.execute(
-            "INSERT INTO results (browser, opponent, wins, draws, losses)"
-            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (browser, opponent) DO UPDATE SET"
+            "INSERT INTO results (browser, variant, opponent, wins, draws, losses)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (browser, variant, opponent) DO UPDATE SET"
             " wins = wins + excluded.wins, draws = draws + excluded.draws,"
-            " losses = losses + excluded.losses", (key, opponent, *delta))
+            " losses = losses + excluded.losses", (key, variant, opponent, *delta))
 
 
 def _tally(players: object, result: object) -> tuple[str, int] | None:
@@ -572,13 +610,14 @@ def _human_moved(record: GameRecord) -> bool:
                for i in range(len(record.moves)))
 
 
-def _recount(db: sqlite3.Connection) -> dict[tuple[str, str], list[int]]:
+def _recount(db: sqlite3.Connection) -> dict[tuple[str, str, str], list[int]]:
     """The results table's rows, counted from the games (a row that cannot be read is left
-    out)."""
+    out), by (browser, board, opponent)."""
     rows: Iterable[tuple[object, ...]] = db.execute(
-        f"SELECT players, result, browser FROM games WHERE {_LISTED} AND start IS NULL")
-    tally: dict[tuple[str, str], list[int]] = {}
-    for players_json, result, browser in rows:
+        f"SELECT players, result, browser, variant FROM games WHERE {_LISTED}"
+        " AND start IS NULL")
+    tally: dict[tuple[str, str, str], list[int]] = {}
+    for players_json, result, browser, variant in rows:
         try:
             players = json.loads(str(players_json))
         except ValueError:
@@ -588,7 +627,7 @@ def _recount(db: sqlite3.Connection) -> dict[tuple[str, str], list[int]]:
             continue
         opponent, column = found
         for key in (EVERYONE,) if browser is None else (EVERYONE, str(browser)):
-            tally.setdefault((key, opponent), [0, 0, 0])[column] += 1
+            tally.setdefault((key, str(variant), opponent), [0, 0, 0])[column] += 1
     return tally
 
 

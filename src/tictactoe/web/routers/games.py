@@ -32,6 +32,7 @@ from tictactoe.web.deps import (
     new_game_allowed,
 )
 from tictactoe.web.models import (
+    BoardStats,
     ChangeRequest,
     ComputerMove,
     ErrorResponse,
@@ -59,6 +60,7 @@ from tictactoe.web.store import (
     GameStore,
     StalePlyError,
     StoredGame,
+    every_board,
 )
 
 router = APIRouter(tags=["games"])
@@ -267,10 +269,19 @@ async def history(games: StoreDep, request: Request,
                                  "listed; send its id in the X-Browser-Id header")
     open_games = games.unfinished(browser, limit) if unfinished and browser else []
     finished = games.finished(limit, browser)
-    tally = games.results_by_opponent(browser)
+    by_board = games.results_by_board(browser)
+    boards = sorted(by_board.items(), key=lambda kv: (-sum(map(sum, kv[1].values())), kv[0]))
+    return HistoryResponse(
+        games=[*(game_info(g, secret=True) for g in open_games),
+               *(game_info(g) for g in finished)],
+        levels=_level_stats(every_board(by_board)),
+        boards=[BoardStats(variant=variant, games=sum(map(sum, counts.values())),
+                           levels=_level_stats(counts)) for variant, counts in boards])
+
+
+def _level_stats(tally: dict[str, tuple[int, int, int]]) -> list[LevelStats]:
+    """The results against each opponent, the levels in their order, then the players."""
     order = {name: i for i, name in enumerate((*LEVELS, *PLAYER_NAMES))}
-    levels = [LevelStats(level=name, wins=w, draws=d, losses=lost)
-              for name, (w, d, lost) in sorted(tally.items(),
-                                               key=lambda kv: (order.get(kv[0], 99), kv[0]))]
-    return HistoryResponse(games=[*(game_info(g, secret=True) for g in open_games),
-                                  *(game_info(g) for g in finished)], levels=levels)
+    return [LevelStats(level=name, wins=w, draws=d, losses=lost)
+            for name, (w, d, lost) in sorted(tally.items(),
+                                             key=lambda kv: (order.get(kv[0], 99), kv[0]))]

@@ -191,16 +191,27 @@ export class BoardView {
     this.fit();
   }
 
-  // info: a PositionInfo; options: interactive, hints (Map cell -> {text, kind, best}), last.
-  render(info, { interactive = false, hints = null, last = null } = {}) {
+  // info: a PositionInfo; options: interactive, hints (Map cell -> {text, kind, best}), last,
+  // threats (the position's open threats to outline, or null: none shown).
+  render(info, { interactive = false, hints = null, last = null, threats = null } = {}) {
     if (info.variant.name !== this.variantName) {
       this.focusIndex = Math.floor(info.variant.cells / 2);
       this.build(info.variant, info.cell_names);
     }
     this.info = info;
     this.interactive = interactive;
-    this.options = { interactive, hints, last };
+    this.options = { interactive, hints, last, threats };
     const winning = new Set(info.winning_lines.flat());
+    // the cells that complete a line, by side, with the kinds of those lines; and the marks
+    // of the threatening lines
+    const completes = { x: new Map(), o: new Map() };
+    const threatening = { x: new Set(), o: new Set() };
+    for (const threat of threats || []) {
+      const kinds = completes[threat.side].get(threat.cell) || [];
+      if (!kinds.includes(threat.kind)) kinds.push(threat.kind);
+      completes[threat.side].set(threat.cell, kinds);
+      for (const c of threat.line) if (c !== threat.cell) threatening[threat.side].add(c);
+    }
     const legal = new Set(info.legal_moves);
     info.cells.forEach((mark, index) => {
       const cell = this.cells[index];
@@ -221,12 +232,35 @@ export class BoardView {
         badge.title = hint.text;
         cell.append(badge);
       }
+      // a threat: a dashed ring (X) or a dotted one (O) and the side's letter (in a corner
+      // when a hint badge is there too)
+      for (const old of cell.querySelectorAll(".threat-tag")) old.remove();
+      const sides = ["x", "o"].filter((side) => completes[side].has(index));
+      for (const side of ["x", "o"]) {
+        cell.classList.toggle(`threat-${side}`, sides.includes(side));
+        cell.classList.toggle(`in-threat-${side}`, threatening[side].has(index));
+      }
+      if (sides.length) {
+        const tag = document.createElement("span");
+        tag.className = "threat-tag";
+        tag.setAttribute("aria-hidden", "true");
+        for (const side of sides) {
+          const letter = document.createElement("span");
+          letter.className = `threat-${side}-text`;
+          letter.textContent = side.toUpperCase();
+          tag.append(letter);
+        }
+        cell.append(tag);
+      }
       const playable = interactive && legal.has(name);
       cell.setAttribute("aria-disabled", playable ? "false" : "true");
       cell.classList.toggle("winning", winning.has(index));
       cell.classList.toggle("last", last === index);
       let label = `${spokenCell(name)}, ${mark ? mark.toUpperCase() : "empty"}`;
       if (winning.has(index)) label += ", winning line";
+      for (const side of sides) {
+        label += `, ${side.toUpperCase()} completes a ${completes[side].get(index).join(" and a ")} here`;
+      }
       if (hint) label += `, ${hint.text}`;
       cell.setAttribute("aria-label", label);
     });

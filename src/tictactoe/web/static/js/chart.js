@@ -9,7 +9,8 @@ function node(name, attrs = {}, text = null) {
   return el;
 }
 
-export function drawResultsChart(container, levels) {
+// title: what the chart shows (its scope and board), the start of its accessible name
+export function drawResultsChart(container, levels, title = "Your results by level") {
   container.replaceChildren();
   if (!levels.length) {
     const p = document.createElement("p");
@@ -26,7 +27,8 @@ export function drawResultsChart(container, levels) {
   const height = legendHeight + levels.length * (barHeight + gap);
   const svg = node("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
   const summary = levels.map((l) => `${l.level}: ${l.wins} won, ${l.draws} drawn, ${l.losses} lost`).join("; ");
-  svg.append(node("title", {}, `Your results by level. ${summary}`));
+  svg.setAttribute("aria-label", `${title}. ${summary}`);
+  svg.append(node("title", {}, `${title}. ${summary}`));
 
   const parts = [["wins", "Won", "seg-win"], ["draws", "Drawn", "seg-draw"], ["losses", "Lost", "seg-loss"]];
   let x = labelWidth;

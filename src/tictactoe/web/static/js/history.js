@@ -15,6 +15,25 @@ function origin(game) {
   return labels;
 }
 const SCOPE_KEY = "tictactoe.history-scope";
+const SETUP_KEY = "tictactoe.setup";  // the play view's setup: its board is the current one
+// the classes of the table's columns (which place each field of a row laid out as a card on
+// a phone: see app.css)
+const COLUMNS = ["number", "when", "board", "x", "o", "result", "moves"];
+
+export function boardLabel(name) {
+  // "5x5k4" -> "5×5, 4 in a row"; "4x4x4" -> "4×4×4"
+  const [shape, k] = name.split("k");
+  return k ? `${shape.replace(/x/g, "×")}, ${k} in a row` : shape.replace(/x/g, "×");
+}
+
+function currentBoard() {
+  try {
+    const setup = JSON.parse(localStorage.getItem(SETUP_KEY) || "null");
+    return setup && typeof setup.variant === "string" ? setup.variant : null;
+  } catch (err) {
+    return null;
+  }
+}
 
 function when(iso) {
   const date = new Date(iso);
@@ -32,6 +51,13 @@ export class HistoryView {
     this.step = 0;
     this.epoch = 0;
     this.listEpoch = 0;
+    this.boards = [];        // the results of each board, as the server counts them
+    this.chartBoard = null;  // the board the chart shows: chosen, else the current or most played
+    this.chosenBoard = null;
+    elements.chartBoard.addEventListener("change", () => {
+      this.chosenBoard = elements.chartBoard.value;
+      this.drawChart();
+    });
     const el = elements;
     el.first.addEventListener("click", () => this.show(0));
     el.prev.addEventListener("click", () => this.show(this.step - 1));
@@ -86,11 +112,11 @@ export class HistoryView {
     if (epoch !== this.listEpoch) return;
     this.el.empty.textContent = scope === "all" ? "No finished games on this server yet. Play one!"
       : "No games in this browser yet. Play one!";
-    this.el.chartTitle.textContent = scope === "all" ? "Results by level, all players" : "Your results by level";
-    this.el.chartScope.textContent = scope === "all"
-      ? "Games from the empty board, everyone on this server." : "Games from the empty board, in this browser.";
+    this.el.table.setAttribute("aria-label", scope === "all"
+      ? "All games on this server, every board" : "Games in this browser, every board");
     this.games = data.games;
-    drawResultsChart(this.el.chart, data.levels);
+    this.boards = data.boards || [];
+    this.drawChart();
     const body = this.el.table.tBodies[0];
     body.replaceChildren();
     this.el.table.hidden = this.games.length === 0;
@@ -127,12 +153,36 @@ export class HistoryView {
       const count = document.createElement("td");
       count.textContent = String(game.moves.length);
       row.append(result, count);
+      [...row.cells].forEach((td, i) => { td.className = COLUMNS[i]; });
       row.addEventListener("click", () => this.open(game));
       row.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === " ") { event.preventDefault(); this.open(game); }
       });
       body.append(row);
     }
+  }
+
+  // the chart of one board: the board chosen in its select if it still has games, else the
+  // board of the play view if it has, else the most played
+  drawChart() {
+    const el = this.el;
+    const names = this.boards.map((board) => board.variant);
+    const pick = [this.chosenBoard, currentBoard()].find((name) => names.includes(name));
+    this.chartBoard = pick || names[0] || null;
+    const select = el.chartBoard;
+    select.replaceChildren(...this.boards.map((board) => new Option(
+      `${boardLabel(board.variant)} (${board.games} ${board.games === 1 ? "game" : "games"})`,
+      board.variant, false, board.variant === this.chartBoard)));
+    el.chartBoardField.hidden = this.boards.length === 0;
+    const all = this.scope() === "all";
+    const on = this.chartBoard ? ` on ${boardLabel(this.chartBoard)}` : "";
+    const title = all ? `Results by level${on}, all players` : `Your results by level${on}`;
+    el.chartTitle.textContent = title;
+    el.chartScope.textContent = all
+      ? "Games from the empty board, everyone on this server." : "Games from the empty board, in this browser.";
+    const board = this.boards.find((b) => b.variant === this.chartBoard);
+    el.chart.dataset.board = this.chartBoard || "";
+    drawResultsChart(el.chart, board ? board.levels : [], title);
   }
 
   async open(game) {

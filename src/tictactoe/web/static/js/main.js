@@ -11,7 +11,8 @@ const history = new HistoryView({
   replayBoard: $("replay-board"), info: $("replay-info"), move: $("replay-move"),
   first: $("replay-first"), prev: $("replay-prev"), next: $("replay-next"), last: $("replay-last"),
   slider: $("replay-step"), scope: $("view-history"), chartTitle: $("chart-title"),
-  chartScope: $("chart-scope"), replayTitle: $("replay-title"),
+  chartScope: $("chart-scope"), replayTitle: $("replay-title"), chartBoard: $("chart-board"),
+  chartBoardField: $("chart-board-field"),
 }, (id) => {  // an unfinished game of this browser, clicked in the list: play on in it
   location.hash = "#play";
   play.open(id);
@@ -22,7 +23,8 @@ let historyStale = true;
 const play = new PlayView({
   view: $("view-play"), board: $("board"), status: $("status"), setup: $("setup"),
   variant: $("variant"), level: $("level"), levelDescription: $("level-description"),
-  undo: $("undo"), redo: $("redo"), hints: $("hints"),
+  undo: $("undo"), redo: $("redo"), hints: $("hints"), threats: $("threats"),
+  threatKey: $("threat-key"), lineKinds: $("line-kinds"),
   gameNote: $("game-note"),
   hintNote: $("hint-note"), newGame: $("new-game"), moves: $("moves"), noMoves: $("no-moves"),
   positionForm: $("position-form"), positionText: $("position-text"), copy: $("copy"),

@@ -12,6 +12,7 @@ import { BoardView, spokenCell } from "./board.js";
 const SAVED_GAME = "tictactoe.current";
 const SAVED_SETUP = "tictactoe.setup";   // the last game's board, opponent, level and side
 const SAVED_HINTS = "tictactoe.hints";   // whether the Hints switch is on
+const SAVED_THREATS = "tictactoe.threats";  // the Threats switch: {cube, flat}, on and off at first
 const DEFAULT_LEVEL = "medium";          // one a newcomer can beat sometimes
 const MAX_CUSTOM_BOARDS = 3;             // boards from loaded positions kept in the Board list
 const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
@@ -123,6 +124,7 @@ export class PlayView {
     el.undo.addEventListener("click", () => this.undo());
     el.redo.addEventListener("click", () => this.redo());
     el.hints.addEventListener("change", () => this.hintsChanged());
+    el.threats.addEventListener("change", () => this.threatsChanged());
     el.copy.addEventListener("click", () => this.copyPosition());
     el.positionForm.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -136,6 +138,7 @@ export class PlayView {
       if (event.key === "u") this.undo();
       else if (event.key === "r") this.redo();
       else if (event.key === "h") { el.hints.checked = !el.hints.checked; this.hintsChanged(); }
+      else if (event.key === "t") { el.threats.checked = !el.threats.checked; this.threatsChanged(); }
       else if (event.key === "n") this.requestNewGame();
     });
     // another tab changed this game: fetch it (the storage event fires in the other tabs only)
@@ -401,7 +404,9 @@ export class PlayView {
     const cells = [...info.cells];
     cells[cell] = info.turn;
     this.lastCell = cell;
-    const preview = { ...info, cells, legal_moves: [] };
+    // the threats the move blocks or takes go at once, and new ones come with the answer
+    const threats = (info.threats || []).filter((threat) => threat.cell !== cell);
+    const preview = { ...info, cells, legal_moves: [], threats };
     const { id, ply } = this.game;
     return this.change(() => api.play(id, name, ply), preview);
   }
@@ -530,6 +535,51 @@ export class PlayView {
     this.render();
   }
 
+  // ---------------------------------------------------------------- threats
+  // The Threats switch is kept for cubes and flat boards apart: on at first on a cube (where
+  // threats across the layers are hard to see), off on a flat board.
+  threatsSaved() {
+    const saved = readJson(SAVED_THREATS);
+    return { cube: true, flat: false, ...(saved && typeof saved === "object" ? saved : {}) };
+  }
+
+  threatsChanged() {
+    if (this.boardKind) {
+      const saved = this.threatsSaved();
+      saved[this.boardKind] = this.el.threats.checked;
+      localStorage.setItem(SAVED_THREATS, JSON.stringify(saved));
+    }
+    this.render();
+  }
+
+  // the legend under the board: the threat key while threats are shown, and a cube's lines
+  renderLegend(info) {
+    const el = this.el;
+    const kind = info.variant.is_3d ? "cube" : "flat";
+    if (kind !== this.boardKind) {
+      this.boardKind = kind;
+      el.threats.checked = this.threatsSaved()[kind] === true;
+    }
+    el.threatKey.hidden = !el.threats.checked;
+    el.lineKinds.hidden = !info.variant.is_3d;
+    if (info.variant.is_3d && this.legendFor !== info.variant.name) {
+      this.legendFor = info.variant.name;
+      const list = el.lineKinds.querySelector("ul");
+      list.replaceChildren();
+      for (const kind of info.variant.line_kinds) {
+        const item = document.createElement("li");
+        item.dataset.kind = kind.kind;
+        const count = document.createElement("b");
+        count.textContent = String(kind.count);
+        item.append(count, ` ${kind.description}`);
+        list.append(item);
+      }
+      const total = info.variant.line_kinds.reduce((sum, k) => sum + k.count, 0);
+      el.lineKinds.querySelector("h2").textContent =
+        `The ${total} lines of ${NUMBER_WORDS[info.variant.k] || info.variant.k} on this board`;
+    }
+  }
+
   // ---------------------------------------------------------------- copy
   async copyPosition() {
     const text = this.info ? this.info.position : "";
@@ -559,7 +609,9 @@ export class PlayView {
     const el = this.el;
     if (info) {
       const interactive = !this.busy && !!this.game && this.humanToMove(info) && info.valid;
-      this.board.render(info, { interactive, hints: this.hints, last: this.lastCell });
+      this.renderLegend(info);
+      const threats = el.threats.checked ? info.threats || [] : null;
+      this.board.render(info, { interactive, hints: this.hints, last: this.lastCell, threats });
       if (document.activeElement !== el.positionText) el.positionText.value = info.position;
     }
     this.renderStatus();

@@ -1,0 +1,109 @@
+"""The History view: on a phone every game's result is in sight without scrolling sideways,
+and the chart shows one board at a time, chosen in a select, with titles that say which."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from browser.conftest import open_page, wait_until
+from browser.test_layout import save_screen
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore:Session-scoped fixtures defined as instance methods"),
+]
+
+PHONES = [(320, 640), (390, 844)]
+CHART_COUNTS = ("[...document.querySelectorAll('#chart text.seg-text')]"
+                ".reduce((sum, t) => sum + Number(t.textContent), 0)")
+
+
+def finish(url: str, browser: str, variant: str, opponent: str, seed: int) -> str:
+    """A game of X (the first legal move each time) against the computer, through the API
+    as the page would play it for this browser; its result."""
+    headers = {"X-Browser-Id": browser}
+    game = httpx.post(f"{url}/api/games", headers=headers, json={
+        "variant": variant, "players": {"x": "human", "o": opponent}, "seed": seed}).json()
+    while game["game"]["result"] is None:
+        answer = httpx.post(f"{url}/api/games/{game['id']}/moves", headers=headers, json={
+            "move": game["position"]["legal_moves"][0], "ply": game["ply"]})
+        assert answer.status_code == 200, answer.text
+        game = answer.json()
+    return str(game["game"]["result"])
+
+
+def games_on_two_boards(page: Any, url: str) -> dict[str, list[str]]:
+    """This browser's finished games: one on 3x3 and two on 4x4, against the random player."""
+    browser = page.evaluate("localStorage.getItem('tictactoe.browser')")
+    assert browser
+    return {"3x3": [finish(url, browser, "3x3", "random", 1)],
+            "4x4": [finish(url, browser, "4x4", "random", seed) for seed in (2, 3)]}
+
+
+def test_the_chart_shows_one_board_chosen_in_its_filter(
+        page: Any, server: Any, shot: Callable[[Any, str], None]) -> None:
+    open_page(page, server.url)
+    results = games_on_two_boards(page, server.url)
+    page.evaluate("location.hash = '#history'")
+    wait_until(page, "document.querySelectorAll('.games tbody tr').length === 3 && "
+                     "document.querySelector('#chart svg') !== null")
+    select = page.locator("#chart-board")
+    options = page.evaluate("[...document.querySelectorAll('#chart-board option')]"
+                            ".map((o) => [o.value, o.textContent])")
+    assert options == [["4x4", "4×4 (2 games)"], ["3x3", "3×3 (1 game)"]], \
+        "the boards with games, the most played first"
+    # the board of the play view first (3x3), its one game only
+    assert select.input_value() == "3x3"
+    assert page.locator("#chart-title").text_content() == "Your results by level on 3×3"
+    assert page.evaluate(CHART_COUNTS) == 1
+    name = page.locator("#chart svg").get_attribute("aria-label")
+    assert name.startswith("Your results by level on 3×3. random: ")
+    won = results["3x3"].count("x")
+    assert f"random: {won} won" in name
+    # the other board: its two games, and the titles follow
+    select.select_option("4x4")
+    wait_until(page, "document.querySelector('#chart').dataset.board === '4x4'")
+    assert page.evaluate(CHART_COUNTS) == 2
+    assert page.locator("#chart-title").text_content() == "Your results by level on 4×4"
+    won = results["4x4"].count("x")
+    assert f"random: {won} won" in page.locator("#chart svg").get_attribute("aria-label")
+    assert page.locator("#games").get_attribute("aria-label") == \
+        "Games in this browser, every board"
+    # every game on the server: the titles say so, and the chosen board stays
+    page.locator("label", has_text="All games on this server").click()
+    wait_until(page, "document.querySelector('#chart-title').textContent === "
+                     "'Results by level on 4×4, all players'")
+    assert page.locator("#games").get_attribute("aria-label") == \
+        "All games on this server, every board"
+    assert select.input_value() == "4x4"
+    shot(page, "4x4")
+
+
+@pytest.mark.parametrize(("width", "height"), PHONES)
+def test_the_result_of_every_game_is_in_sight_on_a_phone(
+        browser: Any, server: Any, width: int, height: int,
+        shot: Callable[[Any, str], None]) -> None:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    open_page(page, server.url)
+    games_on_two_boards(page, server.url)
+    page.evaluate("location.hash = '#history'")
+    wait_until(page, "document.querySelectorAll('.games tbody tr').length === 3")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('.games tbody tr')].map(
+        (row) => ['result', 'board', 'x', 'o', 'moves'].map((name) => {
+            const box = row.querySelector(`td.${name}`).getBoundingClientRect();
+            return [name, box.left, box.right, box.width];
+        }))""")
+    for row in boxes:
+        for name, left, right, size in row:
+            assert size > 0 and left >= 0 and right <= width, (width, name, left, right)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, "no sideways scroll"
+    results = page.locator(".games tbody tr .result .badge").all_inner_texts()
+    assert len(results) == 3 and all(text in ("X won", "O won", "Draw") for text in results)
+    shot(page, f"{width}")
+    save_screen(page, f"history-{width}")  # with TTT_SCREENS=1 also in docs/screens/
+    context.close()

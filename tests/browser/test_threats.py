@@ -1,0 +1,127 @@
+"""The cube made readable: the Threats switch outlines every open threat of both sides and
+the cell that completes it, and a legend names the kinds of lines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from browser.conftest import YOUR_TURN, open_page, wait_until
+from browser.test_layout import save_screen
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore:Session-scoped fixtures defined as instance methods"),
+]
+
+# X has three of the pillar through a2 (4:a2 completes it), O three of the top row of layer
+# 1 (1:a1 completes it); X to move
+OPEN_THREES = "1ooo/x3/4/4:4/x3/4/4:4/x3/4/4:4/4/4/4 x"
+RINGS = ("[...document.querySelectorAll('#board .cell')].filter((c) => "
+         "c.matches('.threat-x, .threat-o')).map((c) => c.dataset.name + ' ' + "
+         "(c.classList.contains('threat-x') ? 'x' : '') + (c.classList.contains('threat-o') "
+         "? 'o' : ''))")
+
+
+def load(page: Any, position: str) -> None:
+    page.fill("#position-text", position)
+    page.click("#load")
+    board = position.split()[0]
+    cells = sum(int(c) if c.isdigit() else 1 for c in board if c not in "/:")
+    marks = sum(board.count(mark) for mark in "xo")
+    wait_until(page, f"document.querySelectorAll('#board .cell').length === {cells} && "
+                     f"document.querySelectorAll('#board .cell svg').length === {marks}")
+    wait_until(page, YOUR_TURN)
+
+
+def test_threats_on_the_cube_are_outlined_and_the_switch_is_kept(
+        page: Any, server: Any, shot: Callable[[Any, str], None]) -> None:
+    open_page(page, server.url)
+    assert not page.locator("#threats").is_checked(), "off by default on a flat board"
+    load(page, OPEN_THREES)
+    # on the cube the switch is on at first, and both sides' threats are shown
+    assert page.locator("#threats").is_checked()
+    rings = wait_until(page, f"(() => {{ const r = {RINGS}; return r.length ? r : null; }})()")
+    assert sorted(rings) == ["1:a1 o", "4:a2 x"]
+    pillar = page.locator("[data-name='4:a2']")
+    row = page.locator("[data-name='1:a1']")
+    # not by colour alone: the tag names the side, the label says what the cell completes
+    assert pillar.locator(".threat-tag").inner_text() == "X"
+    assert row.locator(".threat-tag").inner_text() == "O"
+    assert pillar.get_attribute("aria-label") == "layer 4, a2, empty, X completes a pillar here"
+    assert row.get_attribute("aria-label") == "layer 1, a1, empty, O completes a row here"
+    # the two rings differ in their line style, not only in their colour
+    styles = page.evaluate("""() => [['4:a2', '::after'], ['1:a1', '::before']].map(
+        ([name, part]) => getComputedStyle(document.querySelector(`[data-name='${name}']`),
+                                           part).borderTopStyle)""")
+    assert styles == ["dashed", "dotted"]
+    # the marks of the threatening lines have a thin edge of their side's kind
+    lines = page.evaluate("""() => ['x', 'o'].map((side) => [...document.querySelectorAll(
+        `#board .cell.in-threat-${side}`)].map((c) => c.dataset.name).sort())""")
+    assert lines == [["1:a2", "2:a2", "3:a2"], ["1:b1", "1:c1", "1:d1"]]
+    assert page.locator("#threat-key").is_visible()
+    shot(page, "cube-threats")
+    save_screen(page, "cube-threats-1200")  # with TTT_SCREENS=1 also in docs/screens/
+
+    # the legend: the cube's kinds of lines, with their counts
+    assert page.locator("#line-kinds").is_visible()
+    kinds = page.evaluate("[...document.querySelectorAll('#line-kinds li')].map((li) => "
+                          "[li.dataset.kind, li.querySelector('b').textContent])")
+    assert kinds == [["row", "16"], ["column", "16"], ["layer diagonal", "8"],
+                     ["pillar", "16"], ["vertical diagonal", "16"], ["space diagonal", "4"]]
+    assert page.locator("#line-kinds h2").inner_text() == "The 76 lines of four on this board"
+
+    # the switch off: no ring, no tag, no edge, no words in the labels
+    page.locator("label.switch:has(#threats)").click()
+    wait_until(page, "document.querySelectorAll('#board [class*=threat], .threat-tag')"
+                     ".length === 0")
+    assert pillar.get_attribute("aria-label") == "layer 4, a2, empty"
+    assert page.locator("#threat-key").is_hidden()
+    assert page.locator("#line-kinds").is_visible(), "the legend stays with the cube"
+
+    # kept over a reload (the game is resumed), and on again with the key t
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, YOUR_TURN)
+    wait_until(page, "document.querySelectorAll('#board .cell').length === 64")
+    assert not page.locator("#threats").is_checked()
+    assert page.locator("#board .threat-tag").count() == 0
+    page.locator("body").press("t")
+    wait_until(page, "document.querySelectorAll('#board .threat-tag').length === 2")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, YOUR_TURN)
+    wait_until(page, "document.querySelectorAll('#board .threat-tag').length === 2")
+    assert page.locator("#threats").is_checked()
+
+
+def test_threats_on_a_flat_board_when_switched_on(page: Any, server: Any) -> None:
+    open_page(page, server.url)
+    load(page, "xx1/3/o1o x")  # X completes the top row at c1, O the bottom one at b3
+    assert page.locator("#board .threat-tag").count() == 0, "off on a flat board at first"
+    assert page.locator("#line-kinds").is_hidden(), "the lines' legend is the cube's"
+    page.locator("label.switch:has(#threats)").click()
+    wait_until(page, "document.querySelectorAll('#board .threat-tag').length === 2")
+    assert page.locator("[data-name=c1]").get_attribute("aria-label") == \
+        "c1, empty, X completes a row here"
+    assert page.locator("[data-name=b3]").get_attribute("aria-label") == \
+        "b3, empty, O completes a row here"
+    # with the hints on too, the letter moves to the corner and the hint takes the middle
+    page.locator("label.switch:has(#hints)").click()
+    page.wait_for_selector("[data-name=c1] .hint")
+    corner = page.evaluate("""() => {
+        const tag = document.querySelector('[data-name=c1] .threat-tag');
+        const cell = tag.parentElement.getBoundingClientRect();
+        const box = tag.getBoundingClientRect();
+        return [getComputedStyle(tag).position, box.top - cell.top < cell.height / 3,
+                cell.right - box.right < cell.width / 3];
+    }""")
+    assert corner == ["absolute", True, True]
+    assert page.locator("[data-name=c1]").get_attribute("aria-label").startswith(
+        "c1, empty, X completes a row here, ")
+    # X plays c1 and wins: no threats on a finished game
+    page.click("[data-name=c1]")
+    wait_until(page, "document.querySelector('#status').textContent.startsWith('You win')")
+    assert page.locator("#board .threat-tag").count() == 0
