@@ -319,7 +319,7 @@ def finished_against(client: TestClient, player: str, browser: str | None = None
 def test_the_history_counts_each_board_apart(client: TestClient) -> None:
     """The results per level, for every board together and for each board, the most played
     first."""
-    results = {}
+    results: dict[str, list[Any]] = {}
     for variant in ("4x4", "3x3", "4x4"):
         state = finished_against(client, "random", BROWSER, variant)
         results.setdefault(variant, []).append(state["game"]["result"])
