@@ -85,19 +85,22 @@ class LocalPool:
 
     name = "local"
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, *,
+                 preload: tuple[str, ...] = ("tictactoe.analysis.sharded",)) -> None:
         self.workers = workers or default_workers()
+        self.preload = preload
         if self.workers < 1:
             raise CensusBackendError(f"--workers must be at least 1, not {self.workers}")
         self._pool: ProcessPoolExecutor | None = None
         self.restarts = 0
         """How often the pool was started again after a worker died."""
+        self._failures = 0
 
     def _start(self) -> ProcessPoolExecutor:
         # forkserver: workers are forked from a clean server process, never from this one
         # (which may run threads, such as a progress display's).
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["tictactoe.analysis.sharded"])
+        context.set_forkserver_preload(list(self.preload))
         return ProcessPoolExecutor(self.workers, mp_context=context,
                                    initializer=_ignore_interrupts)
 
@@ -122,6 +125,26 @@ class LocalPool:
         processes = getattr(self._pool, "_processes", None) or {}
         for process in list(processes.values()):
             process.kill()
+
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "") -> Future[Any]:
+        """Run one call on the pool (`key` names it on Dask only); its future."""
+        assert self._pool is not None, "use LocalPool as a context manager"
+        return self._pool.submit(function, *args)
+
+    def restart(self) -> None:
+        """Start a new pool after a worker died (its futures all failed), or give up after
+        `POOL_RESTARTS` times in a row (`note_success` resets the count)."""
+        assert self._pool is not None, "use LocalPool as a context manager"
+        self.restarts += 1
+        self._failures += 1
+        if self._failures > POOL_RESTARTS:
+            raise CensusBackendError(f"a worker process died {self._failures} times in a row")
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._start()
+
+    def note_success(self) -> None:
+        """A call finished: the count of restarts in a row starts again."""
+        self._failures = 0
 
     def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
         """Run the tasks on the pool; if a worker dies, start a new pool and run again the
@@ -203,6 +226,13 @@ class DaskCluster:
         if self.cluster is not None:
             self.cluster.close()
         self.client = self.cluster = None
+
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "") -> Any:
+        """Run one call on the cluster as a Dask future (with `retries`; a worker that dies
+        has its call run again elsewhere by the scheduler)."""
+        assert self.client is not None, "use DaskCluster as a context manager"
+        return self.client.submit(function, *args, retries=self.retries, pure=False,
+                                  key=key or None)
 
     def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
         """Submit every task as a future (with `retries`) and yield results as they come."""
