@@ -30,6 +30,7 @@ from tictactoe.extras import require
 
 require("fast", "job-level proving")
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -516,7 +517,8 @@ def open_job_executor(backend: str, workers: int | None = None,
     if address is not None and backend != "dask":
         raise CensusBackendError("--address names a Dask scheduler: use it with --backend dask")
     if backend == "local":
-        return LocalPool(workers, preload=("tictactoe.analysis.jobs",))
+        return LocalPool(workers, preload=("tictactoe.analysis.jobs",
+                                           "tictactoe.search.pn.proofs"))
     return DaskCluster(workers, address)
 
 
@@ -772,7 +774,7 @@ class _Driver:
 def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: str |
                     JobExecutor = "local", workers: int | None = None,
                     address: str | None = None, job_nodes: int = DEFAULT_JOB_NODES,
-                    table_mb: float = DEFAULT_JOB_TABLE_MB, nodes: int | None = None,
+                    table_mb: float | None = None, nodes: int | None = None,
                     seconds: float | None = None, out: Path | str | None = None,
                     check: bool = True, progress: Callable[[JobProgress], None] | None = None,
                     fault: Path | str | None = None) -> JobRun:
@@ -780,10 +782,13 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     from the jobs' fragments (written to `out`, by default ``proof.txt.gz`` in the folder)
     and, with `check`, verified by the checker.
 
-    `backend` is ``local``, ``dask`` (with `address`, an existing scheduler) or an executor;
-    `workers` sizes a pool or a cluster started here. `nodes` bounds the nodes of the jobs
-    run (each job's writing counts as much as its search), `seconds` the whole run. A run
-    that a limit stops returns the value ``unknown``; the jobs it finished stay in the
+    `backend` is ``local``, ``dask`` (with `address`, an existing scheduler) or an executor
+    already running (entered: `LocalPool`, `DaskCluster`, `InProcess`); `workers` sizes a
+    pool or a cluster started here. Each worker keeps one table of `table_mb` megabytes
+    between its jobs (default: room for what a job can store, at most
+    `DEFAULT_JOB_TABLE_MB`). `nodes` bounds the nodes of the jobs run (each job's writing
+    counts as much as its search), `seconds` the whole run. A run that a limit stops
+    returns the value ``unknown``; the jobs it finished stay in the
     folder for the next run. Ctrl-C stops the workers and raises `KeyboardInterrupt`.
     """
     if isinstance(position, str):
@@ -798,12 +803,17 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                                  "cells: proof-number search takes boards of at most 64")
     if job_nodes < MIN_JOB_NODES:
         raise TicTacToeError(f"--job-nodes must be at least {MIN_JOB_NODES:,}, not {job_nodes}")
+    if table_mb is None:
+        from tictactoe.search.pn.proofs import table_mb_for
+
+        table_mb = min(DEFAULT_JOB_TABLE_MB, table_mb_for(position, 2 * job_nodes))
     jobs = JobFolder(folder, position)
     executor = backend if not isinstance(backend, str) else \
         open_job_executor(backend, workers, address)
     mover = position.turn
     questions: list[Question] = []
-    with executor:
+    # an executor given by the caller is running already (the caller starts and stops it)
+    with executor if isinstance(backend, str) else contextlib.nullcontext(executor):
         driver = _Driver(jobs, executor, job_nodes=job_nodes, table_mb=table_mb, nodes=nodes,
                          seconds=seconds, progress=progress,
                          fault=None if fault is None else str(fault))
