@@ -156,3 +156,8 @@ def test_ttt_prove_jobs(tmp_path: Path) -> None:
     assert figures["value"] == "x" and figures["checked"] and figures["jobs_reused"] == 0
     again = json.loads(CliRunner().invoke(app, args).output)
     assert again["value"] == "x" and again["jobs_run"] == 0 and again["jobs_reused"] > 0
+    stopped = CliRunner().invoke(app, ["prove", "5x5k4", "--jobs", str(tmp_path / "timed"),
+                                       "--workers", "1", "--job-nodes", "10000",
+                                       "--seconds", "0.5"])
+    assert stopped.exit_code == 1, stopped.output
+    assert "unproven: stopped by the time limit" in stopped.output

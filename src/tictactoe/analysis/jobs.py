@@ -38,7 +38,7 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -333,13 +333,17 @@ class Node:
     """A position of the master tree, for one question (`attacker` wins?): an OR node where
     the attacker moves, an AND node where the defender does."""
 
-    __slots__ = ("children", "dn", "move", "outcome", "pn", "position", "running", "terminal")
+    __slots__ = ("children", "dn", "hint", "move", "outcome", "pn", "position", "running",
+                 "terminal")
 
     def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
         self.position = position
         self.move = move
         self.children: list[Node] | None = None
         self.running = False
+        self.hint = -1
+        """The worker that ran the parent's job (its table holds this position's search
+        so far), or -1."""
         self.outcome = "unknown"
         """``win``/``no-win`` once solved; a leaf solved by a job has its fragment saved."""
         self.terminal = position.is_game_over()
@@ -476,7 +480,8 @@ class JobExecutor(Protocol):
     def workers(self) -> int:
         ...  # pragma: no cover
 
-    def submit(self, function: Callable[..., Any], *args: Any, key: str = "") -> Any:
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
+               worker: int | None = None) -> Any:
         ...  # pragma: no cover
 
     def __enter__(self) -> Any:
@@ -492,7 +497,8 @@ class InProcess:
     name = "in-process"
     workers = 1
 
-    def submit(self, function: Callable[..., Any], *args: Any, key: str = "") -> Future[Any]:
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
+               worker: int | None = None) -> Future[Any]:
         future: Future[Any] = Future()
         try:
             future.set_result(function(*args))
@@ -623,7 +629,7 @@ class _Driver:
     def ask(self, question: Question) -> None:
         """Grow the question's master tree until its root is solved or a limit stops it."""
         root = question.root
-        running: dict[int, tuple[Any, Node, JobSpec]] = {}  # id(leaf) -> (future, ...)
+        running: dict[int, tuple[Any, Node, JobSpec, int]] = {}  # id(leaf) -> (future, ...)
         capacity = max(1, self.executor.workers)
         began = time.perf_counter()
         try:
@@ -644,7 +650,7 @@ class _Driver:
                         break
                 self._report(question, running)
         finally:
-            for future, leaf, _ in running.values():
+            for future, leaf, _, _ in running.values():
                 leaf.running = False
                 if hasattr(future, "cancel"):
                     future.cancel()
@@ -663,10 +669,10 @@ class _Driver:
             return leaf
         return _select(question.root, attacker, {})
 
-    def _committed(self, running: dict[int, tuple[Any, Node, JobSpec]]) -> int:
-        return sum(2 * spec.nodes for _, _, spec in running.values())
+    def _committed(self, running: dict[int, tuple[Any, Node, JobSpec, int]]) -> int:
+        return sum(2 * spec.nodes for _, _, spec, _ in running.values())
 
-    def _fill(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec]],
+    def _fill(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]],
               capacity: int) -> None:
         attacker = question.attacker
         while len(running) < capacity and not question.root.solved:
@@ -693,19 +699,22 @@ class _Driver:
                 self.stopped = "seconds"
                 return
             spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault)
-            future = self.executor.submit(prove_job, spec,
+            busy = {w for _, _, _, w in running.values()}
+            idle = [w for w in range(capacity) if w not in busy]
+            worker = leaf.hint if leaf.hint in idle else idle[0]
+            future = self.executor.submit(prove_job, spec, worker=worker,
                                           key=f"job-{attacker.symbol}-{uuid.uuid4().hex[:12]}")
             leaf.running = True
-            running[id(leaf)] = (future, leaf, spec)
+            running[id(leaf)] = (future, leaf, spec, worker)
 
-    def _collect(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec]]
+    def _collect(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]]
                  ) -> None:
-        finished = [k for k, (future, _, _) in running.items() if future.done()]
+        finished = [k for k, (future, _, _, _) in running.items() if future.done()]
         if not finished:
             time.sleep(POLL_SECONDS)
             return
         for k in finished:
-            future, leaf, spec = running[k]
+            future, leaf, spec, worker = running[k]
             try:
                 result: JobResult = future.result()
             except BrokenProcessPool:
@@ -730,33 +739,40 @@ class _Driver:
                 if short or self.stopped is not None or (left is not None and left <= 0):
                     continue  # the run's limits stopped it: it runs again next time
                 # stopped early for another reason: split it, but do not keep it
-                self._apply(question, leaf, result)
+                self._apply(question, leaf, result, worker)
                 continue
             self.folder.save(result)
-            self._apply(question, leaf, result)
+            self._apply(question, leaf, result, worker)
 
-    def _restart(self, running: dict[int, tuple[Any, Node, JobSpec]]) -> None:
-        """A worker of the local pool died: every running job failed with it. Start the
-        pool again and submit them again."""
+    def _restart(self, running: dict[int, tuple[Any, Node, JobSpec, int]]) -> None:
+        """A worker of the local pool died: the jobs running on it failed with it. Start
+        it again and submit them again."""
         assert self._pool_restart is not None
         self._pool_restart()
         self.restarts += 1
-        for k, (_, leaf, spec) in list(running.items()):
+        for k, (future, leaf, spec, worker) in list(running.items()):
+            if not future.done() or not isinstance(future.exception(), BrokenProcessPool):
+                continue
             left = self.seconds_left()
             spec = JobSpec(spec.position, spec.attacker, spec.nodes, left, spec.table_mb,
                            spec.fault)
-            running[k] = (self.executor.submit(prove_job, spec), leaf, spec)
+            running[k] = (self.executor.submit(prove_job, spec, worker=worker), leaf, spec,
+                          worker)
 
-    def _apply(self, question: Question, leaf: Node, result: JobResult) -> None:
+    def _apply(self, question: Question, leaf: Node, result: JobResult,
+               worker: int = -1) -> None:
         attacker = question.attacker
         question.outcomes[result.outcome] = question.outcomes.get(result.outcome, 0) + 1
         if result.outcome == "unknown":
             _expand(leaf, attacker)
+            assert leaf.children is not None
+            for child in leaf.children:  # the table of the job's worker knows them
+                child.hint = worker if worker >= 0 else leaf.hint
         else:
             leaf.outcome = result.outcome
         _update(question.root, attacker)
 
-    def _report(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec]],
+    def _report(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]],
                 force: bool = False) -> None:
         if self.progress is None:
             return
@@ -910,9 +926,3 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
     for child in node.children:
         _emit(writer, child, attacker, win, folder, seen)
 
-
-def iter_results(folder: Path | str) -> Iterator[dict[str, Any]]:
-    """The figures of each finished job in a job folder (for reports)."""
-    for path in sorted(Path(folder, "done").glob("*.gz")):
-        head = gzip.decompress(path.read_bytes()).partition(b"\n")[0]
-        yield json.loads(head)
