@@ -115,9 +115,10 @@ def prove_command(
     far it got. The proof file is for `ttt check-proof`.
 
     With --jobs DIR the first plies are a master tree whose frontier positions are jobs
-    with a node budget, proven on a process pool or a Dask cluster; each finished job is
-    kept in DIR, so a run stopped by a limit, Ctrl-C or a crash goes on from there. The
-    proof is assembled from the jobs' fragments and checked.
+    with a node budget, proven on a process pool or a Dask cluster.
+
+    Each finished job is kept in DIR, so a run stopped by a limit, Ctrl-C or a crash goes
+    on from there; the proof is assembled from the jobs' fragments and checked.
     """
     if jobs is not None:
         if by_replies or (threads is not None and threads > 1):
