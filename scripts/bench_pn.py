@@ -5,6 +5,7 @@ slowest questions.
 
     python scripts/bench_pn.py [--positions-only] [--table-mb 1024] [--sample N]
                                [--nodes N] [--seconds S] [--file-order] [--threads N]
+    python scripts/bench_pn.py --jobs VARIANT [--job-nodes N] [--seconds S]
 
 Entries are taken deepest first (most marks first) in one table, so that a shallow
 position's search finds the deeper positions of the strategy already proven; ``--file-order``
@@ -12,6 +13,12 @@ takes them in the dictionary's order instead. ``--positions-only`` asks only whe
 position is an X win, leaving the search to find X's moves itself (several times slower).
 The last entry is the empty board (the whole of Qubic): ``--seconds`` bounds each question,
 and a question it stops is reported as unproven.
+
+``--jobs VARIANT`` is another section: job-level proving (``ttt prove VARIANT --jobs DIR``)
+on a local pool of 1 worker, then of 2, each from an empty job folder and each with its proof
+assembled and checked; it prints both runs' times and nodes and the speed and node ratios of
+2 workers against 1 (the target: at least 1.6 times faster with at most 1.3 times the
+nodes), with the plain search's time and nodes (one process, one table) for reference.
 
 Data: O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 1980.
 """
@@ -49,7 +56,13 @@ def main() -> int:
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a search setting (tictactoe.search.pn.driver.OPTIONS), "
                              "e.g. eval_budget=100; repeatable")
+    parser.add_argument("--jobs", metavar="VARIANT", default=None,
+                        help="compare job-level proving on 2 workers against 1 on VARIANT")
+    parser.add_argument("--job-nodes", type=int, default=200_000,
+                        help="with --jobs: the nodes of one job")
     args = parser.parse_args()
+    if args.jobs is not None:
+        return bench_jobs(args.jobs, args.job_nodes, args.seconds)
     path = find_dictionary()
     if path is None:
         print("the dictionary file is not installed", file=sys.stderr)
@@ -136,6 +149,37 @@ def main() -> int:
     for seconds, n, text in timings[:5]:
         print(f"  slowest: {seconds:.3f} s {n:,} nodes  {text}")
     return 1 if failures else 0
+
+
+def bench_jobs(variant: str, job_nodes: int, seconds: float | None) -> int:
+    """Job-level proving of `variant` on 1 worker, then 2; the plain search for reference."""
+    import tempfile
+
+    from tictactoe.analysis.jobs import JobRun, prove_with_jobs
+    from tictactoe.core import Position
+    from tictactoe.search.pn.proofs import table_mb_for
+
+    position = Position(variant)
+    search = PnSearch(position.variant, table_mb=table_mb_for(position))
+    plain = search.value(position, seconds=seconds)
+    print(f"{variant}: plain search (one process): {plain.value}, {plain.nodes:,} nodes, "
+          f"{plain.seconds:.1f} s", flush=True)
+    runs: dict[int, JobRun] = {}
+    for workers in (1, 2):
+        with tempfile.TemporaryDirectory(prefix="ttt-bench-jobs-") as folder:
+            run = prove_with_jobs(position, folder, backend="local", workers=workers,
+                                  job_nodes=job_nodes, seconds=seconds)
+        runs[workers] = run
+        checked = "checked" if run.check is not None else "no proof"
+        print(f"  {workers} worker{'s' if workers > 1 else ''}: {run.value}, "
+              f"{run.jobs_run:,} jobs of {job_nodes:,} nodes, {run.nodes:,} nodes, "
+              f"{run.seconds:.1f} s, proof {run.lines:,} lines ({checked})", flush=True)
+    one, two = runs[1], runs[2]
+    speed = one.seconds / two.seconds if two.seconds else float("inf")
+    ratio = two.nodes / one.nodes if one.nodes else float("inf")
+    print(f"  2 workers against 1: {speed:.2f}x faster (target >= 1.6), {ratio:.2f}x the "
+          f"nodes (target <= 1.3)")
+    return 0 if one.value == two.value == plain.value else 1
 
 
 if __name__ == "__main__":

@@ -85,20 +85,25 @@ class LocalPool:
 
     name = "local"
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, *,
+                 preload: tuple[str, ...] = ("tictactoe.analysis.sharded",)) -> None:
         self.workers = workers or default_workers()
+        self.preload = preload
         if self.workers < 1:
             raise CensusBackendError(f"--workers must be at least 1, not {self.workers}")
         self._pool: ProcessPoolExecutor | None = None
+        self._pinned: dict[int, ProcessPoolExecutor] = {}
+        """Pools of one process each, for calls sent to one worker (`submit`'s `worker`)."""
         self.restarts = 0
         """How often the pool was started again after a worker died."""
+        self._failures = 0
 
-    def _start(self) -> ProcessPoolExecutor:
+    def _start(self, size: int | None = None) -> ProcessPoolExecutor:
         # forkserver: workers are forked from a clean server process, never from this one
         # (which may run threads, such as a progress display's).
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["tictactoe.analysis.sharded"])
-        return ProcessPoolExecutor(self.workers, mp_context=context,
+        context.set_forkserver_preload(list(self.preload))
+        return ProcessPoolExecutor(size or self.workers, mp_context=context,
                                    initializer=_ignore_interrupts)
 
     def __enter__(self) -> LocalPool:
@@ -113,15 +118,52 @@ class LocalPool:
             # wait even after an error: the workers are dead, so the pool's manager thread
             # ends at once; leaving it running lets the interpreter's exit hook write to the
             # pool's closed wake-up pipe (an OSError traceback after Ctrl-C)
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            for pool in [self._pool, *self._pinned.values()]:
+                pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+            self._pinned.clear()
 
     def _kill(self) -> None:
         """Stop the workers now (their unfinished tasks leave nothing half-written)."""
         assert self._pool is not None
-        processes = getattr(self._pool, "_processes", None) or {}
-        for process in list(processes.values()):
-            process.kill()
+        for pool in [self._pool, *self._pinned.values()]:
+            processes = getattr(pool, "_processes", None) or {}
+            for process in list(processes.values()):
+                process.kill()
+
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
+               worker: int | None = None) -> Future[Any]:
+        """Run one call on the pool (`key` names it on Dask only); its future. With
+        `worker` (0 to `workers` - 1), on that worker process, which keeps what earlier calls
+        sent to it left in memory (a job's tables, for its children's jobs)."""
+        assert self._pool is not None, "use LocalPool as a context manager"
+        if worker is None:
+            return self._pool.submit(function, *args)
+        pool = self._pinned.get(worker)
+        if pool is None:
+            pool = self._pinned[worker] = self._start(1)
+        return pool.submit(function, *args)
+
+    def restart(self) -> None:
+        """Start a new pool after a worker died (its futures all failed; with workers
+        chosen, those of the dead worker's), or give up after `POOL_RESTARTS` times in a row
+        (`note_success` resets the count)."""
+        assert self._pool is not None, "use LocalPool as a context manager"
+        self.restarts += 1
+        self._failures += 1
+        if self._failures > POOL_RESTARTS:
+            raise CensusBackendError(f"a worker process died {self._failures} times in a row")
+        if getattr(self._pool, "_broken", False):
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = self._start()
+        for index, pool in list(self._pinned.items()):
+            if getattr(pool, "_broken", False):
+                pool.shutdown(wait=True, cancel_futures=True)
+                self._pinned[index] = self._start(1)
+
+    def note_success(self) -> None:
+        """A call finished: the count of restarts in a row starts again."""
+        self._failures = 0
 
     def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
         """Run the tasks on the pool; if a worker dies, start a new pool and run again the
@@ -203,6 +245,21 @@ class DaskCluster:
         if self.cluster is not None:
             self.cluster.close()
         self.client = self.cluster = None
+
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
+               worker: int | None = None) -> Any:
+        """Run one call on the cluster as a Dask future (with `retries`; a worker that dies
+        has its call run again elsewhere by the scheduler). With `worker`, preferably on the
+        cluster's worker of that rank (its addresses in order; any worker if it is gone)."""
+        assert self.client is not None, "use DaskCluster as a context manager"
+        where: dict[str, Any] = {}
+        if worker is not None:
+            addresses = sorted(self.client.scheduler_info()["workers"])
+            if addresses:
+                where = {"workers": [addresses[worker % len(addresses)]],
+                         "allow_other_workers": True}
+        return self.client.submit(function, *args, retries=self.retries, pure=False,
+                                  key=key or None, **where)
 
     def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
         """Submit every task as a future (with `retries`) and yield results as they come."""

@@ -85,6 +85,25 @@ def prove_command(
                     "--by-replies).", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
     = False,
+    jobs: Annotated[Path | None, typer.Option(
+        "--jobs", help="Prove by jobs on workers, keeping each finished job in this folder: "
+                       "the same command goes on from where a stopped run left off. The "
+                       "proof goes to --out, or proof.txt.gz in the folder.",
+        show_default=False)] = None,
+    backend: Annotated[str, typer.Option(
+        help="With --jobs: run the jobs on a process pool here (local) or on a Dask cluster "
+             "(dask).")] = "local",
+    address: Annotated[str | None, typer.Option(
+        help="With --jobs --backend dask: join the Dask scheduler at this address "
+             "(tcp://host:8786) instead of starting a cluster here.")] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="With --jobs: worker processes of the pool or of a Dask cluster started "
+                    "here (default: one per core).", show_default=False)] = None,
+    job_nodes: Annotated[int, typer.Option(
+        "--job-nodes", min=1000, help="With --jobs: the search nodes of one job (its proof "
+                                      "fragment may search as many again); a job that "
+                                      "needs more is split into its children.")]
+    = 1_000_000,
 ) -> None:
     """Prove the value of a position by proof-number search, and write the proof.
 
@@ -94,7 +113,25 @@ def prove_command(
 
     A proof is written whole or not at all: a stopped writing leaves no file and says how
     far it got. The proof file is for `ttt check-proof`.
+
+    With --jobs DIR the first plies are a master tree whose frontier positions are jobs
+    with a node budget, proven on a process pool or a Dask cluster.
+
+    Each finished job is kept in DIR, so a run stopped by a limit, Ctrl-C or a crash goes
+    on from there; the proof is assembled from the jobs' fragments and checked.
     """
+    if jobs is not None:
+        if by_replies or (threads is not None and threads > 1):
+            raise fail("--jobs splits the search into jobs itself: it does not take "
+                       "--by-replies or --threads")
+        _prove_jobs(position, jobs, out=out, backend=backend, address=address,
+                    workers=workers, job_nodes=job_nodes, table_mb=table_mb,
+                    seconds=seconds or None, nodes=nodes, as_json=as_json)
+        return
+    for name, given in (("--backend", backend != "local"), ("--address", address),
+                        ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000)):
+        if given:
+            raise fail(f"{name} goes with --jobs DIR (proving by jobs on workers)")
     from tictactoe.core import Position, TicTacToeError
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
@@ -205,6 +242,79 @@ def prove_command(
                           f"ttt check-proof {out}", soft_wrap=True)
     if not value.proven:
         raise typer.Exit(1)
+
+
+def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
+                address: str | None, workers: int | None, job_nodes: int,
+                table_mb: float | None, seconds: float | None, nodes: int | None,
+                as_json: bool) -> None:
+    """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
+    from tictactoe.analysis.jobs import JobProgress, prove_with_jobs
+    from tictactoe.proof import ProofError, check_proof
+
+    if backend not in ("local", "dask"):
+        raise fail(f"unknown backend {backend!r}: choose local or dask")
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
+                  transient=True, disable=not errors.is_terminal) as bar:
+        task = bar.add_task("starting the workers", total=None)
+
+        def progress(state: JobProgress) -> None:
+            left = state.estimate
+            guess = "" if left is None else f", about {_duration(left)} left"
+            bar.update(task, description=(
+                f"does {state.attacker.upper()} win? jobs: {state.done:,} done "
+                f"({state.reused:,} from the folder), {state.running} running, "
+                f"{state.pending:,} pending; root pn {_number(state.root_pn)} dn "
+                f"{_number(state.root_dn)}; {state.rate:,.0f} nodes/s; "
+                f"{state.share:.1%} settled{guess}"))
+
+        try:
+            run = prove_with_jobs(position, folder, backend=backend, workers=workers,
+                                  address=address, job_nodes=job_nodes,
+                                  table_mb=table_mb, nodes=nodes,
+                                  seconds=seconds, out=out, check=False, progress=progress)
+        except KeyboardInterrupt:
+            raise fail(f"interrupted: the finished jobs are kept in {folder}; the same "
+                       "command goes on from there", code=130) from None
+        if run.proof is not None:
+            bar.update(task, description=f"checking the proof ({run.lines:,} lines)")
+            try:
+                run.check = check_proof(run.proof)
+            except ProofError as err:
+                raise fail(f"{run.proof}: the assembled proof is invalid: {err}",
+                           code=1) from None
+    figures = run.to_json()
+    if as_json:
+        print(json.dumps(figures))
+    else:
+        text = {"x": "X wins", "o": "O wins", "draw": "a draw"}.get(run.value)
+        last = run.questions[-1]
+        if text is None:
+            why = {"seconds": "the time limit", "nodes": "the node limit"}.get(
+                run.stopped or "", "a limit")
+            text = (f"unproven: stopped by {why} with root pn {_number(last.root.pn)}, dn "
+                    f"{_number(last.root.dn)}; the finished jobs are kept in {folder}")
+        console.print(f"{run.position}: {text} ({run.jobs_run:,} jobs run, "
+                      f"{run.jobs_reused:,} from the folder, {run.nodes:,} nodes, "
+                      f"{run.seconds:.1f} s on {run.workers} {run.backend} workers)",
+                      soft_wrap=True)
+        if run.proof is not None:
+            console.print(f"proof: {run.proof} ({run.lines:,} lines), checked: valid",
+                          soft_wrap=True)
+    if run.value == "unknown":
+        raise typer.Exit(1)
+
+
+def _duration(seconds: float) -> str:
+    """
+    >>> _duration(42), _duration(3700)
+    ('42 s', '1 h 1 min')
+    """
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
 
 
 def _report_unwritten(figures: dict[str, object], value: PnValue, writing: Writing,

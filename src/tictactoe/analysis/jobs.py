@@ -1,0 +1,928 @@
+"""Job-level proving: the game value of a position by proof-number search split into jobs, on
+a process pool or a Dask cluster (the sharded census's backends), with a checkable proof.
+
+The driver keeps a *master tree* of the first plies for each question ("does X win?", then
+if not "does O win?", as `PnSearch.value` asks them) and proof and disproof numbers on it.
+Its frontier positions are *jobs*: each is proven by the df-pn kernels within a node budget
+(`prove_job`), and a proven job reads its part of the proof (a *fragment*: the subtree of
+the strategy, in the proof format's node lines) off its table. A job that its budget stops
+is expanded: its children (one per class under the symmetries that keep the position)
+become jobs in turn. The most-proving frontier positions run, as many at once as there are
+workers.
+
+Every finished job is written to the job folder (`JobFolder`), one small gzip file each, as
+soon as it comes back; a run stopped by Ctrl-C, a limit, a crash or a dead worker goes on,
+when started again with the same folder, from the jobs it had finished: the master tree is
+grown again the same way, and a job found in the folder is not run again. The proof is
+assembled from the master tree and the fragments, and checked by `tictactoe.proof`.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as folder:
+...     run = prove_with_jobs("4x4k3", folder, backend=InProcess())
+...     run.value, run.check.value if run.check else None
+('x', 'x')
+"""
+
+from __future__ import annotations
+
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from tictactoe.extras import require
+
+require("fast", "job-level proving")
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import signal
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from tictactoe.core import Position, Side
+from tictactoe.core.errors import CensusBackendError, TicTacToeError
+from tictactoe.proof import CheckStats, check_proof
+from tictactoe.proof.format import ProofWriter, format_node
+from tictactoe.proof.threats import board_of, cells_of, stabiliser
+
+FORMAT = 1
+"""Version of the job folder's layout."""
+
+MANIFEST = "jobs.json"
+"""The file that says what a job folder proves."""
+
+DEFAULT_JOB_NODES = 1_000_000
+"""Nodes of one job's search unless told (its writing may search as many again)."""
+
+DEFAULT_JOB_TABLE_MB = 256.0
+"""Most megabytes of a worker's table unless told."""
+
+MIN_JOB_NODES = 1_000
+"""A job is not started with fewer nodes than this (the run's node limit is near)."""
+
+GRACE_SECONDS = 10.0
+"""At the time limit, how long running jobs (which stop themselves) are waited for."""
+
+POLL_SECONDS = 0.05
+"""How often the driver looks at its running jobs."""
+
+INF = 1 << 60
+"""Proof and disproof numbers of a solved node (the kernels' infinity)."""
+
+
+class JobFolderError(TicTacToeError):
+    """A job folder cannot be used: not a folder, another run's, or unreadable."""
+
+
+# --------------------------------------------------------------------------- one job
+@dataclass(frozen=True)
+class JobSpec:
+    """One job, as sent to a worker: does `attacker` win `position`, within `nodes` (the
+    search; its writing as many again) and `seconds`."""
+
+    position: str
+    attacker: str
+    nodes: int
+    seconds: float | None = None
+    table_mb: float = DEFAULT_JOB_TABLE_MB
+    fault: str | None = None
+    """Fault injection for the tests: a file that the first job to see it claims (renames
+    to ``.claimed``); that job then kills its own process after its search."""
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """A finished job: the outcome (``win``, ``no-win`` or ``unknown``), its figures, and a
+    proven job's fragment (its node lines, ``= n`` counted from the fragment's first line,
+    gzip-compressed). `cut` means the run's limits stopped it before its own budget did (it
+    is not kept: a later run starts it again)."""
+
+    position: str
+    attacker: str
+    outcome: str
+    nodes: int
+    seconds: float
+    root_pn: int
+    root_dn: int
+    budget: int
+    cut: bool = False
+    lines: int = 0
+    fragment: bytes = field(default=b"", repr=False)
+    worker: int = 0
+
+    def meta(self) -> dict[str, Any]:
+        """The fields but the fragment (the first line of the job's file)."""
+        data = asdict(self)
+        del data["fragment"]
+        return data
+
+
+_SEARCHES: dict[tuple[str, float], Any] = {}
+"""Each worker process's searches, kept between jobs (by variant and table size)."""
+
+
+def prove_job(spec: JobSpec) -> JobResult:
+    """Run one job in this process: the df-pn search, then, if it proved or disproved the
+    win, the fragment read off its table.
+
+    >>> r = prove_job(JobSpec("xx1/oo1/3 x", "x", 1000, table_mb=1))
+    >>> r.outcome, decode_fragment(r.fragment)
+    ('win', [('W', (2,), 0)])
+    """
+    from tictactoe.search.pn import PnSearch
+    from tictactoe.search.pn.proofs import _Extractor, _Limits, _Recorded, _Stop
+
+    started = time.perf_counter()
+    position = Position(spec.position)
+    attacker = Side.parse(spec.attacker)
+    key = (position.variant.name, spec.table_mb)
+    search = _SEARCHES.get(key)
+    if search is None:
+        _SEARCHES.clear()  # one table per worker
+        search = _SEARCHES[key] = PnSearch(position.variant, table_mb=spec.table_mb)
+    result = search.prove(position, attacker=attacker, nodes=spec.nodes, seconds=spec.seconds)
+    if spec.fault is not None:
+        _maybe_fail(Path(spec.fault))
+    elapsed = time.perf_counter() - started
+
+    def unknown(nodes: int, cut: bool) -> JobResult:
+        return JobResult(spec.position, spec.attacker, "unknown", nodes,
+                         time.perf_counter() - started, result.root_pn, result.root_dn,
+                         spec.nodes, cut=cut, worker=os.getpid())
+
+    if result.outcome == "unknown":
+        # the job's own budget, or the run's deadline (then it is not kept)
+        cut = result.nodes < spec.nodes
+        return unknown(result.nodes, cut)
+    win = result.outcome == "win"
+    prover = attacker if win else attacker.other
+    recorded = _Recorded()
+    deadline = None if spec.seconds is None else started + spec.seconds
+    limits = _Limits(deadline, spec.nodes)
+    extractor = _Extractor(search, recorded, limits)
+    limits.spent = extractor.live_nodes
+    mine, theirs = position.marks(prover), position.marks(prover.other)
+    try:
+        if position.turn is prover:
+            extractor.prover_node(mine, theirs, win, {})
+        else:
+            extractor.opponent_node(mine, theirs, win, {})
+    except _Stop:
+        return unknown(result.nodes + extractor.research_nodes, True)
+    text = "\n".join(format_node(kind, cells, target)
+                     for kind, cells, target in recorded.nodes).encode("ascii")
+    return JobResult(spec.position, spec.attacker, result.outcome,
+                     result.nodes + extractor.research_nodes, elapsed
+                     + extractor.state().seconds, result.root_pn, result.root_dn, spec.nodes,
+                     lines=len(recorded.nodes), fragment=gzip.compress(text, mtime=0),
+                     worker=os.getpid())
+
+
+def _maybe_fail(fault: Path) -> None:
+    try:
+        fault.rename(fault.with_name(fault.name + ".claimed"))
+    except OSError:
+        return  # another job claimed it, or there is none
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def decode_fragment(data: bytes) -> list[tuple[str, tuple[int, ...], int]]:
+    """A fragment's nodes: (kind, cells, target) with targets counted from its first line.
+
+    >>> decode_fragment(gzip.compress(b"M 4\\nR 2 0 1\\nF 7\\n= 0"))
+    [('M', (4,), 0), ('R', (0, 1), 0), ('F', (7,), 0), ('=', (), 0)]
+    """
+    nodes: list[tuple[str, tuple[int, ...], int]] = []
+    text = gzip.decompress(data).decode("ascii")
+    for line in text.split("\n") if text else []:
+        kind, *tokens = line.split(" ")
+        if kind == "=":
+            nodes.append(("=", (), int(tokens[0])))
+        elif kind == "R":
+            nodes.append(("R", tuple(int(t) for t in tokens[1:]), 0))
+        else:
+            nodes.append((kind, tuple(int(t) for t in tokens), 0))
+    return nodes
+
+
+# --------------------------------------------------------------------------- the folder
+class JobFolder:
+    """The job folder: ``jobs.json`` (what is proven), ``done/`` (one gzip file per finished
+    job: a JSON line of its figures, then its fragment), and ``proof.txt.gz`` once proven.
+
+    Every file is written beside its name and renamed into place, so a run killed at any
+    moment leaves only whole files."""
+
+    def __init__(self, path: Path | str, position: Position) -> None:
+        self.path = Path(path)
+        self.position = position
+        self.done = self.path / "done"
+        self._claim()
+
+    def _claim(self) -> None:
+        path = self.path
+        if path.exists() and not path.is_dir():
+            raise JobFolderError(f"the job folder {path} is a file, not a folder")
+        manifest = path / MANIFEST
+        wanted = {"format": FORMAT, "kind": "tictactoe-jobs",
+                  "variant": self.position.variant.name,
+                  "position": self.position.to_string()}
+        if manifest.exists():
+            try:
+                found = json.loads(manifest.read_text())
+            except (OSError, ValueError) as err:
+                raise JobFolderError(f"cannot read {manifest}: {err}") from None
+            if not isinstance(found, dict) or found.get("kind") != "tictactoe-jobs":
+                raise JobFolderError(f"{manifest} is not a job folder's manifest")
+            if found.get("format") != FORMAT:
+                raise JobFolderError(f"the job folder {path} has layout version "
+                                     f"{found.get('format')!r}; this version reads {FORMAT}")
+            if found.get("position") != wanted["position"]:
+                raise JobFolderError(
+                    f"the job folder {path} holds the jobs of {found.get('variant')} "
+                    f"(position {found.get('position')!r}), not of "
+                    f"{self.position.variant.name} (position {wanted['position']!r}): "
+                    "choose another folder")
+        else:
+            if path.is_dir() and any(path.iterdir()):
+                raise JobFolderError(f"{path} is not empty and has no {MANIFEST}: it is not a "
+                                     "job folder; choose a new or empty folder")
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+                _write_atomic(manifest, json.dumps(wanted).encode())
+            except OSError as err:
+                raise JobFolderError(f"cannot write to the job folder {path}: "
+                                     f"{err.strerror or err}") from None
+        self.done.mkdir(exist_ok=True)
+
+    def _file(self, position: str, attacker: str) -> Path:
+        digest = hashlib.sha1(position.encode()).hexdigest()[:20]
+        return self.done / f"{attacker}-{digest}.gz"
+
+    def save(self, result: JobResult) -> None:
+        """Keep a finished job (not one the run's limits cut)."""
+        head = json.dumps(result.meta()).encode() + b"\n"
+        body = gzip.decompress(result.fragment) if result.fragment else b""
+        _write_atomic(self._file(result.position, result.attacker),
+                      gzip.compress(head + body, mtime=0))
+
+    def load(self, position: str, attacker: str) -> JobResult | None:
+        """The job's result if a run finished it, else None."""
+        path = self._file(position, attacker)
+        try:
+            data = gzip.decompress(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, EOFError) as err:
+            raise JobFolderError(f"cannot read the job file {path}: {err}; delete it to "
+                                 "run that job again") from None
+        head, _, body = data.partition(b"\n")
+        meta = json.loads(head)
+        if meta.get("position") != position or meta.get("attacker") != attacker:
+            raise JobFolderError(f"the job file {path} is for another job")
+        return JobResult(**meta, fragment=gzip.compress(body, mtime=0) if body else b"")
+
+    def count(self) -> int:
+        """Finished jobs in the folder."""
+        return sum(1 for _ in self.done.glob("*.gz"))
+
+    def size(self) -> int:
+        """Bytes of the folder's files."""
+        return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+# --------------------------------------------------------------------------- master tree
+def classes(position: Position) -> list[int]:
+    """The empty cells, one per class under the symmetries that keep the position, most
+    lines through the cell first (then by index).
+
+    >>> classes(Position("3x3"))
+    [4, 0, 1]
+    """
+    board = board_of(position.variant)
+    x, o = position.marks(Side.X), position.marks(Side.O)
+    symmetric = stabiliser(board, x, o)
+    covered = 0
+    out = []
+    for c in sorted(cells_of(board.full & ~(x | o)), key=lambda c: (-len(board.through[c]), c)):
+        if covered >> c & 1:
+            continue
+        out.append(c)
+        for perm in symmetric:
+            covered |= 1 << perm[c]
+    return out
+
+
+class Node:
+    """A position of the master tree, for one question (`attacker` wins?): an OR node where
+    the attacker moves, an AND node where the defender does."""
+
+    __slots__ = ("children", "dn", "hint", "move", "outcome", "pn", "position", "running",
+                 "terminal")
+
+    def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
+        self.position = position
+        self.move = move
+        self.children: list[Node] | None = None
+        self.running = False
+        self.hint = -1
+        """The worker that ran the parent's job (its table holds this position's search
+        so far), or -1."""
+        self.outcome = "unknown"
+        """``win``/``no-win`` once solved; a leaf solved by a job has its fragment saved."""
+        self.terminal = position.is_game_over()
+        if self.terminal:
+            self.outcome = "win" if position.winner() is attacker else "no-win"
+        self.pn, self.dn = _numbers(self.outcome)
+
+    @property
+    def solved(self) -> bool:
+        return self.outcome != "unknown"
+
+
+def _numbers(outcome: str) -> tuple[int, int]:
+    return {"win": (0, INF), "no-win": (INF, 0)}.get(outcome, (1, 1))
+
+
+@dataclass
+class Question:
+    """One question's master tree and its figures."""
+
+    attacker: Side
+    root: Node
+    jobs_run: int = 0
+    jobs_reused: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    """How many jobs ended in each outcome."""
+
+    @property
+    def outcome(self) -> str:
+        return self.root.outcome
+
+
+def _update(node: Node, attacker: Side, virtual: bool = False) -> None:
+    """Outcomes and proof and disproof numbers of a subtree, bottom up. With `virtual`, a
+    running job counts in the numbers (not in the outcomes) as settling its parent the way
+    the parent chose it for: a win below an OR node, a no-win below an AND node. The next
+    job is then sought where the tree needs it if the running one succeeds, not beside it
+    (job-level proof-number search's virtual win)."""
+    if node.children is None:
+        if node.running and virtual and not node.solved:
+            node.pn, node.dn = _numbers("no-win" if node.position.turn is attacker
+                                        else "win")
+        else:
+            node.pn, node.dn = _numbers(node.outcome) if node.solved else (1, 1)
+        return
+    for child in node.children:
+        _update(child, attacker, virtual)
+    outcomes = [c.outcome for c in node.children]
+    good, bad = ("win", "no-win") if node.position.turn is attacker else ("no-win", "win")
+    if good in outcomes:
+        node.outcome = good
+    elif all(o == bad for o in outcomes):
+        node.outcome = bad
+    else:
+        node.outcome = "unknown"
+    if node.solved:
+        node.pn, node.dn = _numbers(node.outcome)
+        return
+    pns = [c.pn for c in node.children]
+    dns = [c.dn for c in node.children]
+    if node.position.turn is attacker:  # OR
+        node.pn, node.dn = min(pns), min(INF, sum(dns))
+    else:
+        node.pn, node.dn = min(INF, sum(pns)), min(dns)
+
+
+def _selectable(node: Node, memo: dict[int, bool]) -> bool:
+    key = id(node)
+    if key not in memo:
+        if node.solved or node.pn == 0 or node.dn == 0:
+            memo[key] = False
+        elif node.children is None:
+            memo[key] = not node.running
+        else:
+            memo[key] = any(_selectable(c, memo) for c in node.children)
+    return memo[key]
+
+
+def _select(root: Node, attacker: Side, memo: dict[int, bool]) -> Node | None:
+    """The most-proving frontier position that is not running (nor made needless by the
+    running ones, as `_update` counted them), or None."""
+    node = root
+    if not _selectable(node, memo):
+        return None
+    while node.children is not None:
+        options = [c for c in node.children if _selectable(c, memo)]
+        if node.position.turn is attacker:
+            node = min(options, key=lambda c: c.pn)
+        else:
+            node = min(options, key=lambda c: c.dn)
+    return node
+
+
+def _expand(node: Node, attacker: Side) -> None:
+    node.children = [Node(node.position.play(c), c, attacker) for c in classes(node.position)]
+
+
+def _frontier(node: Node) -> tuple[int, int]:
+    """(frontier positions not solved and not running, running) under `node`."""
+    if node.solved:
+        return 0, 0
+    if node.children is None:
+        return (0, 1) if node.running else (1, 0)
+    pending = running = 0
+    for child in node.children:
+        p, r = _frontier(child)
+        pending += p
+        running += r
+    return pending, running
+
+
+def _share(node: Node) -> float:
+    """The share of the tree settled: 1 for a solved node, 0 for an open leaf, else the mean
+    of its children's (an estimate: every child weighs the same)."""
+    if node.solved:
+        return 1.0
+    if node.children is None:
+        return 0.0
+    return sum(_share(c) for c in node.children) / len(node.children)
+
+
+# --------------------------------------------------------------------------- executors
+class JobExecutor(Protocol):
+    """Where jobs run: `LocalPool` and `DaskCluster` of `tictactoe.analysis.backends`, or
+    `InProcess` (used as context managers)."""
+
+    @property
+    def name(self) -> str:
+        ...  # pragma: no cover
+
+    @property
+    def workers(self) -> int:
+        ...  # pragma: no cover
+
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
+               worker: int | None = None) -> Any:
+        ...  # pragma: no cover
+
+    def __enter__(self) -> Any:
+        ...  # pragma: no cover
+
+    def __exit__(self, *exc: Any) -> None:
+        ...  # pragma: no cover
+
+
+class InProcess:
+    """Runs each job at once in this process (one worker): for small runs and doctests."""
+
+    name = "in-process"
+    workers = 1
+
+    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
+               worker: int | None = None) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(function(*args))
+        except Exception as err:
+            future.set_exception(err)
+        return future
+
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def open_job_executor(backend: str, workers: int | None = None,
+                      address: str | None = None) -> JobExecutor:
+    """The executor of a backend name: ``local`` (a process pool) or ``dask``."""
+    from tictactoe.analysis.backends import DaskCluster, LocalPool
+
+    if backend not in ("local", "dask"):
+        raise CensusBackendError(f"unknown backend {backend!r}: choose local or dask")
+    if address is not None and backend != "dask":
+        raise CensusBackendError("--address names a Dask scheduler: use it with --backend dask")
+    if backend == "local":
+        return LocalPool(workers, preload=("tictactoe.analysis.jobs",
+                                           "tictactoe.search.pn.proofs"))
+    return DaskCluster(workers, address)
+
+
+# --------------------------------------------------------------------------- the run
+@dataclass(frozen=True)
+class JobProgress:
+    """What the progress display hears, a few times a second."""
+
+    attacker: str
+    """The question: does this side win?"""
+    done: int
+    """Jobs finished in this run, and found done in the folder."""
+    reused: int
+    running: int
+    pending: int
+    """Frontier positions of the master tree not yet started."""
+    root_pn: int
+    root_dn: int
+    nodes: int
+    seconds: float
+    share: float
+    """The share of the master tree settled (an estimate)."""
+
+    @property
+    def rate(self) -> float:
+        """Nodes per second of this run."""
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def estimate(self) -> float | None:
+        """Seconds left for this question, from the share settled so far, or None.
+
+        >>> JobProgress("x", 3, 0, 1, 4, 5, 6, 1000, 10.0, 0.25).estimate
+        30.0
+        """
+        if self.share <= 0 or self.share >= 1:
+            return None
+        return self.seconds * (1 - self.share) / self.share
+
+
+@dataclass
+class JobRun:
+    """The figures of a job-level run: the value (``x``, ``o``, ``draw`` or ``unknown``),
+    each question's, the proof written (or None) and the checker's verdict."""
+
+    position: str
+    value: str
+    questions: list[Question]
+    nodes: int
+    seconds: float
+    jobs_run: int
+    jobs_reused: int
+    workers: int
+    backend: str
+    stopped: str | None = None
+    """``seconds`` or ``nodes`` if a limit stopped the run."""
+    proof: Path | None = None
+    lines: int = 0
+    check: CheckStats | None = None
+    restarts: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"position": self.position, "value": self.value, "nodes": self.nodes,
+                "seconds": round(self.seconds, 3), "jobs_run": self.jobs_run,
+                "jobs_reused": self.jobs_reused, "workers": self.workers,
+                "backend": self.backend, "stopped": self.stopped,
+                "proof": None if self.proof is None else str(self.proof),
+                "lines": self.lines, "checked": self.check is not None,
+                "questions": [{"attacker": q.attacker.symbol, "outcome": q.outcome,
+                               "root_pn": q.root.pn, "root_dn": q.root.dn,
+                               "jobs_run": q.jobs_run, "jobs_reused": q.jobs_reused,
+                               "nodes": q.nodes} for q in self.questions]}
+
+
+class _Driver:
+    """Runs the questions' master trees on an executor, within the limits."""
+
+    def __init__(self, folder: JobFolder, executor: JobExecutor, *, job_nodes: int,
+                 table_mb: float, nodes: int | None, seconds: float | None,
+                 progress: Callable[[JobProgress], None] | None, fault: str | None) -> None:
+        self.folder = folder
+        self.executor = executor
+        self.job_nodes = job_nodes
+        self.table_mb = table_mb
+        self.limit_nodes = nodes
+        self.started = time.perf_counter()
+        self.deadline = None if seconds is None else self.started + seconds
+        self.progress = progress
+        self.fault = fault
+        self.spent = 0  # nodes of the jobs finished in this run
+        self.jobs_run = 0
+        self.jobs_reused = 0
+        self.stopped: str | None = None
+        self.restarts = 0
+        self._last = 0.0
+        self._pool_restart = getattr(executor, "restart", None)
+        self._note = getattr(executor, "note_success", None)
+
+    def seconds_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def ask(self, question: Question) -> None:
+        """Grow the question's master tree until its root is solved or a limit stops it."""
+        root = question.root
+        running: dict[int, tuple[Any, Node, JobSpec, int]] = {}  # id(leaf) -> (future, ...)
+        capacity = max(1, self.executor.workers)
+        began = time.perf_counter()
+        try:
+            while not root.solved:
+                if self.stopped is None:
+                    self._fill(question, running, capacity)
+                if root.solved:
+                    break
+                if not running:
+                    if self.stopped is None:  # nothing to run and nothing running
+                        self.stopped = "nodes"
+                    break
+                self._collect(question, running)
+                left = self.seconds_left()
+                if left is not None and left < 0:
+                    self.stopped = self.stopped or "seconds"
+                    if left < -GRACE_SECONDS:
+                        break
+                self._report(question, running)
+        finally:
+            for future, leaf, _, _ in running.values():
+                leaf.running = False
+                if hasattr(future, "cancel"):
+                    future.cancel()
+            question.seconds += time.perf_counter() - began
+        self._report(question, running, force=True)
+
+    def _next(self, question: Question) -> Node | None:
+        """The next job's position: the most-proving one when the running jobs count as
+        settling their parents (`_update`), else (when that leaves nothing to do) when
+        they are merely skipped."""
+        attacker = question.attacker
+        _update(question.root, attacker, virtual=True)
+        leaf = _select(question.root, attacker, {})
+        _update(question.root, attacker)  # the true numbers again
+        if leaf is not None:
+            return leaf
+        return _select(question.root, attacker, {})
+
+    def _committed(self, running: dict[int, tuple[Any, Node, JobSpec, int]]) -> int:
+        return sum(2 * spec.nodes for _, _, spec, _ in running.values())
+
+    def _fill(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]],
+              capacity: int) -> None:
+        attacker = question.attacker
+        while len(running) < capacity and not question.root.solved:
+            leaf = self._next(question)
+            if leaf is None:
+                return
+            text = leaf.position.to_string()
+            found = self.folder.load(text, attacker.symbol)
+            if found is not None:
+                self.jobs_reused += 1
+                question.jobs_reused += 1
+                self._apply(question, leaf, found)
+                continue
+            budget = self.job_nodes
+            if self.limit_nodes is not None:
+                budget = min(budget, (self.limit_nodes - self.spent
+                                      - self._committed(running)) // 2)
+                if budget < MIN_JOB_NODES:
+                    if not running:
+                        self.stopped = "nodes"
+                    return
+            left = self.seconds_left()
+            if left is not None and left <= 0:
+                self.stopped = "seconds"
+                return
+            spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault)
+            busy = {w for _, _, _, w in running.values()}
+            idle = [w for w in range(capacity) if w not in busy]
+            worker = leaf.hint if leaf.hint in idle else idle[0]
+            future = self.executor.submit(prove_job, spec, worker=worker,
+                                          key=f"job-{attacker.symbol}-{uuid.uuid4().hex[:12]}")
+            leaf.running = True
+            running[id(leaf)] = (future, leaf, spec, worker)
+
+    def _collect(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]]
+                 ) -> None:
+        finished = [k for k, (future, _, _, _) in running.items() if future.done()]
+        if not finished:
+            time.sleep(POLL_SECONDS)
+            return
+        for k in finished:
+            future, leaf, spec, worker = running[k]
+            try:
+                result: JobResult = future.result()
+            except BrokenProcessPool:
+                self._restart(running)
+                return
+            except Exception as err:
+                if type(err).__name__ == "KilledWorker":
+                    raise CensusBackendError(f"Dask gave up on a job after its workers died: "
+                                             f"{err}") from None
+                raise
+            del running[k]
+            leaf.running = False
+            if self._note is not None:
+                self._note()
+            self.jobs_run += 1
+            question.jobs_run += 1
+            self.spent += result.nodes
+            question.nodes += result.nodes
+            short = result.outcome == "unknown" and spec.nodes < self.job_nodes
+            if result.cut or short:
+                left = self.seconds_left()
+                if short or self.stopped is not None or (left is not None and left <= 0):
+                    continue  # the run's limits stopped it: it runs again next time
+                # stopped early for another reason: split it, but do not keep it
+                self._apply(question, leaf, result, worker)
+                continue
+            self.folder.save(result)
+            self._apply(question, leaf, result, worker)
+
+    def _restart(self, running: dict[int, tuple[Any, Node, JobSpec, int]]) -> None:
+        """A worker of the local pool died: the jobs running on it failed with it. Start
+        it again and submit them again."""
+        assert self._pool_restart is not None
+        self._pool_restart()
+        self.restarts += 1
+        for k, (future, leaf, spec, worker) in list(running.items()):
+            if not future.done() or not isinstance(future.exception(), BrokenProcessPool):
+                continue
+            left = self.seconds_left()
+            spec = JobSpec(spec.position, spec.attacker, spec.nodes, left, spec.table_mb,
+                           spec.fault)
+            running[k] = (self.executor.submit(prove_job, spec, worker=worker), leaf, spec,
+                          worker)
+
+    def _apply(self, question: Question, leaf: Node, result: JobResult,
+               worker: int = -1) -> None:
+        attacker = question.attacker
+        question.outcomes[result.outcome] = question.outcomes.get(result.outcome, 0) + 1
+        if result.outcome == "unknown":
+            _expand(leaf, attacker)
+            assert leaf.children is not None
+            for child in leaf.children:  # the table of the job's worker knows them
+                child.hint = worker if worker >= 0 else leaf.hint
+        else:
+            leaf.outcome = result.outcome
+        _update(question.root, attacker)
+
+    def _report(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]],
+                force: bool = False) -> None:
+        if self.progress is None:
+            return
+        now = time.perf_counter()
+        if not force and now - self._last < 0.2:
+            return
+        self._last = now
+        pending, _ = _frontier(question.root)
+        self.progress(JobProgress(question.attacker.symbol, self.jobs_run + self.jobs_reused,
+                                  self.jobs_reused, len(running), pending, question.root.pn,
+                                  question.root.dn, self.spent, now - self.started,
+                                  _share(question.root)))
+
+
+def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: str |
+                    JobExecutor = "local", workers: int | None = None,
+                    address: str | None = None, job_nodes: int = DEFAULT_JOB_NODES,
+                    table_mb: float | None = None, nodes: int | None = None,
+                    seconds: float | None = None, out: Path | str | None = None,
+                    check: bool = True, progress: Callable[[JobProgress], None] | None = None,
+                    fault: Path | str | None = None) -> JobRun:
+    """The game value of `position` by job-level proof-number search, its proof assembled
+    from the jobs' fragments (written to `out`, by default ``proof.txt.gz`` in the folder)
+    and, with `check`, verified by the checker.
+
+    `backend` is ``local``, ``dask`` (with `address`, an existing scheduler) or an executor
+    already running (entered: `LocalPool`, `DaskCluster`, `InProcess`); `workers` sizes a
+    pool or a cluster started here. Each worker keeps one table of `table_mb` megabytes
+    between its jobs (default: room for what a job can store, at most
+    `DEFAULT_JOB_TABLE_MB`). `nodes` bounds the nodes of the jobs run (each job's writing
+    counts as much as its search), `seconds` the whole run. A run that a limit stops
+    returns the value ``unknown``; the jobs it finished stay in the
+    folder for the next run. Ctrl-C stops the workers and raises `KeyboardInterrupt`.
+    """
+    if isinstance(position, str):
+        position = Position(position)
+    if position.is_game_over():
+        raise TicTacToeError(f"the game is over in {position.to_string()}: there is nothing "
+                             "to prove")
+    if position.variant.cells > 64:
+        from tictactoe.core import BoardTooLargeError
+
+        raise BoardTooLargeError(f"{position.variant.name} has {position.variant.cells} "
+                                 "cells: proof-number search takes boards of at most 64")
+    if job_nodes < MIN_JOB_NODES:
+        raise TicTacToeError(f"--job-nodes must be at least {MIN_JOB_NODES:,}, not {job_nodes}")
+    if table_mb is None:
+        from tictactoe.search.pn.proofs import table_mb_for
+
+        table_mb = min(DEFAULT_JOB_TABLE_MB, table_mb_for(position, 2 * job_nodes))
+    jobs = JobFolder(folder, position)
+    executor = backend if not isinstance(backend, str) else \
+        open_job_executor(backend, workers, address)
+    mover = position.turn
+    questions: list[Question] = []
+    # an executor given by the caller is running already (the caller starts and stops it)
+    with executor if isinstance(backend, str) else contextlib.nullcontext(executor):
+        driver = _Driver(jobs, executor, job_nodes=job_nodes, table_mb=table_mb, nodes=nodes,
+                         seconds=seconds, progress=progress,
+                         fault=None if fault is None else str(fault))
+        for attacker in (mover, mover.other):
+            root = Node(position, None, attacker)
+            question = Question(attacker, root)
+            questions.append(question)
+            _expand(root, attacker)  # the first ply is always split into jobs
+            _update(root, attacker)
+            driver.ask(question)
+            if question.outcome != "no-win":
+                break
+        used = executor.workers
+        name = executor.name
+    last = questions[-1]
+    if last.outcome == "win":
+        value = last.attacker.symbol
+    elif last.outcome == "no-win":
+        value = "draw"
+    else:
+        value = "unknown"
+    run = JobRun(position.to_string(), value, questions, driver.spent,
+                 time.perf_counter() - driver.started, driver.jobs_run, driver.jobs_reused,
+                 used, name, driver.stopped, restarts=driver.restarts)
+    if value == "unknown":
+        return run
+    target = Path(out) if out is not None else jobs.path / "proof.txt.gz"
+    run.lines = write_job_proof(position, questions, value, jobs, target,
+                                jobs=driver.jobs_run + driver.jobs_reused, nodes=run.nodes)
+    run.proof = target
+    if check:
+        run.check = check_proof(target)
+    return run
+
+
+# --------------------------------------------------------------------------- the proof
+def write_job_proof(position: Position, questions: list[Question], value: str,
+                    folder: JobFolder, target: Path, **extra: Any) -> int:
+    """Assemble the proof from the master trees and the fragments; its line count."""
+    with ProofWriter(target, position=position, value=value, compress=True,
+                     generator="tictactoe.analysis.jobs", **extra) as writer:
+        if value != "draw":
+            winner = Side.parse(value)
+            question = next(q for q in questions if q.attacker is winner)
+            writer.section(winner, "win")
+            _emit(writer, question.root, winner, True, folder, {})
+        else:
+            for question in questions:  # each side's hold is the other's no-win
+                holder = question.attacker.other
+                writer.section(holder, "hold")
+                _emit(writer, question.root, question.attacker, False, folder, {})
+    assert writer.header is not None
+    return writer.header.lines
+
+
+def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: JobFolder,
+          seen: dict[tuple[int, int, bool], int]) -> None:
+    """Write the proof of `node` for its question's prover: the attacker (`win`) or the
+    defender (a hold)."""
+    prover = attacker if win else attacker.other
+    wanted = "win" if win else "no-win"
+    position = node.position
+    if node.terminal:  # only a full board reaches here (a line is written as W)
+        if position.turn is prover:
+            writer.end()
+        else:
+            writer.replies([])
+        return
+    if node.children is None:
+        key = (position.marks(prover), position.marks(prover.other), position.turn is prover)
+        if key in seen:
+            writer.same(seen[key])
+            return
+        result = folder.load(position.to_string(), attacker.symbol)
+        if result is None or result.outcome != wanted:
+            raise JobFolderError(f"the job of {position.to_string()} is missing from the "
+                                 f"folder {folder.path} or changed")
+        base = writer.next_line
+        if position.turn is prover:
+            seen[key] = base
+        for kind, cells, target in decode_fragment(result.fragment):
+            writer.node(kind, cells, base + target if kind == "=" else 0)
+        return
+    if position.turn is prover:
+        child = next(c for c in node.children if c.outcome == wanted)
+        assert child.move is not None
+        if child.terminal and child.position.winner() is prover:
+            writer.win(child.move)
+            return
+        writer.move(child.move)
+        _emit(writer, child, attacker, win, folder, seen)
+        return
+    writer.replies([c.move for c in node.children if c.move is not None])
+    for child in node.children:
+        _emit(writer, child, attacker, win, folder, seen)
+

@@ -1,0 +1,163 @@
+"""Job-level proving (``ttt prove --jobs``): the same value as the plain search and a proof
+the checker accepts; a run interrupted or stopped by a limit goes on from its job folder
+without running a finished job again; a worker killed mid-job (on the pool, and on a Dask
+LocalCluster bound to 127.0.0.1) costs only its job; a folder of another run is refused."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tictactoe.analysis.backends import DaskCluster, LocalPool
+from tictactoe.analysis.jobs import (
+    JobFolder,
+    JobFolderError,
+    JobProgress,
+    JobResult,
+    prove_with_jobs,
+)
+from tictactoe.cli import app
+from tictactoe.core import Position
+from tictactoe.proof import check_proof
+from tictactoe.search.pn import game_value
+
+BOARD = "5x5k4"
+"""A draw whose plain search takes about 57,000 nodes: with jobs of 10,000 nodes, 8 jobs or
+more (more on 2 workers)."""
+JOB_NODES = 10_000
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[LocalPool]:
+    with LocalPool(2, preload=("tictactoe.analysis.jobs", "tictactoe.search.pn.proofs")) \
+            as running:
+        yield running
+
+
+def test_jobs_agree_with_the_plain_search_and_the_proof_checks(pool: LocalPool,
+                                                               tmp_path: Path) -> None:
+    run = prove_with_jobs(BOARD, tmp_path / "jobs", backend=pool, job_nodes=JOB_NODES,
+                          table_mb=16)
+    assert run.value == game_value(BOARD, table_mb=64).value == "draw"
+    assert run.jobs_run >= 7 and run.stopped is None
+    assert run.proof == tmp_path / "jobs" / "proof.txt.gz"
+    assert run.check is not None and check_proof(run.proof).value == "draw"
+    # a win: one section, read off the first question's tree
+    win = prove_with_jobs("6x5k4", tmp_path / "win", backend=pool, job_nodes=1_000,
+                          table_mb=16, out=tmp_path / "win.txt.gz")
+    assert win.value == "x" == game_value("6x5k4", table_mb=16).value
+    assert check_proof(tmp_path / "win.txt.gz").value == "x"
+
+
+def _saved_by(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the positions of the jobs the driver keeps from now on."""
+    saved: list[str] = []
+    keep = JobFolder.save
+
+    def save(self: JobFolder, result: JobResult) -> None:
+        saved.append(f"{result.attacker} {result.position}")
+        keep(self, result)
+
+    monkeypatch.setattr(JobFolder, "save", save)
+    return saved
+
+
+def test_an_interrupted_run_goes_on_without_running_a_finished_job_again(
+        pool: LocalPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "jobs"
+    first = _saved_by(monkeypatch)
+
+    def interrupt(state: JobProgress) -> None:
+        if state.done >= 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16,
+                        progress=interrupt)
+    assert len(first) >= 4 and not (folder / "proof.txt.gz").exists()
+    done = set(first)
+    first.clear()
+    run = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
+    assert run.value == "draw" and run.check is not None
+    assert run.jobs_reused >= len(done)
+    assert not done & set(first), "a job finished before the interruption ran again"
+
+
+def test_a_node_limit_stops_the_run_and_the_next_run_finishes(
+        pool: LocalPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "jobs"
+    saved = _saved_by(monkeypatch)
+    stopped = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16,
+                              nodes=30_000)
+    assert stopped.value == "unknown" and stopped.stopped == "nodes"
+    assert stopped.nodes <= 30_000 and stopped.proof is None
+    done = set(saved)
+    saved.clear()
+    run = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
+    assert run.value == "draw" and run.check is not None
+    assert not done & set(saved)
+
+
+def test_a_worker_killed_mid_job_on_the_pool_costs_only_its_job(pool: LocalPool,
+                                                                tmp_path: Path) -> None:
+    fault = tmp_path / "fault"
+    fault.write_text("kill")
+    before = pool.restarts
+    run = prove_with_jobs("5x4k4", tmp_path / "jobs", backend=pool, job_nodes=1_000,
+                          table_mb=16, fault=fault)
+    assert fault.with_name("fault.claimed").exists() and pool.restarts > before
+    assert run.value == "draw" and run.check is not None
+
+
+def test_a_worker_killed_mid_job_on_dask_costs_only_its_job(tmp_path: Path) -> None:
+    fault = tmp_path / "fault"
+    fault.write_text("kill")
+    with DaskCluster(2) as cluster:  # a LocalCluster on 127.0.0.1
+        assert cluster.cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        before = set(cluster.client.scheduler_info()["workers"])
+        run = prove_with_jobs("5x4k4", tmp_path / "jobs", backend=cluster, job_nodes=1_000,
+                              table_mb=16, fault=fault)
+        assert fault.with_name("fault.claimed").exists()
+        cluster.client.wait_for_workers(2, timeout=60)
+        after = set(cluster.client.scheduler_info()["workers"])
+    assert after != before, "the nanny started a new worker in place of the killed one"
+    assert run.value == "draw" and run.check is not None and run.check.value == "draw"
+
+
+def test_a_folder_of_another_run_is_refused(tmp_path: Path) -> None:
+    JobFolder(tmp_path / "jobs", position=Position("4x4k3"))
+    with pytest.raises(JobFolderError, match=r"holds the jobs of 4x4k3 .* not of 5x5k4"):
+        JobFolder(tmp_path / "jobs", position=Position("5x5k4"))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(JobFolderError, match="not a job folder"):
+        JobFolder(tmp_path / "other", position=Position("5x5k4"))
+    result = CliRunner().invoke(app, ["prove", "5x5k4", "--jobs", str(tmp_path / "jobs")])
+    assert result.exit_code == 2 and "holds the jobs of 4x4k3" in result.output
+
+
+def test_the_job_options_need_jobs() -> None:
+    result = CliRunner().invoke(app, ["prove", "3x3", "--workers", "2"])
+    assert result.exit_code == 2 and "--workers goes with --jobs DIR" in result.output
+    result = CliRunner().invoke(app, ["prove", "3x3", "--jobs", "x", "--by-replies"])
+    assert result.exit_code == 2 and "does not take --by-replies" in result.output
+
+
+def test_ttt_prove_jobs(tmp_path: Path) -> None:
+    folder = tmp_path / "jobs"
+    args = ["prove", "4x4k3", "--jobs", str(folder), "--workers", "1", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["value"] == "x" and figures["checked"] and figures["jobs_reused"] == 0
+    again = json.loads(CliRunner().invoke(app, args).output)
+    assert again["value"] == "x" and again["jobs_run"] == 0 and again["jobs_reused"] > 0
+    stopped = CliRunner().invoke(app, ["prove", "5x5k4", "--jobs", str(tmp_path / "timed"),
+                                       "--workers", "1", "--job-nodes", "10000",
+                                       "--seconds", "0.5"])
+    assert stopped.exit_code == 1, stopped.output
+    assert "unproven: stopped by the time limit" in stopped.output
