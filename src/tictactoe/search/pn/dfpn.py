@@ -97,6 +97,11 @@ SHARED = TSS_MISC + 25
 0: not tried."""
 SHARED_CUTS = TSS_MISC + 26
 """Nodes disproven by pairs shared by overlapping lines."""
+SHARED_AT = TSS_MISC + 27
+"""Where the shared-pair search is tried: 1 new AND nodes, 2 new OR nodes, 3 both."""
+SHARED_OPEN = TSS_MISC + 28
+"""The shared-pair search is tried only with at most this many open lines per 16 empty
+cells."""
 MISC_SIZE = TSS_MISC + 32
 
 # the table
@@ -452,7 +457,8 @@ def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
     if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
         misc[PAIR_CUTS] += 1
         return INF, 0, paired_cells(p, d, full, lines, work)
-    if misc[SHARED] > 0:
+    if misc[SHARED] > 0 and misc[SHARED_AT] & 1 != 0 \
+            and 16 * n_open <= misc[SHARED_OPEN] * popcount(empty):
         z = shared_pairs(p, d, full, lines, sp, misc)
         if z != full:
             return INF, 0, z
@@ -487,7 +493,8 @@ def eval_or(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray, k: i
     if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
         misc[PAIR_CUTS] += 1
         return INF, 0, paired_cells(p, d, full, lines, work)
-    if misc[SHARED] > 0:
+    if misc[SHARED] > 0 and misc[SHARED_AT] & 2 != 0 \
+            and 16 * n_open <= misc[SHARED_OPEN] * popcount(empty):
         z = shared_pairs(p, d, full, lines, sp, misc)
         if z != full:
             return INF, 0, z
@@ -606,6 +613,7 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
     reduced = False  # moves left out as symmetric images of others: no zone then
     covered = ZERO  # attacker moves disproven by a sibling's zone
     # ---- the children
+    d_threat = ZERO
     if is_or:
         _, d_threat, _, _ = scan(p, d, full, lines)
         cells = d_threat if d_threat != ZERO else empty
@@ -797,6 +805,11 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
                     c = buf[depth, B_CELL + j]
                     if covered >> np.uint64(c) & ONE == ZERO:
                         zone |= np.uint64(buf[depth, B_ZONE + j]) | (ONE << np.uint64(c))
+                if d_threat != ZERO:
+                    # the attacker's other moves lose to the defender's line unless, with
+                    # extra marks, one completes a line first: keep two zone cells in each
+                    # line open to the attacker
+                    zone |= hitting(p, d, full, lines, 2)
         elif best >= 0:
             zone = np.uint64(buf[depth, B_ZONE + best]) | (
                 ONE << np.uint64(buf[depth, B_CELL + best]))
@@ -826,6 +839,21 @@ def root_key(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.nd
     if is_or:
         key ^= _OR_SALT
     return key, g
+
+
+@njit(cache=True)
+def entry_zone(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
+               misc: np.ndarray, tt: np.ndarray,
+               inv: np.ndarray) -> tuple[bool, np.uint64]:  # pragma: no cover - compiled
+    """Whether the table holds a position as disproven with a relevance zone, and the zone."""
+    key, g = root_key(p, d, is_or, zob, hv, misc)
+    e = tt_find(tt, key)
+    if e < 0:
+        return False, ZERO
+    r = _row(key, tt.shape[0])
+    if tt[r, e + PN] < INF or tt[r, e + INFO] & ZONE_VALID == 0:
+        return False, ZERO
+    return True, map_mask(np.uint64(tt[r, e + MASK]), inv, g)
 
 
 @njit(cache=True, nogil=True)

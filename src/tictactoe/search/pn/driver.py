@@ -52,7 +52,9 @@ DEFAULTS: dict[int, int] = {
     _k.AND_PN: 4,            # one per empty cell
     _t.TSS_ORDER: 1,
     _k.ZONES: 1,
-    _k.SHARED: 16,
+    _k.SHARED: 32,
+    _k.SHARED_AT: 2,
+    _k.SHARED_OPEN: 13,
 }
 """The kernels' settings (``misc`` slots) unless a search is given others."""
 
@@ -60,7 +62,7 @@ OPTIONS = {"epsilon": _k.EPSILON, "sym_plies": _k.SYM_PLIES, "eager": _k.EAGER,
            "eval_budget": _k.EVAL_BUDGET, "expand_budget": _k.EXPAND_BUDGET,
            "pairing": _k.PAIRING, "or_pn": _k.OR_PN, "sum_mode": _k.SUM_MODE,
            "and_pn": _k.AND_PN, "tss_order": _t.TSS_ORDER, "zones": _k.ZONES,
-           "shared": _k.SHARED}
+           "shared": _k.SHARED, "shared_at": _k.SHARED_AT, "shared_open": _k.SHARED_OPEN}
 """Names of the settings that `PnSearch` takes as keyword options."""
 
 
@@ -250,6 +252,18 @@ class PnSearch:
         if failure:
             raise failure[0]
         return result[0]
+
+    def zone(self, position: Position | str, attacker: Side | str) -> int | None:
+        """The relevance zone the table keeps for `position` if a search disproved
+        `attacker`'s win there (else None): `attacker`'s extra marks on any empty cells
+        outside it leave the win disproven."""
+        if isinstance(position, str):
+            position = Position(position)
+        side = attacker if isinstance(attacker, Side) else Side.parse(attacker)
+        p, d, is_or = self.masks(position, side)
+        found, zone = _k.entry_zone(p, d, is_or, self.t.zobrist, self.hv, self.misc, self.tt,
+                                    self.t.inverses)
+        return int(zone) if found else None
 
     def prove_move(self, position: Position | str, move: int, *, nodes: int | None = None,
                    seconds: float | None = None) -> tuple[PnResult, PnResult]:
