@@ -18,7 +18,13 @@ defender's), and whose turn it is.
   number of ``OR_PN`` and a disproof number of its move count.
 * **Disproof cuts.** A side to move with two threats wins; an attacker with no open line,
   or whose open lines the defender can pair off (two empty cells per line, none used
-  twice: a bipartite matching), cannot win.
+  twice: a bipartite matching), cannot win. A new OR node with few open lines for its
+  empty cells also tries pairs shared by overlapping lines (`shared_pairs`).
+* **Relevance zones** (after Hsu et al., TCS 815, 2020). A disproven node keeps a zone:
+  empty cells such that the attacker, given extra marks on any cells outside it, still
+  does not win. When a child of an OR node is disproven, every sibling move outside its
+  zone is disproven too (that position has fewer attacker marks than the child with the
+  extra marks), without a search; see `mid` for how zones are built.
 * **Transpositions and symmetry.** A transposition table of proof and disproof numbers,
   keyed by a hash that is the same for every symmetric image of a position (the least of
   the hashes of its images, kept incrementally per symmetry) within ``SYM_PLIES`` marks,
@@ -582,7 +588,14 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
 
     ``hv[depth]`` holds the hash of every symmetric image of the node (only the identity's
     beyond ``SYM_PLIES``); ``key`` is its table key and ``g_node`` the symmetry that maps
-    it onto the image the key stands for."""
+    it onto the image the key stands for.
+
+    Zones (with ``misc[ZONES]``): a leaf's comes from `eval_and` / `eval_or` (a pairing's
+    cells; a defender's line completed with a cell of each open line, `hitting`); an AND
+    node's is its disproven child's plus the defender's answer; an OR node's is the union
+    of its moves searched and their children's zones (moves disproven by a sibling's zone
+    add nothing), plus `hitting` twice over when a forced block left the other moves out,
+    and every cell when moves were left out as symmetric images."""
     misc[NODES] += 1
     if depth > misc[MAX_DEPTH]:
         misc[MAX_DEPTH] = depth
