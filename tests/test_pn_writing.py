@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from tictactoe.cli import app
 from tictactoe.core import Position
 from tictactoe.proof import check_proof
-from tictactoe.search.pn import PnSearch
+from tictactoe.search.pn import PnSearch, dfpn, driver
 from tictactoe.search.pn.proofs import (
     PROVE_TABLE_MB,
     ProofWritingStoppedError,
@@ -91,10 +91,18 @@ def _slowed(tick: Callable[[_Extractor], None]) -> Callable[[_Extractor], None]:
     return slowed
 
 
+def _without_zones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search as before relevance zones and shared pairs, which prove these boards in
+    a few thousand nodes, too fast for a limit to stop the writing."""
+    monkeypatch.setitem(driver.DEFAULTS, dfpn.ZONES, 0)
+    monkeypatch.setitem(driver.DEFAULTS, dfpn.SHARED, 0)
+
+
 def test_the_time_limit_stops_the_writing_and_leaves_no_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 1.5 s limit stops a writing that takes longer, says how far it got, and leaves
     nothing at the target; so does Ctrl-C (below)."""
+    _without_zones(monkeypatch)
     monkeypatch.setattr(_Extractor, "tick", _slowed(_Extractor.tick))
     target = tmp_path / "draw.proof"
     started = time.perf_counter()
@@ -113,11 +121,13 @@ def test_the_time_limit_stops_the_writing_and_leaves_no_file(
     assert _no_files_left(tmp_path) == []
 
 
-def test_the_node_limit_bounds_the_searches_of_the_writing(tmp_path: Path) -> None:
-    """With a 1 MB table, 5x5 k=4's search loses entries that the writing needs, so the
-    writing searches positions again: X's question takes 126,456 nodes, and a limit of
-    300,000 stops the writing of O's hold section, read off that table before O's
-    question is asked."""
+def test_the_node_limit_bounds_the_searches_of_the_writing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a 1 MB table, 5x5 k=4's search (without zones) loses entries that the writing
+    needs, so the writing searches positions again: X's question takes 126,456 nodes, and
+    a limit of 300,000 stops the writing of O's hold section, read off that table before
+    O's question is asked."""
+    _without_zones(monkeypatch)
     target = tmp_path / "5x5k4.proof"
     result = runner.invoke(app, ["prove", "5x5k4", "--nodes", "300000", "--out", str(target),
                                  "--json", "--table-mb", "1"])

@@ -18,7 +18,13 @@ defender's), and whose turn it is.
   number of ``OR_PN`` and a disproof number of its move count.
 * **Disproof cuts.** A side to move with two threats wins; an attacker with no open line,
   or whose open lines the defender can pair off (two empty cells per line, none used
-  twice: a bipartite matching), cannot win.
+  twice: a bipartite matching), cannot win. A new OR node with few open lines for its
+  empty cells also tries pairs shared by overlapping lines (`shared_pairs`).
+* **Relevance zones** (after Hsu et al., TCS 815, 2020). A disproven node keeps a zone:
+  empty cells such that the attacker, given extra marks on any cells outside it, still
+  does not win. When a child of an OR node is disproven, every sibling move outside its
+  zone is disproven too (that position has fewer attacker marks than the child with the
+  extra marks), without a search; see `mid` for how zones are built.
 * **Transpositions and symmetry.** A transposition table of proof and disproof numbers,
   keyed by a hash that is the same for every symmetric image of a position (the least of
   the hashes of its images, kept incrementally per symmetry) within ``SYM_PLIES`` marks,
@@ -38,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.pn.bits import ONE, ZERO, lowest, popcount
 from tictactoe.search.pn.tss import TSS_MISC, replay, scan, tss
 
@@ -86,6 +93,21 @@ MAX_DEPTH = TSS_MISC + 21
 AND_PN = TSS_MISC + 22
 """Initial proof number of an AND node without a threat sequence after a pass, in units of
 one empty cell / 4."""
+ZONES = TSS_MISC + 23
+"""Whether disproven nodes keep relevance zones and an OR node's disproven child covers the
+attacker's moves outside its zone (1) or not (0)."""
+ZONE_CUTS = TSS_MISC + 24
+"""Attacker moves disproven by a sibling's zone without a search."""
+SHARED = TSS_MISC + 25
+"""Steps of the shared-pair search (`shared_pairs`) where the matching finds no pairing;
+0: not tried."""
+SHARED_CUTS = TSS_MISC + 26
+"""Nodes disproven by pairs shared by overlapping lines."""
+SHARED_AT = TSS_MISC + 27
+"""Where the shared-pair search is tried: 1 new AND nodes, 2 new OR nodes, 3 both."""
+SHARED_OPEN = TSS_MISC + 28
+"""The shared-pair search is tried only with at most this many open lines per 16 empty
+cells."""
 MISC_SIZE = TSS_MISC + 32
 
 # the table
@@ -98,6 +120,8 @@ DN = 2
 MASK = 3
 INFO = 4
 MASK_VALID = 1 << 8
+ZONE_VALID = 1 << 9
+"""The entry is disproven and ``MASK`` holds its relevance zone."""
 _WORK_SHIFT = 16
 _OR_SALT = np.uint64(0x6A09E667F3BCC909)
 
@@ -107,7 +131,8 @@ B_KEY = 64
 B_SYM = 128
 B_PN = 192
 B_DN = 256
-BUF_WIDTH = 320
+B_ZONE = 320
+BUF_WIDTH = 384
 MAX_PLY = 66
 
 
@@ -355,60 +380,131 @@ def sequence_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np
 
 
 @njit(cache=True)
+def paired_cells(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
+                 work: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """The cells of the pairs that `pairing` just found (call it first, with the same
+    arguments)."""
+    nl = 0
+    for i in range(lines.shape[0]):
+        if lines[i] & d == ZERO:
+            nl += 1
+    slots = 2 * nl
+    out = ZERO
+    for s in range(slots):
+        out |= ONE << np.uint64(work[slots + 64 + s])
+    return out
+
+
+@njit(cache=True)
+def shared_pairs(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
+                 sp: np.ndarray, misc: np.ndarray) -> np.uint64:  # pragma: no cover
+    """The cells of disjoint pairs of empty cells, one pair inside every line without a
+    defender mark, where overlapping lines may share a pair (the α-β solver's
+    `shared_pairing`, within ``misc[SHARED]`` steps), or ``full`` if none is found. The
+    defender answers each attacker move on a pair's cell with the other, so the attacker
+    never completes a line. ``sp`` is the scratch: row 0 the line list, row 1 its ``misc``."""
+    sp[0, _sk.LIVE_COUNT] = lines.shape[0]
+    smisc = sp[1]
+    smisc[_sk.SHARED_BUDGET] = misc[SHARED]
+    empty = full & ~(p | d)
+    if not _sk.shared_pairing(d, empty, lines, sp, 0, smisc):
+        return full
+    out = ZERO
+    for i in range(smisc[_sk.SHARED_FOUND]):
+        out |= np.uint64(smisc[_sk.SHARED_PAIRS + i])
+    misc[SHARED_CUTS] += 1
+    return out
+
+
+@njit(cache=True)
+def hitting(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
+            times: int) -> np.uint64:  # pragma: no cover - compiled
+    """Empty cells such that every line without a defender mark holds ``times`` of them
+    (or all its empty cells if fewer), the lowest ones first: a zone with them leaves the
+    attacker's extra marks outside it no line completed (``times`` 1) and, the attacker to
+    move, none to complete at once (``times`` 2)."""
+    empty = full & ~(p | d)
+    out = ZERO
+    for i in range(lines.shape[0]):
+        line = lines[i]
+        if line & d == ZERO:
+            e = line & empty
+            for _ in range(times):
+                rest = e & ~out
+                if popcount(e & out) >= times or rest == ZERO:
+                    break
+                out |= ONE << np.uint64(lowest(rest))
+    return out
+
+
+@njit(cache=True)
 def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
              through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
-             misc: np.ndarray, seq: np.ndarray,
-             work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
-    """Initial (pn, dn) of a new AND node: the defender to move, with no threat."""
+             misc: np.ndarray, seq: np.ndarray, work: np.ndarray,
+             sp: np.ndarray) -> tuple[int, int, np.uint64]:  # pragma: no cover - compiled
+    """Initial (pn, dn) of a new AND node: the defender to move, with no threat; and when
+    disproven, its relevance zone (see `mid`)."""
     empty = full & ~(p | d)
     if empty == ZERO:
-        return INF, 0
+        return INF, 0, ZERO
     p_threat, d_threat, _, _ = scan(p, d, full, lines)
     if d_threat != ZERO:
-        return INF, 0  # the defender completes its line
+        # the defender completes its line
+        return INF, 0, (ONE << np.uint64(lowest(d_threat))) | hitting(p, d, full, lines, 1)
     if p_threat != ZERO:
         if p_threat & (p_threat - ONE) != ZERO:
-            return 0, INF
+            return 0, INF, full
         if empty & (empty - ONE) == ZERO:
-            return INF, 0  # the defender blocks on the last empty cell: a draw
-        return misc[OR_PN], popcount(empty) - 1  # one reply, then an OR node
+            return INF, 0, empty  # the defender blocks on the last empty cell: a draw
+        return misc[OR_PN], popcount(empty) - 1, full  # one reply, then an OR node
     n_open, d_make = open_info(p, d, full, lines, k)
     if n_open == 0:
-        return INF, 0
+        return INF, 0, ZERO
     if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
         misc[PAIR_CUTS] += 1
-        return INF, 0
+        return INF, 0, paired_cells(p, d, full, lines, work)
+    if misc[SHARED] > 0 and misc[SHARED_AT] & 1 != 0 \
+            and 16 * n_open <= misc[SHARED_OPEN] * popcount(empty):
+        z = shared_pairs(p, d, full, lines, sp, misc)
+        if z != full:
+            return INF, 0, z
     if misc[EAGER] != 0:
         misc[TSS_EVALS] += 1
         r = tss(p, d, 64, misc[EVAL_BUDGET], full, lines, through, count, k, ttss, misc, seq)
         if r >= 0:
             cells = sequence_cells(p, d, seq, r, full, lines) | d_make
-            return max(1, popcount(cells & empty)), 1
-    return max(1, popcount(empty) * misc[AND_PN] >> 2), 1
+            return max(1, popcount(cells & empty)), 1, full
+    return max(1, popcount(empty) * misc[AND_PN] >> 2), 1, full
 
 
 @njit(cache=True)
 def eval_or(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray, k: int,
-            misc: np.ndarray, work: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+            misc: np.ndarray, work: np.ndarray,
+            sp: np.ndarray) -> tuple[int, int, np.uint64]:  # pragma: no cover - compiled
     """Initial (pn, dn) of a new OR node: the attacker to move, with no threat and no
-    threat sequence (its AND parent checked)."""
+    threat sequence (its AND parent checked); and when disproven, its relevance zone."""
     empty = full & ~(p | d)
     if empty == ZERO:
-        return INF, 0
+        return INF, 0, ZERO
     p_threat, d_threat, _, _ = scan(p, d, full, lines)
     if p_threat != ZERO:
-        return 0, INF
+        return 0, INF, full
     if d_threat != ZERO:
         if d_threat & (d_threat - ONE) != ZERO:
-            return INF, 0
-        return misc[OR_PN], 1
+            return INF, 0, d_threat | hitting(p, d, full, lines, 2)
+        return misc[OR_PN], 1, full
     n_open, _ = open_info(p, d, full, lines, k)
     if n_open == 0:
-        return INF, 0
+        return INF, 0, ZERO
     if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
         misc[PAIR_CUTS] += 1
-        return INF, 0
-    return misc[OR_PN], popcount(empty)
+        return INF, 0, paired_cells(p, d, full, lines, work)
+    if misc[SHARED] > 0 and misc[SHARED_AT] & 2 != 0 \
+            and 16 * n_open <= misc[SHARED_OPEN] * popcount(empty):
+        z = shared_pairs(p, d, full, lines, sp, misc)
+        if z != full:
+            return INF, 0, z
+    return misc[OR_PN], popcount(empty), full
 
 
 # --------------------------------------------------------------------------- expansion
@@ -447,10 +543,28 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
     return kept
 
 
+@njit(cache=True)
+def _cover(buf: np.ndarray, depth: int, n: int, j: int, covered: np.uint64,
+           misc: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """Disprove, at an OR node, every unsolved child whose move is outside disproven child
+    ``j``'s zone and move: with the attacker's extra mark outside that zone the defender
+    still holds, and the position after such a move has fewer attacker marks than that."""
+    zone = np.uint64(buf[depth, B_ZONE + j]) | (ONE << np.uint64(buf[depth, B_CELL + j]))
+    for i in range(n):
+        if buf[depth, B_PN + i] != 0 and buf[depth, B_DN + i] != 0:
+            c = buf[depth, B_CELL + i]
+            if zone >> np.uint64(c) & ONE == ZERO:
+                buf[depth, B_PN + i] = INF
+                buf[depth, B_DN + i] = 0
+                covered |= ONE << np.uint64(c)
+                misc[ZONE_CUTS] += 1
+    return covered
+
+
 _MID = ("UniTuple(int64, 2)(uint64, uint64, int64, int64, boolean, int64, int64, uint64, "
         "int64, uint64, uint64[::1], int64[:, ::1], int64[::1], int64, uint64[:, :, ::1], "
         "int64[:, ::1], int64[:, ::1], uint64[:, :, ::1], int64[:, ::1], uint64[:, ::1], "
-        "int64[:, ::1], uint64[:, ::1], int64[:, ::1], int64[::1], int64[::1])")
+        "int64[:, ::1], uint64[:, ::1], int64[:, ::1], int64[::1], int64[::1], int64[:, ::1])")
 
 
 @njit(cache=True, inline="always")
@@ -467,14 +581,21 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         key: np.uint64, g_node: int, full: np.uint64, lines: np.ndarray, through: np.ndarray,
         count: np.ndarray, k: int, zob: np.ndarray, perm: np.ndarray, inv: np.ndarray,
         sym: np.ndarray, tt: np.ndarray, ttss: np.ndarray, buf: np.ndarray, hv: np.ndarray,
-        seqs: np.ndarray, misc: np.ndarray,
-        work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+        seqs: np.ndarray, misc: np.ndarray, work: np.ndarray,
+        sp: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
     """Df-pn below one node until its pn reaches ``thpn`` or its dn ``thdn`` (or it is
     solved, or the node limit stops it); returns (pn, dn) and keeps them in the table.
 
     ``hv[depth]`` holds the hash of every symmetric image of the node (only the identity's
     beyond ``SYM_PLIES``); ``key`` is its table key and ``g_node`` the symmetry that maps
-    it onto the image the key stands for."""
+    it onto the image the key stands for.
+
+    Zones (with ``misc[ZONES]``): a leaf's comes from `eval_and` / `eval_or` (a pairing's
+    cells; a defender's line completed with a cell of each open line, `hitting`); an AND
+    node's is its disproven child's plus the defender's answer; an OR node's is the union
+    of its moves searched and their children's zones (moves disproven by a sibling's zone
+    add nothing), plus `hitting` twice over when a forced block left the other moves out,
+    and every cell when moves were left out as symmetric images."""
     misc[NODES] += 1
     if depth > misc[MAX_DEPTH]:
         misc[MAX_DEPTH] = depth
@@ -501,12 +622,17 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         misc[ABORTED] = 1
         return pn, dn
     empty = full & ~(p | d)
+    zones = misc[ZONES] != 0
+    reduced = False  # moves left out as symmetric images of others: no zone then
+    covered = ZERO  # attacker moves disproven by a sibling's zone
     # ---- the children
+    d_threat = ZERO
     if is_or:
         _, d_threat, _, _ = scan(p, d, full, lines)
         cells = d_threat if d_threat != ZERO else empty
         if node_nsym > 1 and d_threat == ZERO:
             cells = orbit_representatives(cells, p, d, hv, depth, node_nsym, perm, sym)
+            reduced = cells != empty
     elif has_mask:
         cells = mask
     else:
@@ -525,6 +651,8 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         c = lowest(rest)
         rest &= rest - ONE
         b = ONE << np.uint64(c)
+        if covered & b != ZERO:
+            continue  # outside a disproven sibling's zone: not even evaluated
         ck, cg = child_key(hv, depth, zob, c, side, nsym)
         if not is_or:
             ck ^= _OR_SALT  # the child is an OR node
@@ -532,24 +660,40 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         buf[depth, B_KEY + n] = np.int64(ck)
         buf[depth, B_SYM + n] = cg
         ce = tt_find(tt, ck)
+        zone = full
         if ce >= 0:
             cr = _row(ck, tt.shape[0])
             cpn = tt[cr, ce + PN]
             cdn = tt[cr, ce + DN]
+            if cpn >= INF and tt[cr, ce + INFO] & ZONE_VALID != 0:
+                zone = map_mask(np.uint64(tt[cr, ce + MASK]), inv, cg)
         else:
             if is_or:
-                cpn, cdn = eval_and(p | b, d, full, lines, through, count, k, ttss, misc,
-                                    seqs[depth + 1], work)
+                cpn, cdn, zone = eval_and(p | b, d, full, lines, through, count, k, ttss,
+                                          misc, seqs[depth + 1], work, sp)
             else:
-                cpn, cdn = eval_or(p, d | b, full, lines, k, misc, work)
-            tt_put(tt, ck, cpn, cdn, 0, 0, misc)
+                cpn, cdn, zone = eval_or(p, d | b, full, lines, k, misc, work, sp)
+            if cpn >= INF and zones:
+                tt_put(tt, ck, cpn, cdn, int(np.int64(map_mask(zone, perm, cg))), ZONE_VALID,
+                       misc)
+            else:
+                tt_put(tt, ck, cpn, cdn, 0, 0, misc)
         buf[depth, B_PN + n] = cpn
         buf[depth, B_DN + n] = cdn
+        buf[depth, B_ZONE + n] = np.int64(zone)
         n += 1
+        if zones and is_or and cpn >= INF:
+            out = rest & ~zone
+            misc[ZONE_CUTS] += popcount(out & ~covered)
+            covered |= out
         if is_or and cpn == 0:
             break  # proven: no need to look further
         if not is_or and cdn == 0:
             break
+    if zones and is_or:
+        for j in range(n):
+            if buf[depth, B_PN + j] >= INF:
+                covered = _cover(buf, depth, n, j, covered, misc)
     # ---- the search
     best = -1
     while True:
@@ -641,9 +785,20 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         cpn, cdn = mid(cp, cd, ply + 1, depth + 1, child_or, c_thpn, c_thdn,
                        np.uint64(buf[depth, B_KEY + best]), buf[depth, B_SYM + best], full,
                        lines, through, count, k, zob, perm, inv, sym, tt, ttss, buf, hv, seqs,
-                       misc, work)
+                       misc, work, sp)
         buf[depth, B_PN + best] = cpn
         buf[depth, B_DN + best] = cdn
+        if zones and cpn >= INF:
+            zone = full
+            ck = np.uint64(buf[depth, B_KEY + best])
+            ce = tt_find(tt, ck)
+            if ce >= 0:
+                cr = _row(ck, tt.shape[0])
+                if tt[cr, ce + INFO] & ZONE_VALID != 0:
+                    zone = map_mask(np.uint64(tt[cr, ce + MASK]), inv, buf[depth, B_SYM + best])
+            buf[depth, B_ZONE + best] = np.int64(zone)
+            if is_or:
+                covered = _cover(buf, depth, n, best, covered, misc)
     # ---- keep the node
     done = misc[NODES] - start + (info >> _WORK_SHIFT)
     best_move = 0
@@ -651,7 +806,31 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         best_move = perm[g_node, buf[depth, B_CELL + best]] + 1
     flags = 0
     stored_mask = 0
-    if not is_or:
+    if zones and pn >= INF:
+        # the relevance zone: the defender's answer and its child's zone, or every
+        # attacker move searched and its child's zone (the covered ones need neither)
+        zone = ZERO
+        if is_or:
+            if reduced or n == 0:
+                zone = full
+            else:
+                for j in range(n):
+                    c = buf[depth, B_CELL + j]
+                    if covered >> np.uint64(c) & ONE == ZERO:
+                        zone |= np.uint64(buf[depth, B_ZONE + j]) | (ONE << np.uint64(c))
+                if d_threat != ZERO:
+                    # the attacker's other moves lose to the defender's line unless, with
+                    # extra marks, one completes a line first: keep two zone cells in each
+                    # line open to the attacker
+                    zone |= hitting(p, d, full, lines, 2)
+        elif best >= 0:
+            zone = np.uint64(buf[depth, B_ZONE + best]) | (
+                ONE << np.uint64(buf[depth, B_CELL + best]))
+        else:
+            zone = full
+        flags = ZONE_VALID
+        stored_mask = int(np.int64(map_mask(zone & full, perm, g_node)))
+    elif not is_or:
         flags = MASK_VALID
         stored_mask = int(np.int64(map_mask(mask, perm, g_node)))
     tt_put(tt, key, pn, dn, stored_mask, done << _WORK_SHIFT | flags | best_move, misc)
@@ -675,26 +854,41 @@ def root_key(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.nd
     return key, g
 
 
+@njit(cache=True)
+def entry_zone(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
+               misc: np.ndarray, tt: np.ndarray,
+               inv: np.ndarray) -> tuple[bool, np.uint64]:  # pragma: no cover - compiled
+    """Whether the table holds a position as disproven with a relevance zone, and the zone."""
+    key, g = root_key(p, d, is_or, zob, hv, misc)
+    e = tt_find(tt, key)
+    if e < 0:
+        return False, ZERO
+    r = _row(key, tt.shape[0])
+    if tt[r, e + PN] < INF or tt[r, e + INFO] & ZONE_VALID == 0:
+        return False, ZERO
+    return True, map_mask(np.uint64(tt[r, e + MASK]), inv, g)
+
+
 @njit(cache=True, nogil=True)
 def search(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: np.ndarray,
            through: np.ndarray, count: np.ndarray, k: int, zob: np.ndarray, perm: np.ndarray,
            inv: np.ndarray, sym: np.ndarray, tt: np.ndarray, ttss: np.ndarray, buf: np.ndarray,
-           hv: np.ndarray, seqs: np.ndarray, misc: np.ndarray,
-           work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+           hv: np.ndarray, seqs: np.ndarray, misc: np.ndarray, work: np.ndarray,
+           sp: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
     """Df-pn from a root that is not over (the attacker to move if ``is_or``): its (pn, dn)
     when solved or stopped by the node limit. The caller settles roots that a threat, a
     threat sequence or a disproof cut decides (`root_value`)."""
     key, g = root_key(p, d, is_or, zob, hv, misc)
     misc[ABORTED] = 0
     return mid(p, d, popcount(p | d), 0, is_or, INF, INF, key, g, full, lines, through, count,
-               k, zob, perm, inv, sym, tt, ttss, buf, hv, seqs, misc, work)
+               k, zob, perm, inv, sym, tt, ttss, buf, hv, seqs, misc, work, sp)
 
 
 @njit(cache=True, nogil=True)
 def root_value(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: np.ndarray,
                through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
-               misc: np.ndarray, seq: np.ndarray,
-               work: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+               misc: np.ndarray, seq: np.ndarray, work: np.ndarray,
+               sp: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
     """(pn, dn) of a root position by the checks done when a node is created, and for an
     OR root the threat search too: solved, or unsolved numbers for `search`."""
     if is_or:
@@ -704,9 +898,10 @@ def root_value(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: 
         r = tss(p, d, 64, 0, full, lines, through, count, k, ttss, misc, seq)
         if r >= 0:
             return 0, INF
-        return eval_or(p, d, full, lines, k, misc, work)
+        pn, dn, _ = eval_or(p, d, full, lines, k, misc, work, sp)
+        return pn, dn
     saved = misc[EAGER]
     misc[EAGER] = 0
-    pn, dn = eval_and(p, d, full, lines, through, count, k, ttss, misc, seq, work)
+    pn, dn, _ = eval_and(p, d, full, lines, through, count, k, ttss, misc, seq, work, sp)
     misc[EAGER] = saved
     return pn, dn

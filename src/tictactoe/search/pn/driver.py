@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from tictactoe.core import BoardTooLargeError, IllegalMoveError, Position, Side, Variant
+from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
 from tictactoe.search.pn.tables import Tables, tables
@@ -50,13 +51,18 @@ DEFAULTS: dict[int, int] = {
     _k.SUM_MODE: 0,
     _k.AND_PN: 4,            # one per empty cell
     _t.TSS_ORDER: 1,
+    _k.ZONES: 1,
+    _k.SHARED: 32,
+    _k.SHARED_AT: 2,
+    _k.SHARED_OPEN: 13,
 }
 """The kernels' settings (``misc`` slots) unless a search is given others."""
 
 OPTIONS = {"epsilon": _k.EPSILON, "sym_plies": _k.SYM_PLIES, "eager": _k.EAGER,
            "eval_budget": _k.EVAL_BUDGET, "expand_budget": _k.EXPAND_BUDGET,
            "pairing": _k.PAIRING, "or_pn": _k.OR_PN, "sum_mode": _k.SUM_MODE,
-           "and_pn": _k.AND_PN, "tss_order": _t.TSS_ORDER}
+           "and_pn": _k.AND_PN, "tss_order": _t.TSS_ORDER, "zones": _k.ZONES,
+           "shared": _k.SHARED, "shared_at": _k.SHARED_AT, "shared_open": _k.SHARED_OPEN}
 """Names of the settings that `PnSearch` takes as keyword options."""
 
 
@@ -141,6 +147,8 @@ class PnSearch:
         self.seqs = np.zeros((_k.MAX_PLY + 2, 64), dtype=np.int64)
         self.misc = np.zeros(_k.MISC_SIZE, dtype=np.int64)
         self.work = np.zeros(8 * len(self.t.lines) + 64, dtype=np.int64)
+        self.sp = np.zeros((2, max(_sk.BUF_WIDTH, _sk.MISC_SIZE)), dtype=np.int64)
+        self.sp[0, _sk.LIVE:_sk.LIVE + len(self.t.lines)] = np.arange(len(self.t.lines))
         for slot, value in DEFAULTS.items():
             self.misc[slot] = value
         for name, value in options.items():
@@ -194,12 +202,12 @@ class PnSearch:
             misc[slot] = 0
         started = time.perf_counter()
         pn, dn = _k.root_value(p, d, is_or, t.full, t.lines, t.through, t.line_count, t.k,
-                               self.ttss, misc, self.seqs[0], self.work)
+                               self.ttss, misc, self.seqs[0], self.work, self.sp)
         if pn != 0 and dn != 0:
             misc[_k.LIMIT] = (1 << 62) if nodes is None else max(1, nodes)
             args = (p, d, is_or, t.full, t.lines, t.through, t.line_count, t.k, t.zobrist,
                     t.permutations, t.inverses, t.bytes, self.tt, self.ttss, self.buf,
-                    self.hv, self.seqs, misc, self.work)
+                    self.hv, self.seqs, misc, self.work, self.sp)
             deadline = None if seconds is None else started + seconds
             if interruptible:
                 pn, dn = self._run_threaded(args, deadline, started, progress)
@@ -244,6 +252,18 @@ class PnSearch:
         if failure:
             raise failure[0]
         return result[0]
+
+    def zone(self, position: Position | str, attacker: Side | str) -> int | None:
+        """The relevance zone the table keeps for `position` if a search disproved
+        `attacker`'s win there (else None): `attacker`'s extra marks on any empty cells
+        outside it leave the win disproven."""
+        if isinstance(position, str):
+            position = Position(position)
+        side = attacker if isinstance(attacker, Side) else Side.parse(attacker)
+        p, d, is_or = self.masks(position, side)
+        found, zone = _k.entry_zone(p, d, is_or, self.t.zobrist, self.hv, self.misc, self.tt,
+                                    self.t.inverses)
+        return int(zone) if found else None
 
     def prove_move(self, position: Position | str, move: int, *, nodes: int | None = None,
                    seconds: float | None = None) -> tuple[PnResult, PnResult]:
@@ -366,7 +386,8 @@ def _classes(position: Position) -> list[int]:
 STAT_SLOTS = {"expanded": _k.EXPANDED, "tss_nodes": _t.TSS_NODES, "tss_calls": _t.TSS_CALLS,
               "replayed": _k.REPLAYED, "researched": _k.RESEARCHED, "kept": _k.KEPT,
               "tt_stores": _k.TT_STORES, "tt_replaced": _k.TT_REPLACED,
-              "pair_cuts": _k.PAIR_CUTS, "max_depth": _k.MAX_DEPTH}
+              "pair_cuts": _k.PAIR_CUTS, "max_depth": _k.MAX_DEPTH,
+              "zone_cuts": _k.ZONE_CUTS, "shared_cuts": _k.SHARED_CUTS}
 
 
 def _search_for(position: Position | str, table_mb: float,

@@ -392,7 +392,7 @@ class _Extractor:
         p, d = np.uint64(attacker), np.uint64(defender)
         misc = s.misc
         pn, dn = _k.root_value(p, d, attacker_to_move, t.full, t.lines, t.through,
-                               t.line_count, t.k, s.ttss, misc, s.seqs[0], s.work)
+                               t.line_count, t.k, s.ttss, misc, s.seqs[0], s.work, s.sp)
         if pn == 0 or dn == 0:
             return int(pn), int(dn)
         limits = self.limits
@@ -409,7 +409,7 @@ class _Extractor:
         try:
             pn, dn = _k.search(p, d, attacker_to_move, t.full, t.lines, t.through,
                                t.line_count, t.k, t.zobrist, t.permutations, t.inverses,
-                               t.bytes, s.tt, s.ttss, s.buf, s.hv, s.seqs, misc, s.work)
+                               t.bytes, s.tt, s.ttss, s.buf, s.hv, s.seqs, misc, s.work, s.sp)
         finally:
             self.researched += 1
             self.research_nodes += int(misc[_k.NODES])
