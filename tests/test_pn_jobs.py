@@ -25,9 +25,9 @@ from tictactoe.core import Position
 from tictactoe.proof import check_proof
 from tictactoe.search.pn import game_value
 
-BOARD = "5x5k4"
-"""A draw whose plain search takes about 57,000 nodes: with jobs of 10,000 nodes, 8 jobs or
-more (more on 2 workers)."""
+BOARD = "4x7k4"
+"""A draw whose plain search takes about 47,000 nodes: with jobs of 10,000 nodes, several
+jobs, some of them split."""
 JOB_NODES = 10_000
 
 
@@ -156,7 +156,7 @@ def test_ttt_prove_jobs(tmp_path: Path) -> None:
     assert figures["value"] == "x" and figures["checked"] and figures["jobs_reused"] == 0
     again = json.loads(CliRunner().invoke(app, args).output)
     assert again["value"] == "x" and again["jobs_run"] == 0 and again["jobs_reused"] > 0
-    stopped = CliRunner().invoke(app, ["prove", "5x5k4", "--jobs", str(tmp_path / "timed"),
+    stopped = CliRunner().invoke(app, ["prove", BOARD, "--jobs", str(tmp_path / "timed"),
                                        "--workers", "1", "--job-nodes", "10000",
                                        "--seconds", "0.5"])
     assert stopped.exit_code == 1, stopped.output
