@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search.pn.bits import prefetch_row
+from tictactoe.search.bits import prefetch_row
 
 BIG = 1000
 """A win in ``d`` plies scores ``BIG - d``."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search.pn.bits import ONE, ZERO, lowest, popcount, prefetch_row
+from tictactoe.search.bits import ONE, ZERO, lowest, popcount, prefetch_row
 
 # ``misc`` (int64) slots that the threat search uses; the proof-number search adds its own.
 TSS_NODES = 0
