@@ -44,8 +44,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.bits import ONE, ZERO, lowest, popcount
+from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.pn.tss import TSS_MISC, replay, scan, tss
 
 INF = 1 << 60
