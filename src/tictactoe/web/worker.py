@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import signal
 import sys
 import threading
 import time
@@ -53,7 +54,9 @@ def start(parent: int, niceness: int = 0) -> None:
     """Set up a worker process: it runs ``niceness`` steps below the server in the system's
     scheduling (so the server's own thread, which answers the light requests, gets a core
     first), and it ends itself when the server that started it is gone (killed, say),
-    rather than live on as an orphan."""
+    rather than live on as an orphan. Ctrl-C is left to the server, which stops its workers
+    itself (a terminal sends it to every process of the group)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if niceness:
         with contextlib.suppress(OSError):
             os.nice(niceness)
