@@ -29,10 +29,11 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module a file imports, at the top or inside functions; ``from a import b``
-    counts as an import of ``a.b`` when that is a module of the package."""
-    tree = ast.parse(path.read_text())
+def _imports(path: Path, tree: ast.Module | None = None) -> set[str]:
+    """Every module a file imports, at the top or inside functions (or only those of `tree`,
+    part of the file); ``from a import b`` counts as an import of ``a.b`` when that is a
+    module of the package."""
+    tree = tree or ast.parse(path.read_text())
     package = _module_name(path) if path.name == "__init__.py" else \
         _module_name(path).rpartition(".")[0]
     names: set[str] = set()
@@ -89,23 +90,8 @@ def _module_level(path: Path) -> ast.Module:
 
 def _imported_at_load(path: Path) -> set[str]:
     """The package's modules that importing `path` imports at once (packages included)."""
-    tree = _module_level(path)
-    module = _module_name(path)
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[:len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
-            for alias in node.names:
-                child = f"{base}.{alias.name}"
-                names.add(child if child in MODULES else base)
-    return _with_packages(module, {m for m in names if m in MODULES})
+    names = _imports(path, _module_level(path))
+    return _with_packages(_module_name(path), {m for m in names if m in MODULES})
 
 
 LOAD_GRAPH = {name: _imported_at_load(path) for name, path in MODULES.items()}
