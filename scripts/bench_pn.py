@@ -6,6 +6,7 @@ slowest questions.
     python scripts/bench_pn.py [--positions-only] [--table-mb 1024] [--sample N]
                                [--nodes N] [--seconds S] [--file-order] [--threads N]
     python scripts/bench_pn.py --jobs VARIANT [--job-nodes N] [--seconds S]
+    python scripts/bench_pn.py --covers VARIANT [VARIANT ...]
 
 Entries are taken deepest first (most marks first) in one table, so that a shallow
 position's search finds the deeper positions of the strategy already proven; ``--file-order``
@@ -19,6 +20,10 @@ on a local pool of 1 worker, then of 2, each from an empty job folder and each w
 assembled and checked; it prints both runs' times and nodes and the speed and node ratios of
 2 workers against 1 (the target: at least 1.6 times faster with at most 1.3 times the
 nodes), with the plain search's time and nodes (one process, one table) for reference.
+
+``--covers VARIANT ...`` writes each variant's proof twice, with zone-covered moves expanded
+(the default) and with zone covers (format version 3), and prints the lines, bytes, writing
+time, positions searched again and check time of each.
 
 Data: O. Patashnik, "Qubic: 4x4x4 Tic-Tac-Toe", Mathematics Magazine 53(4), 1980.
 """
@@ -60,7 +65,11 @@ def main() -> int:
                         help="compare job-level proving on 2 workers against 1 on VARIANT")
     parser.add_argument("--job-nodes", type=int, default=200_000,
                         help="with --jobs: the nodes of one job")
+    parser.add_argument("--covers", metavar="VARIANT", nargs="+", default=None,
+                        help="compare proofs written with and without zone covers")
     args = parser.parse_args()
+    if args.covers is not None:
+        return bench_covers(args.covers)
     if args.jobs is not None:
         return bench_jobs(args.jobs, args.job_nodes, args.seconds)
     path = find_dictionary()
@@ -180,6 +189,30 @@ def bench_jobs(variant: str, job_nodes: int, seconds: float | None) -> int:
     print(f"  2 workers against 1: {speed:.2f}x faster (target >= 1.6), {ratio:.2f}x the "
           f"nodes (target <= 1.3)")
     return 0 if one.value == two.value == plain.value else 1
+
+
+def bench_covers(variants: list[str]) -> int:
+    """Each variant's proof written expanded, then with zone covers; both checked."""
+    import io
+
+    from tictactoe.proof import check_proof
+    from tictactoe.search.pn.proofs import write_proof
+
+    for variant in variants:
+        for covers in (False, True):
+            buffer = io.BytesIO()
+            written = write_proof(variant, buffer, covers=covers)
+            started = time.perf_counter()
+            stats = check_proof(buffer.getvalue())
+            checked = time.perf_counter() - started
+            print(f"{variant} {'zone covers' if covers else 'expanded':>11}: "
+                  f"{written.header.value}, version {written.header.version}, "
+                  f"{written.header.lines:,} lines, {len(buffer.getvalue()):,} bytes; "
+                  f"search {written.search_seconds:.1f} s, writing "
+                  f"{written.extract_seconds:.1f} s ({written.researched:,} positions "
+                  f"searched again, {written.research_nodes:,} nodes); checked in "
+                  f"{checked:.2f} s, {stats.replies_by_zone:,} replies covered", flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -133,7 +133,7 @@ def prove_job(spec: JobSpec) -> JobResult:
 
     >>> r = prove_job(JobSpec("xx1/oo1/3 x", "x", 1000, table_mb=1))
     >>> r.outcome, decode_fragment(r.fragment)
-    ('win', [('W', (2,), 0)])
+    ('win', [('W', (2,), 0, ())])
     """
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import _Extractor, _Limits, _Recorded, _Stop
@@ -175,8 +175,8 @@ def prove_job(spec: JobSpec) -> JobResult:
             extractor.opponent_node(mine, theirs, win, {})
     except _Stop:
         return unknown(result.nodes + extractor.research_nodes, True)
-    text = "\n".join(format_node(kind, cells, target)
-                     for kind, cells, target in recorded.nodes).encode("ascii")
+    text = "\n".join(format_node(kind, cells, target, cover)
+                     for kind, cells, target, cover in recorded.nodes).encode("ascii")
     return JobResult(spec.position, spec.attacker, result.outcome,
                      result.nodes + extractor.research_nodes, elapsed
                      + extractor.state().seconds, result.root_pn, result.root_dn, spec.nodes,
@@ -192,22 +192,26 @@ def _maybe_fail(fault: Path) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def decode_fragment(data: bytes) -> list[tuple[str, tuple[int, ...], int]]:
-    """A fragment's nodes: (kind, cells, target) with targets counted from its first line.
+def decode_fragment(data: bytes) -> list[tuple[str, tuple[int, ...], int, tuple[int, ...]]]:
+    """A fragment's nodes: (kind, cells, target, cover) with targets counted from its first
+    line (`cover`: an ``R`` node's zone cover).
 
-    >>> decode_fragment(gzip.compress(b"M 4\\nR 2 0 1\\nF 7\\n= 0"))
-    [('M', (4,), 0), ('R', (0, 1), 0), ('F', (7,), 0), ('=', (), 0)]
+    >>> decode_fragment(gzip.compress(b"M 4\\nR 2 0 1\\nF 7\\n= 0\\nR 1 2 Z 5 6"))
+    [('M', (4,), 0, ()), ('R', (0, 1), 0, ()), ('F', (7,), 0, ()), ('=', (), 0, ()), \
+('R', (2,), 0, (5, 6))]
     """
-    nodes: list[tuple[str, tuple[int, ...], int]] = []
+    nodes: list[tuple[str, tuple[int, ...], int, tuple[int, ...]]] = []
     text = gzip.decompress(data).decode("ascii")
     for line in text.split("\n") if text else []:
         kind, *tokens = line.split(" ")
         if kind == "=":
-            nodes.append(("=", (), int(tokens[0])))
+            nodes.append(("=", (), int(tokens[0]), ()))
         elif kind == "R":
-            nodes.append(("R", tuple(int(t) for t in tokens[1:]), 0))
+            count = int(tokens[0])
+            nodes.append(("R", tuple(int(t) for t in tokens[1:count + 1]), 0,
+                          tuple(int(t) for t in tokens[count + 2:])))
         else:
-            nodes.append((kind, tuple(int(t) for t in tokens), 0))
+            nodes.append((kind, tuple(int(t) for t in tokens), 0, ()))
     return nodes
 
 
@@ -910,8 +914,8 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
         base = writer.next_line
         if position.turn is prover:
             seen[key] = base
-        for kind, cells, target in decode_fragment(result.fragment):
-            writer.node(kind, cells, base + target if kind == "=" else 0)
+        for kind, cells, target, cover in decode_fragment(result.fragment):
+            writer.node(kind, cells, base + target if kind == "=" else 0, cover)
         return
     if position.turn is prover:
         child = next(c for c in node.children if c.outcome == wanted)

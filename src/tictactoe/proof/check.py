@@ -66,6 +66,8 @@ class CheckStats:
     """Unlisted replies covered as images of listed ones."""
     replies_by_win: int = 0
     """Unlisted replies covered because the prover then completes a line at once."""
+    replies_by_zone: int = 0
+    """Unlisted replies covered by a zone cover (``R ... Z ...``)."""
     forced_derived: int = 0
     """``F`` leaves whose threat sequence the checker found."""
     threat_positions: int = 0
@@ -84,7 +86,9 @@ class CheckStats:
             f"prover, {self.opponent_nodes:,} opponent), max depth {self.max_depth}\n"
             f"  leaves: {leaves or 'none'}\n"
             f"  replies: {self.replies_listed:,} listed, {self.replies_by_symmetry:,} by "
-            f"symmetry, {self.replies_by_win:,} by immediate win\n"
+            f"symmetry, {self.replies_by_win:,} by immediate win"
+            + (f", {self.replies_by_zone:,} by zone covers" if self.replies_by_zone else "")
+            + "\n"
             f"  forced leaves derived: {self.forced_derived:,} ({self.threat_positions:,} "
             f"threat-search positions)\n"
             f"  {self.seconds:.2f} s ({rate:,.0f} positions/s)")
@@ -115,11 +119,12 @@ def prescan(source: Source, total: int) -> set[int]:
 
 
 class _Frame:
-    """An opponent node whose children are being checked."""
+    """An opponent node whose children are being checked: `replies` holds, for each child,
+    the opponent's marks it adds (one reply's cell, or a zone cover's cells)."""
 
     __slots__ = ("done", "line", "mine", "parent", "replies", "theirs")
 
-    def __init__(self, mine: int, theirs: int, replies: tuple[int, ...], line: int,
+    def __init__(self, mine: int, theirs: int, replies: list[int], line: int,
                  parent: int) -> None:
         self.mine, self.theirs, self.replies, self.line, self.parent = (
             mine, theirs, replies, line, parent)
@@ -206,12 +211,15 @@ class Checker:
                 stats.max_depth = record.depth
             if kind == "R":
                 stats.opponent_nodes += 1
-                self._check_replies(record)
-                if record.cells:
-                    frame = _Frame(self.mine, self.theirs, record.cells, record.line, parent)
+                cover = self._check_replies(record)
+                children = [1 << c for c in record.cells]
+                if cover:
+                    children.append(cover)
+                if children:
+                    frame = _Frame(self.mine, self.theirs, children, record.line, parent)
                     frame.done = 1
                     stack.append(frame)
-                    self.theirs |= 1 << record.cells[0]
+                    self.theirs |= children[0]
                     continue
             elif record.side != self.prover.symbol:  # a pairing at the opponent's turn
                 stats.opponent_nodes += 1
@@ -242,7 +250,7 @@ class Checker:
                 frame = stack[-1]
                 if frame.done < len(frame.replies):
                     self.mine = frame.mine
-                    self.theirs = frame.theirs | 1 << frame.replies[frame.done]
+                    self.theirs = frame.theirs | frame.replies[frame.done]
                     frame.done += 1
                     break
                 stack.pop()
@@ -370,7 +378,8 @@ class Checker:
                                      f"{target} ({other!r}) onto this one")
 
     # ------------------------------------------------------------------ opponent nodes
-    def _check_replies(self, record: Record) -> None:
+    def _check_replies(self, record: Record) -> int:
+        """Check an ``R`` node; return its zone cover's cells as a mask (0 if none)."""
         board = self.board
         mine, theirs = self.mine, self.theirs
         taken = mine | theirs
@@ -395,9 +404,11 @@ class Checker:
             listed |= bit
         stats = self.stats
         stats.replies_listed += len(record.cells)
-        rest = empty & ~listed
+        cover = self._check_cover(record, listed) if record.cover else 0
+        stats.replies_by_zone += cover.bit_count()
+        rest = empty & ~listed & ~cover
         if not rest:
-            return
+            return cover
         if my_threats & (my_threats - 1):
             by_win = rest
         elif my_threats:
@@ -408,7 +419,7 @@ class Checker:
         stats.replies_by_win += by_win.bit_count()
         rest &= ~by_win
         if not rest:
-            return
+            return cover
         images = 0
         replies = record.cells
         for perm in stabiliser(board, mine, theirs):
@@ -425,6 +436,34 @@ class Checker:
             raise self._fail(record, f"R: {name}'s reply {board.name(c)} is not covered: {why}",
                              prover_to_move=False)
         stats.replies_by_symmetry += rest.bit_count()
+        return cover
+
+    def _check_cover(self, record: Record, listed: int) -> int:
+        """A zone cover's rule: distinct empty cells, none listed as a reply, that do not
+        complete a line of the opponent all together; the prover node that follows the
+        replies' is for the position with every one of them the opponent's. A hold there
+        is a hold after any one of them, which leaves the opponent fewer marks (an extra
+        mark never hurts its owner)."""
+        board = self.board
+        taken = self.mine | self.theirs
+        name = self.prover.other.name
+        cover = 0
+        for c in record.cover:
+            bit = 1 << c
+            if taken & bit:
+                raise self._fail(record, f"Z: cell {board.name(c)} of the cover is taken",
+                                 prover_to_move=False)
+            if (cover | listed) & bit:
+                raise self._fail(record, f"Z: cell {board.name(c)} is listed twice",
+                                 prover_to_move=False)
+            cover |= bit
+        theirs = self.theirs | cover
+        for m in board.masks:
+            if theirs & m == m:
+                line = " ".join(board.variant.cell_name(c) for c in cells_of(m))
+                raise self._fail(record, f"Z: with every cell of the cover, {name} completes "
+                                         f"the line {line}", prover_to_move=False)
+        return cover
 
 
 def check_proof(source: Source, *, max_threat_positions: int | None = None,

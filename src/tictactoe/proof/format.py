@@ -1,4 +1,4 @@
-"""Read and write proof files, format versions 1 and 2 (``docs/proof-format.md``).
+"""Read and write proof files, format versions 1 to 3 (``docs/proof-format.md``).
 
 The reader streams: it reads one line at a time, checks the header, every token and the
 shape of each section's tree (which node kinds may come where), and yields one `Record` per
@@ -41,12 +41,13 @@ from tictactoe.proof.errors import ProofFormatError
 FORMAT_NAME = "tictactoe-proof"
 """The ``format`` field of every header."""
 
-VERSION = 2
+VERSION = 3
 """The newest format version this module reads and writes. Version 2 adds pairings (``P``)
-at the opponent's turn in hold sections; a writer marks a file version 2 only when it has
-one, so that the others stay readable by version-1 readers."""
+at the opponent's turn in hold sections; version 3 adds zone covers (``R n c1 ... cn Z z1
+... zj``) in hold sections. A writer marks a file with the lowest version that has every
+node it wrote, so that the others stay readable by older readers."""
 
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
 """The versions this module reads."""
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -76,7 +77,8 @@ class Header:
     lines: int
     extra: dict[str, Any] = field(default_factory=dict)
     version: int = 1
-    """The format version: 2 if the file has a pairing at the opponent's turn."""
+    """The format version: 3 if the file has a zone cover, else 2 if it has a pairing at the
+    opponent's turn, else 1."""
 
     def root(self) -> Position:
         """The root position.
@@ -100,7 +102,8 @@ class Record(NamedTuple):
 
     `kind` is the first token: ``S`` (a section), ``M W F P E =`` (prover nodes) or ``R``
     (and from version 2 on ``P`` at the opponent's turn too).
-    `cells` holds the cells of ``M W F P R`` (for ``R`` the replies, without the count).
+    `cells` holds the cells of ``M W F P R`` (for ``R`` the replies, without the count), and
+    `cover` the cells of an ``R`` node's zone cover (from version 3 on).
     `target` is the line number of ``= n``. For ``S``, `side` and `claim` are the prover and
     its claim; for a node, `side` is the side to move and `depth` the plies from the
     section's root.
@@ -113,19 +116,26 @@ class Record(NamedTuple):
     side: str = ""
     claim: str = ""
     target: int = 0
+    cover: tuple[int, ...] = ()
 
 
-def format_node(kind: str, cells: Iterable[int] = (), target: int = 0) -> str:
+def format_node(kind: str, cells: Iterable[int] = (), target: int = 0,
+                cover: Iterable[int] = ()) -> str:
     """The text of a node line (without the newline).
 
     >>> format_node("R", (4, 0)), format_node("E"), format_node("=", target=12)
     ('R 2 4 0', 'E', '= 12')
+    >>> format_node("R", (4,), cover=(7, 8))
+    'R 1 4 Z 7 8'
     """
     if kind == "=":
         return f"= {target}"
     parts = [str(c) for c in cells]
     if kind == "R":
         parts.insert(0, str(len(parts)))
+        cover = tuple(cover)
+        if cover:
+            parts += ["Z", *map(str, cover)]
     return " ".join([kind, *parts])
 
 
@@ -136,7 +146,8 @@ class _Shape:
     `pending` holds, for each open level, how many nodes it still expects; the next node's
     depth is ``len(pending) - 1``. The prover moves at even depths if it is to move at the
     root, else at odd depths. From `version` 2 on, a hold section may have a pairing (``P``)
-    at the opponent's turn.
+    at the opponent's turn, and from version 3 on an ``R`` node with a zone cover, which has
+    one child more (`node`'s `cover`).
     """
 
     __slots__ = ("claim", "pending", "prover", "prover_parity", "root_turn", "start",
@@ -165,8 +176,10 @@ class _Shape:
         self.prover_parity = 0 if side == self.root_turn else 1
         self.pending = [1]
 
-    def node(self, kind: str, children: int, line: int) -> tuple[int, str]:
-        """Place a node; return its depth and the side to move there."""
+    def node(self, kind: str, children: int, line: int, cover: bool = False
+             ) -> tuple[int, str]:
+        """Place a node; return its depth and the side to move there. `cover`: an ``R``
+        node with a zone cover (its `children` count the cover's)."""
         pending = self.pending
         if not pending:
             if not self.start:
@@ -185,6 +198,12 @@ class _Shape:
                 f"a pairing 'P' at the opponent's turn ({mover.upper()} to move) at depth "
                 f"{depth}: format version 2 allows it, this file is version {self.version}",
                 line=line)
+        if cover and (self.version < 3 or self.claim != "hold"):
+            raise ProofFormatError(
+                "a zone cover 'Z' " + (
+                    f"needs format version 3; this file is version {self.version}"
+                    if self.version < 3 else "shows a hold: it is allowed in hold sections "
+                    "only"), line=line)
         if prover_moves != (kind in PROVER_KINDS) and not opponent_pairing:
             if prover_moves:
                 raise ProofFormatError(
@@ -349,12 +368,19 @@ class ProofReader:
             if len(tokens) < 2 or tokens[1] not in self._counts:
                 raise ProofFormatError(self._bad(text, "'R n c1 ... cn'"), line=line)
             count = self._counts[tokens[1]]
+            cover: tuple[int, ...] = ()
+            if len(tokens) > count + 2 and tokens[count + 2] == "Z":
+                cover = self._cell_list(tokens, count + 3, text, line)
+                if not cover:
+                    raise ProofFormatError(f"{text!r}: a zone cover 'Z' lists no cell",
+                                           line=line)
+                tokens = tokens[:count + 2]
             if len(tokens) != count + 2:
                 raise ProofFormatError(
                     f"{text!r} announces {count} replies but lists {len(tokens) - 2}", line=line)
             replies = self._cell_list(tokens, 2, text, line)
-            depth, mover = shape.node(kind, count, line)
-            return Record(line, kind, replies, depth, mover)
+            depth, mover = shape.node(kind, count + bool(cover), line, bool(cover))
+            return Record(line, kind, replies, depth, mover, cover=cover)
         if kind in ("F", "P"):
             found = self._cell_list(tokens, 1, text, line)
             if kind == "P" and len(found) % 2:
@@ -431,8 +457,10 @@ class NodeWriter:
         """The line number the next node will have."""
         raise NotImplementedError
 
-    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0) -> int:
-        """Write a node of any kind; return its line number."""
+    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
+             cover: Iterable[int] = ()) -> int:
+        """Write a node of any kind; return its line number. `cover`: an ``R`` node's zone
+        cover."""
         raise NotImplementedError
 
     def move(self, cell: int) -> int:
@@ -460,9 +488,11 @@ class NodeWriter:
         """``= n``: the same position, up to symmetry, as the prover node on line n."""
         return self.node("=", target=line)
 
-    def replies(self, cells: Iterable[int]) -> int:
-        """``R n c1 ... cn``: the opponent's replies; their prover nodes follow in order."""
-        return self.node("R", cells)
+    def replies(self, cells: Iterable[int], cover: Iterable[int] = ()) -> int:
+        """``R n c1 ... cn``: the opponent's replies; their prover nodes follow in order.
+        With a `cover` (hold sections, version 3), ``R n c1 ... cn Z z1 ... zj``: then the
+        prover node for the position with every ``z`` the opponent's follows last."""
+        return self.node("R", cells, cover=cover)
 
 
 class ProofWriter(NodeWriter):
@@ -491,7 +521,7 @@ class ProofWriter(NodeWriter):
         self._compress = compress
         self._body = tempfile.SpooledTemporaryFile(max_size=1 << 24)  # noqa: SIM115
         self._shape = _Shape(root.turn.symbol)
-        self._version = 1  # 2 once a pairing is written at the opponent's turn
+        self._version = 1  # 2 once a pairing is written at the opponent's turn, 3 a cover
         self._next = 2
         self._closed = False
         self.header: Header | None = None
@@ -515,18 +545,23 @@ class ProofWriter(NodeWriter):
         self._shape.section(symbol, claim, self._next)
         return self._emit(f"S {symbol} {claim}")
 
-    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0) -> int:
+    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
+             cover: Iterable[int] = ()) -> int:
         """Write a node of any kind; see the named helpers below."""
-        cells = tuple(cells)
-        if any(not 0 <= c < self.variant.cells for c in cells):
-            raise ValueError(f"a cell of {cells} is off the {self.variant.name} board")
-        children = 1 if kind == "M" else len(cells) if kind == "R" else 0
+        cells, cover = tuple(cells), tuple(cover)
+        if any(not 0 <= c < self.variant.cells for c in cells + cover):
+            raise ValueError(f"a cell of {cells + cover} is off the {self.variant.name} board")
+        if cover and kind != "R":
+            raise ValueError(f"only an 'R' node has a zone cover, not {kind!r}")
+        children = 1 if kind == "M" else len(cells) + bool(cover) if kind == "R" else 0
         if kind not in PROVER_KINDS and kind != "R":
             raise ValueError(f"unknown node kind {kind!r}")
-        _, mover = self._shape.node(kind, children, self._next)
+        _, mover = self._shape.node(kind, children, self._next, bool(cover))
         if kind == "P" and mover != self._shape.prover:
-            self._version = 2
-        return self._emit(format_node(kind, cells, target))
+            self._version = max(self._version, 2)
+        if cover:
+            self._version = 3
+        return self._emit(format_node(kind, cells, target, cover))
 
     def __enter__(self) -> ProofWriter:
         return self

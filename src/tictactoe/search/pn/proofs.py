@@ -60,6 +60,18 @@ FIRST_BUDGET = 20_000
 """Nodes of the first search again of a position whose proven child's entry was lost; each
 later round multiplies it by 8."""
 
+ZONE_COVERS = False
+"""Whether the writer writes zone covers (format version 3) in hold sections by default: not,
+since measured on (7,7,5) the covers made the proof larger (42,209 lines against 30,930) and
+slower to write (67 s against 21 s); see docs/proofs.md."""
+
+COVER_CELLS = 3
+"""The fewest opponent moves a zone cover is written for."""
+
+COVER_NODES = 2_000
+"""Nodes within which the position of a zone cover must be disproven for the cover to be
+written (else its moves are written one by one)."""
+
 TSS_BUDGET = 200_000
 """Positions the kernel's threat search may visit at one of the winner's positions (the
 checker's own bound for a forced leaf is the same)."""
@@ -320,8 +332,10 @@ class _Extractor:
     they stop it), keeping count of how far it got (`state`)."""
 
     def __init__(self, search: PnSearch, writer: NodeWriter, limits: _Limits | None = None,
-                 sections: int = 1) -> None:
+                 sections: int = 1, covers: bool | None = None) -> None:
         self.search = search
+        self.covers = ZONE_COVERS if covers is None else covers
+        """Write zone covers (`zone_cover`) where the table keeps a child's zone."""
         self.writer = writer
         self.variant = search.variant
         self.board = board_of(search.variant)
@@ -416,6 +430,54 @@ class _Extractor:
             self._searching = False
         limits.check()  # a halt cut the search short
         return int(pn), int(dn)
+
+    def zone(self, attacker: int, defender: int) -> int | None:
+        """The relevance zone the table keeps for a position with the defender to move,
+        disproven (under its own key or, past the symmetric-key plies, an image's), or
+        None."""
+        s = self.search
+        t = s.t
+        found, zone = _k.entry_zone(np.uint64(attacker), np.uint64(defender), False,
+                                    t.zobrist, s.hv, s.misc, s.tt, t.inverses)
+        if found:
+            return int(zone)
+        if (attacker | defender).bit_count() <= s.misc[_k.SYM_PLIES]:
+            return None
+        for g in range(1, t.bytes.shape[0]):
+            pg = _k.transform(np.uint64(attacker), t.bytes, g)
+            dg = _k.transform(np.uint64(defender), t.bytes, g)
+            found, zone = _k.entry_zone(pg, dg, False, t.zobrist, s.hv, s.misc, s.tt,
+                                        t.inverses)
+            if found:  # the zone of the image: map it back
+                return int(_k.map_mask(zone, t.inverses, g))
+        return None
+
+    def zone_cover(self, mine: int, theirs: int, answer: int) -> int:
+        """A zone cover for the opponent's node (the holder `mine`, the attacker `theirs`
+        to move), or 0. A child disproven with a relevance zone covers its own move and
+        every move outside its zone: with the opponent given all of them the holder still
+        holds (what the zone means). The cover takes those of them that the table does not
+        hold as disproven (the search cut them by the zone, so they would be searched
+        again one by one), and is kept if the position with all of them the opponent's is
+        disproven within `COVER_NODES`; the other moves are written one by one."""
+        empty = self.board.full & ~(mine | theirs)
+        best = 0
+        for c in cells_of(answer):
+            zone = self.zone(theirs | 1 << c, mine)
+            if zone is None:
+                continue
+            cover = 1 << c
+            for x in cells_of(empty & ~zone & ~cover):
+                if self.probe(theirs | 1 << x, mine, False)[1] != 0 and \
+                        self.probe_images(theirs | 1 << x, mine, False)[1] != 0:
+                    cover |= 1 << x  # no disproof in the table: cut by the zone
+            if cover.bit_count() > best.bit_count():
+                best = cover
+        if best.bit_count() < COVER_CELLS:
+            return 0
+        if self.solve(theirs | best, mine, False, nodes=COVER_NODES)[1] != 0:
+            return 0
+        return best
 
     def threat_sequence(self, mine: int, theirs: int, budget: int) -> list[int] | None:
         """The kernel's threat sequence within `budget` positions (0: no limit)."""
@@ -530,6 +592,10 @@ class _Extractor:
         else:
             answer = empty
         replies: list[int] = []
+        cover = 0
+        if not win and self.covers and answer == empty:
+            cover = self.zone_cover(mine, theirs, answer)
+            answer &= ~cover
         if answer:
             symmetric = stabiliser(board, mine, theirs)
             covered = 0
@@ -539,11 +605,14 @@ class _Extractor:
                 replies.append(c)
                 for perm in symmetric:
                     covered |= 1 << perm[c]
-        self.writer.replies(replies)
-        frame = [0, len(replies)]
+        self.writer.replies(replies, cells_of(cover))
+        frame = [0, len(replies) + bool(cover)]
         self._frames.append(frame)
         for c in replies:
             self.prover_node(mine, theirs | 1 << c, win, seen)
+            frame[0] += 1
+        if cover:
+            self.prover_node(mine, theirs | cover, win, seen)
             frame[0] += 1
         self._frames.pop()
 
@@ -565,7 +634,7 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
                    table_mb: float = DEFAULT_TABLE_MB, progress: Progress | None = None,
                    write_progress: WriteProgress | None = None,
                    search: PnSearch | None = None, by_replies: bool = False,
-                   **extra: Any) -> WrittenProof:
+                   covers: bool = ZONE_COVERS, **extra: Any) -> WrittenProof:
     """Prove a position's value by proof-number search and write the proof to `target` (a
     path, gzip if it ends in ``.gz``, or a binary file; a path is written whole or not at
     all). `seconds` bounds the whole, from the start of the search to the end of the
@@ -583,7 +652,13 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
     `write_progress` hears how far the writing has got (`Writing`).
 
     With `by_replies`, the side to move's win is first sought two plies down
-    (`PnSearch.prove_by_replies`)."""
+    (`PnSearch.prove_by_replies`). With `covers`, the hold sections have zone covers
+    (`_Extractor.zone_cover`; format version 3).
+
+    >>> import io
+    >>> write_pn_proof("5x5k4", io.BytesIO(), table_mb=8, covers=True).header.version
+    3
+    """
     if isinstance(position, str):
         position = Position(position)
     begun = time.perf_counter()
@@ -623,7 +698,7 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
     extra.setdefault("generator", "tictactoe.search.pn")
     writer = ProofWriter(target, position=position, value=mover.symbol if win else "draw",
                          **extra)
-    extractor = _Extractor(search, writer, limits, sections=1 if win else 2)
+    extractor = _Extractor(search, writer, limits, sections=1 if win else 2, covers=covers)
     limits.spent = extractor.live_nodes
 
     def report() -> None:
@@ -755,20 +830,21 @@ class _Recorded(NodeWriter):
     real writer later (``= n`` targets shifted)."""
 
     def __init__(self) -> None:
-        self.nodes: list[tuple[str, tuple[int, ...], int]] = []
+        self.nodes: list[tuple[str, tuple[int, ...], int, tuple[int, ...]]] = []
 
     @property
     def next_line(self) -> int:
         return len(self.nodes)
 
-    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0) -> int:
-        self.nodes.append((kind, tuple(cells), target))
+    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
+             cover: Iterable[int] = ()) -> int:
+        self.nodes.append((kind, tuple(cells), target, tuple(cover)))
         return len(self.nodes) - 1
 
     def replay(self, writer: ProofWriter) -> None:
         base = writer.next_line
-        for kind, cells, target in self.nodes:
-            writer.node(kind, cells, base + target if kind == "=" else 0)
+        for kind, cells, target, cover in self.nodes:
+            writer.node(kind, cells, base + target if kind == "=" else 0, cover)
 
 
 PartProgress = Callable[[int, int, int, float], None]
@@ -1008,7 +1084,8 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
                 table_mb: float | None = None, nodes: int | None = None,
                 seconds: float | None = None, progress: Progress | None = None,
                 part_progress: PartProgress | None = None,
-                write_progress: WriteProgress | None = None) -> WrittenProof:
+                write_progress: WriteProgress | None = None,
+                covers: bool = ZONE_COVERS) -> WrittenProof:
     """Prove a position's value and write its proof, as ``ttt prove --out`` does.
 
     `by_replies` defaults to `replies_first`, `threads` to `default_threads` and `table_mb`
@@ -1019,6 +1096,7 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
     `threads` is 1. `seconds` and `nodes` bound the whole, the writing included; raises
     `ProofUnavailableError` if a limit stops the search, `ProofWritingStoppedError` if one
     stops the writing, and `ProofWritingInterrupted` on Ctrl-C during the writing.
+    `covers`: zone covers in hold sections (`write_pn_proof`).
 
     >>> import io
     >>> written = write_proof("4x3", io.BytesIO(), table_mb=4)
@@ -1042,4 +1120,4 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
             nodes = max(1, nodes - written.nodes)
     return write_pn_proof(position, target, nodes=nodes, seconds=seconds, table_mb=table_mb,
                           progress=progress, write_progress=write_progress,
-                          by_replies=by_replies)
+                          by_replies=by_replies, covers=covers)
