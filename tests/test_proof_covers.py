@@ -48,7 +48,7 @@ def test_the_checker_accepts_the_writers_covers_on_random_positions() -> None:
 
 def test_without_covers_the_proof_stays_version_2_or_lower() -> None:
     buffer = io.BytesIO()
-    write_pn_proof("5x5k4", buffer, table_mb=8)
+    write_pn_proof("5x5k4", buffer, table_mb=8, stealing=False)
     with ProofReader(buffer.getvalue()) as reader:
         assert reader.header.version <= 2
         assert not any(record.cover for record in reader)

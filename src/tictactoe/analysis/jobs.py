@@ -844,8 +844,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
             _expand(root, attacker)  # the first ply is always split into jobs
             _update(root, attacker)
             driver.ask(question)
-            if question.outcome != "no-win":
-                break
+            if question.outcome != "no-win" or position.ply == 0:
+                break  # at the empty board the first player holds by strategy stealing
         used = executor.workers
         name = executor.name
     last = questions[-1]
@@ -885,6 +885,9 @@ def write_job_proof(position: Position, questions: list[Question], value: str,
                 holder = question.attacker.other
                 writer.section(holder, "hold")
                 _emit(writer, question.root, question.attacker, False, folder, {})
+            if len(questions) == 1:  # the first player's hold at the empty board
+                writer.section(position.turn, "hold")
+                writer.stealing()
     assert writer.header is not None
     return writer.header.lines
 

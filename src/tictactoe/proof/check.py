@@ -60,7 +60,7 @@ class CheckStats:
     """Nodes checked: every position of every section's tree."""
     prover_nodes: int = 0
     opponent_nodes: int = 0
-    leaves: dict[str, int] = field(default_factory=lambda: dict.fromkeys("WFPE=", 0))
+    leaves: dict[str, int] = field(default_factory=lambda: dict.fromkeys("WFPE=T", 0))
     replies_listed: int = 0
     replies_by_symmetry: int = 0
     """Unlisted replies covered as images of listed ones."""
@@ -243,6 +243,8 @@ class Checker:
                     self._check_pairing(record)
                 elif kind == "E":
                     self._check_end(record)
+                elif kind == "T":
+                    self._check_stealing(record)
                 else:
                     self._check_same(record, saved, stack)
             # a leaf, or R 0: go on with the next sibling of the nearest open node
@@ -359,6 +361,19 @@ class Checker:
             raise self._fail(record, "E: the game is a draw here, not a win")
         if (self.mine | self.theirs) != self.board.full:
             raise self._fail(record, "E: the board is not full")
+
+    def _check_stealing(self, record: Record) -> None:
+        """Strategy stealing: at the empty board the first player holds. Were the second
+        player to have a winning strategy, the first could make any move and then follow
+        it as if second (an extra mark never hurts its owner, and a move the strategy asks
+        for on the cell already taken is answered with any other move), and win: so the
+        second player has none."""
+        if self.mine | self.theirs:
+            raise self._fail(record, "T: strategy stealing shows the first player's hold at "
+                                     "the empty board only, and this position has marks")
+        if self.prover is not Side.X:
+            raise self._fail(record, "T: strategy stealing shows the hold of the first player "
+                                     "(X) only")
 
     def _check_same(self, record: Record, saved: dict[int, tuple[int, int, int]],
                     stack: list[_Frame]) -> None:

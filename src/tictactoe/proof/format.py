@@ -44,7 +44,8 @@ FORMAT_NAME = "tictactoe-proof"
 VERSION = 3
 """The newest format version this module reads and writes. Version 2 adds pairings (``P``)
 at the opponent's turn in hold sections; version 3 adds zone covers (``R n c1 ... cn Z z1
-... zj``) in hold sections. A writer marks a file with the lowest version that has every
+... zj``) in hold sections, and ``T``, the first player's hold at the empty board by strategy
+stealing. A writer marks a file with the lowest version that has every
 node it wrote, so that the others stay readable by older readers."""
 
 VERSIONS = (1, 2, 3)
@@ -52,10 +53,10 @@ VERSIONS = (1, 2, 3)
 
 GZIP_MAGIC = b"\x1f\x8b"
 
-PROVER_KINDS = frozenset("MWFPE=")
+PROVER_KINDS = frozenset("MWFPE=T")
 """Node kinds at positions where the prover is to move."""
 
-LEAF_KINDS = frozenset("WFPE=")
+LEAF_KINDS = frozenset("WFPE=T")
 """Prover nodes without children."""
 
 VALUES = ("x", "o", "draw")
@@ -77,8 +78,8 @@ class Header:
     lines: int
     extra: dict[str, Any] = field(default_factory=dict)
     version: int = 1
-    """The format version: 3 if the file has a zone cover, else 2 if it has a pairing at the
-    opponent's turn, else 1."""
+    """The format version: 3 if the file has a zone cover or a ``T``, else 2 if it has a
+    pairing at the opponent's turn, else 1."""
 
     def root(self) -> Position:
         """The root position.
@@ -100,7 +101,7 @@ class Header:
 class Record(NamedTuple):
     """One line after the header.
 
-    `kind` is the first token: ``S`` (a section), ``M W F P E =`` (prover nodes) or ``R``
+    `kind` is the first token: ``S`` (a section), ``M W F P E = T`` (prover nodes) or ``R``
     (and from version 2 on ``P`` at the opponent's turn too).
     `cells` holds the cells of ``M W F P R`` (for ``R`` the replies, without the count), and
     `cover` the cells of an ``R`` node's zone cover (from version 3 on).
@@ -198,6 +199,12 @@ class _Shape:
                 f"a pairing 'P' at the opponent's turn ({mover.upper()} to move) at depth "
                 f"{depth}: format version 2 allows it, this file is version {self.version}",
                 line=line)
+        if kind == "T" and (self.version < 3 or self.claim != "hold" or depth):
+            raise ProofFormatError(
+                "'T' (the first player's hold by strategy stealing) " + (
+                    f"needs format version 3; this file is version {self.version}"
+                    if self.version < 3 else "is a hold section's whole tree: it comes "
+                    "right after 'S x hold' or 'S o hold'"), line=line)
         if cover and (self.version < 3 or self.claim != "hold"):
             raise ProofFormatError(
                 "a zone cover 'Z' " + (
@@ -207,7 +214,7 @@ class _Shape:
         if prover_moves != (kind in PROVER_KINDS) and not opponent_pairing:
             if prover_moves:
                 raise ProofFormatError(
-                    f"expected a node of the prover {self.prover.upper()} (one of M W F P E =) "
+                    f"expected a node of the prover {self.prover.upper()} (one of M W F P E = T) "
                     f"at depth {depth}, found {kind!r}", line=line)
             raise ProofFormatError(
                 f"expected the opponent's node 'R n ...' ({mover.upper()} to move"
@@ -388,9 +395,9 @@ class ProofReader:
                     f"{text!r} has an odd number of cells: a pairing lists pairs", line=line)
             depth, mover = shape.node(kind, 0, line)
             return Record(line, kind, found, depth, mover)
-        if kind == "E":
+        if kind in ("E", "T"):
             if len(tokens) != 1:
-                raise ProofFormatError(self._bad(text, "'E' alone"), line=line)
+                raise ProofFormatError(self._bad(text, f"'{kind}' alone"), line=line)
             depth, mover = shape.node(kind, 0, line)
             return Record(line, kind, (), depth, mover)
         if kind == "=":
@@ -401,7 +408,7 @@ class ProofReader:
             return Record(line, kind, (), depth, mover, target=int(target))
         raise ProofFormatError(
             f"bad token {kind!r} at the start of {text!r}: a line starts with one of "
-            "S M W F P E = R", line=line)
+            "S M W F P E T = R", line=line)
 
     def _cell_list(self, tokens: list[str], start: int, text: str,
                    line: int) -> tuple[int, ...]:
@@ -484,6 +491,11 @@ class NodeWriter:
         """``E``: the board is full."""
         return self.node("E")
 
+    def stealing(self) -> int:
+        """``T``: the prover, the first player at the empty board, holds by strategy
+        stealing (a hold section's whole tree; version 3)."""
+        return self.node("T")
+
     def same(self, line: int) -> int:
         """``= n``: the same position, up to symmetry, as the prover node on line n."""
         return self.node("=", target=line)
@@ -559,7 +571,7 @@ class ProofWriter(NodeWriter):
         _, mover = self._shape.node(kind, children, self._next, bool(cover))
         if kind == "P" and mover != self._shape.prover:
             self._version = max(self._version, 2)
-        if cover:
+        if cover or kind == "T":
             self._version = 3
         return self._emit(format_node(kind, cells, target, cover))
 

@@ -634,7 +634,8 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
                    table_mb: float = DEFAULT_TABLE_MB, progress: Progress | None = None,
                    write_progress: WriteProgress | None = None,
                    search: PnSearch | None = None, by_replies: bool = False,
-                   covers: bool = ZONE_COVERS, **extra: Any) -> WrittenProof:
+                   covers: bool = ZONE_COVERS, stealing: bool = True,
+                   **extra: Any) -> WrittenProof:
     """Prove a position's value by proof-number search and write the proof to `target` (a
     path, gzip if it ends in ``.gz``, or a binary file; a path is written whole or not at
     all). `seconds` bounds the whole, from the start of the search to the end of the
@@ -653,7 +654,9 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
 
     With `by_replies`, the side to move's win is first sought two plies down
     (`PnSearch.prove_by_replies`). With `covers`, the hold sections have zone covers
-    (`_Extractor.zone_cover`; format version 3).
+    (`_Extractor.zone_cover`; format version 3). With `stealing` (the default), a draw at the
+    empty board asks the first question only: the first player's hold follows by strategy
+    stealing, written as ``T`` (format version 3).
 
     >>> import io
     >>> write_pn_proof("5x5k4", io.BytesIO(), table_mb=8, covers=True).header.version
@@ -698,7 +701,11 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
     extra.setdefault("generator", "tictactoe.search.pn")
     writer = ProofWriter(target, position=position, value=mover.symbol if win else "draw",
                          **extra)
-    extractor = _Extractor(search, writer, limits, sections=1 if win else 2, covers=covers)
+    stolen = not win and stealing and position.ply == 0  # the second hold is one line
+    if stolen:
+        value = PnValue(root, "draw", (asked,))
+    extractor = _Extractor(search, writer, limits, sections=1 if win or stolen else 2,
+                           covers=covers)
     limits.spent = extractor.live_nodes
 
     def report() -> None:
@@ -718,6 +725,12 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
             # before it turns to the other side's question
             section(mover.other, "hold")
             limits.check()
+        if stolen:
+            # the first player at the empty board holds by strategy stealing: no second
+            # question, and its hold section is one line
+            writer.section(mover, "hold")
+            writer.stealing()
+        elif not win:
             left = limits.nodes_left()
             if left is not None and left <= 0:
                 limits.halt("nodes")
@@ -1085,7 +1098,7 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
                 seconds: float | None = None, progress: Progress | None = None,
                 part_progress: PartProgress | None = None,
                 write_progress: WriteProgress | None = None,
-                covers: bool = ZONE_COVERS) -> WrittenProof:
+                covers: bool = ZONE_COVERS, stealing: bool = True) -> WrittenProof:
     """Prove a position's value and write its proof, as ``ttt prove --out`` does.
 
     `by_replies` defaults to `replies_first`, `threads` to `default_threads` and `table_mb`
@@ -1096,7 +1109,8 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
     `threads` is 1. `seconds` and `nodes` bound the whole, the writing included; raises
     `ProofUnavailableError` if a limit stops the search, `ProofWritingStoppedError` if one
     stops the writing, and `ProofWritingInterrupted` on Ctrl-C during the writing.
-    `covers`: zone covers in hold sections (`write_pn_proof`).
+    `covers`: zone covers in hold sections; `stealing`: the first player's hold at the empty
+    board by strategy stealing (`write_pn_proof`).
 
     >>> import io
     >>> written = write_proof("4x3", io.BytesIO(), table_mb=4)
@@ -1120,4 +1134,4 @@ def write_proof(position: Position | str, target: str | os.PathLike[str] | IO[by
             nodes = max(1, nodes - written.nodes)
     return write_pn_proof(position, target, nodes=nodes, seconds=seconds, table_mb=table_mb,
                           progress=progress, write_progress=write_progress,
-                          by_replies=by_replies, covers=covers)
+                          by_replies=by_replies, covers=covers, stealing=stealing)
