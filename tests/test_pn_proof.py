@@ -262,7 +262,7 @@ def test_draw_proofs_close_with_pairings_at_the_attackers_turn() -> None:
     from tictactoe.proof.format import iter_records
 
     buffer = io.BytesIO()
-    written = write_pn_proof("5x5k4", buffer, table_mb=64)
+    written = write_pn_proof("5x5k4", buffer, table_mb=64, stealing=False)
     data = buffer.getvalue()
     assert written.value.value == "draw" and written.header.version == 2
     assert written.header.lines < 10_000
