@@ -78,6 +78,9 @@ def test_the_value_asks_one_question_for_a_win_and_two_otherwise() -> None:
     assert [q.attacker for q in held.questions] == ["x", "o"]
     lost = game_value("xx1/oo1/x2 o", table_mb=1)
     assert lost.value == "o" and len(lost.questions) == 1
+    # at the empty board the first player cannot lose (strategy stealing): one question
+    empty = game_value("3x3", table_mb=1)
+    assert empty.value == "draw" and [q.attacker for q in empty.questions] == ["x"]
 
 
 def test_the_attacker_can_be_the_side_not_to_move() -> None:

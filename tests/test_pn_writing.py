@@ -110,12 +110,13 @@ def test_the_time_limit_stops_the_writing_and_leaves_no_file(
                                  "--json", "--table-mb", "16"])
     took = time.perf_counter() - started
     assert result.exit_code == 1, result.output
-    # X's question is answered (no), and O's hold is written before O's question is asked
-    assert ("the time limit (1.5 s) stopped the writing of the proof of 6/6/6/6/6 x, X not "
-            "winning") in result.stderr
+    # X's question is answered (no): at the empty board that is a draw (strategy stealing),
+    # and O's hold is being written
+    assert ("the time limit (1.5 s) stopped the writing of the proof that 6/6/6/6/6 x is a "
+            "draw (proven in") in result.stderr
     assert "no proof file was written" in result.stderr
     figures = json.loads(result.stdout)
-    assert figures["value"] == "unknown" and figures["written"] is False
+    assert figures["value"] == "draw" and figures["written"] is False
     assert figures["lines"] > 0 and 0 < figures["share"] < 1
     assert 1.5 <= figures["total_seconds"] < 1.5 + 0.5 and took < 1.5 + 5
     assert _no_files_left(tmp_path) == []
@@ -124,24 +125,27 @@ def test_the_time_limit_stops_the_writing_and_leaves_no_file(
 def test_the_node_limit_bounds_the_searches_of_the_writing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a 1 MB table, 5x5 k=4's search (without zones) loses entries that the writing
-    needs, so the writing searches positions again: X's question takes 126,456 nodes, and
-    a limit of 300,000 stops the writing of O's hold section, read off that table before
-    O's question is asked."""
+    needs, so the writing searches positions again: X's question takes 126,456 nodes (at
+    the empty board, a draw by strategy stealing), and a limit of 300,000 stops the writing
+    of O's hold section. Asked to prove both sides' holds, the writing stops before O's
+    question is asked."""
     _without_zones(monkeypatch)
     target = tmp_path / "5x5k4.proof"
     result = runner.invoke(app, ["prove", "5x5k4", "--nodes", "300000", "--out", str(target),
                                  "--json", "--table-mb", "1"])
     assert result.exit_code == 1, result.output
     assert "the node limit (300,000 nodes) stopped the writing" in result.stderr
-    assert "X not winning" in result.stderr and "O's win not yet asked" in result.stderr
+    assert "the proof that 5/5/5/5/5 x 4 is a draw (proven in 126,456 nodes" in result.stderr
     figures = json.loads(result.stdout)
-    assert figures["value"] == "unknown" and figures["nodes"] == 126_456
+    assert figures["value"] == "draw" and figures["nodes"] == 126_456
     assert figures["searched_again"] > 0 and figures["lines"] > 0
     assert 290_000 < figures["total_nodes"] <= 300_001  # a search may pass it by one
     assert _no_files_left(tmp_path) == []
     with pytest.raises(ProofWritingStoppedError) as stopped:
-        write_pn_proof("5x5k4", target, nodes=300_000, table_mb=1)
+        write_pn_proof("5x5k4", target, nodes=300_000, table_mb=1, stealing=False)
     assert stopped.value.limit == "nodes" and stopped.value.nodes <= 300_001
+    assert "X not winning" in str(stopped.value) and "O's win not yet asked" in str(
+        stopped.value)
     assert not stopped.value.value.proven and stopped.value.writing.researched > 0
     assert _no_files_left(tmp_path) == []
     # with room for its searches, a proof is written and checks: 3x3 takes 50 nodes

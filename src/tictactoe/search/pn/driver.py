@@ -342,9 +342,16 @@ class PnSearch:
                         final.stats)
 
     def value(self, position: Position | str, *, nodes: int | None = None,
-              seconds: float | None = None, progress: Progress | None = None) -> PnValue:
+              seconds: float | None = None, progress: Progress | None = None,
+              stealing: bool = True) -> PnValue:
         """The game value by two questions (see the module's docstring); `nodes` and
-        `seconds` bound each question in turn from what is left."""
+        `seconds` bound each question in turn from what is left. At the empty board one
+        question is enough for a draw: the first player cannot lose (strategy stealing;
+        `stealing=False` asks the second question anyway).
+
+        >>> len(PnSearch("3x3", table_mb=1).value("3x3").questions)
+        1
+        """
         if isinstance(position, str):
             position = Position(position)
         started = time.perf_counter()
@@ -355,6 +362,8 @@ class PnSearch:
             return PnValue(position.to_string(), mover.symbol, (first,))
         if first.outcome == "unknown":
             return PnValue(position.to_string(), "unknown", (first,))
+        if stealing and position.ply == 0:
+            return PnValue(position.to_string(), "draw", (first,))
         left_nodes = None if nodes is None else max(1, nodes - first.nodes)
         left_seconds = None if seconds is None else max(
             0.0, seconds - (time.perf_counter() - started))
