@@ -135,7 +135,7 @@ def test_solve_stops_at_a_limit_and_says_so() -> None:
     (["solve", "3/3/2 x"], "row 3 has 2 cells"),
     (["solve", "xx1/3/3 o"], "cannot arise in play"),
     (["solve", "xxx/oo1/3 o"], "the game is over"),
-    (["solve", "9x9"], "at most 64 are supported"),
+    (["solve", "33x33"], "at most 32 are supported"),
     (["move", "3x3", "--player", "wizard"], "unknown player 'wizard'"),
     (["move", "3x3", "--level", "insane"],
      "unknown level 'insane': choose one of easy, medium, hard, perfect"),

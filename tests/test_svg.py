@@ -179,8 +179,8 @@ def test_ttt_show(tmp_path: Path) -> None:
     assert result.exit_code == 0 and "O to move" in result.stdout and " 2 . o ." in result.stdout
     result = runner.invoke(app, ["show", "x2/1o1/2x o", "--svg", str(tmp_path / "no/x.svg")])
     assert result.exit_code == 2 and "cannot write the picture" in result.output
-    result = runner.invoke(app, ["show", "9x9"])
-    assert result.exit_code == 2 and "at most 64" in result.output
+    result = runner.invoke(app, ["show", "33x33"])
+    assert result.exit_code == 2 and "at most 32" in result.output
 
 
 @needs("plot")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from reference import pair_count_symmetries
 
-from tictactoe import BoardTooLargeError, Variant, VariantError, symmetries
+from tictactoe import BoardTooLargeError, InvalidMoveError, Variant, VariantError, symmetries
 from tictactoe.core.symmetry import (
     canonical_masks,
     geometric_symmetries,
@@ -51,15 +51,42 @@ def test_lines_are_straight_runs_of_k() -> None:
 
 
 @pytest.mark.parametrize("bad", ["", "3", "3x", "x3", "3x3k", "3x3y", "3 x 3", "axb", "3x3x3x3",
-                                 "0x3", "3x3k1", "3x3k4", "9x9", "2x30", "1x3x3"])
+                                 "0x3", "3x3k1", "3x3k4", "33x33", "2x40", "7x7x7",
+                                 "6x6x7k4", "3x33", "19x19k20", "1x3x3"])
 def test_bad_variant_names_get_specific_errors(bad: str) -> None:
     with pytest.raises(VariantError) as err:
         Variant.parse(bad)
     assert str(err.value)
 
 
+def test_large_boards_are_variants_up_to_32x32_and_6x6x6() -> None:
+    assert Variant.parse("32x32k5").cells == 1024
+    assert Variant.parse("6x6x6k4").cells == 216
+    assert len(Variant.parse("15x15k5").lines) == 2 * 15 * 11 + 2 * 11 * 11
+    with pytest.raises(VariantError, match="sides of at most 32"):
+        Variant.parse("33x5k5")
+    assert Variant.parse("64x1k2").cells == Variant.parse("2x2x16k2").cells == 64  # any shape
+    with pytest.raises(VariantError, match="sides of at most 6"):
+        Variant.parse("7x6x6k4")
+    with pytest.raises(VariantError, match="k=20 does not fit"):
+        Variant.parse("19x19k20")
+
+
+def test_columns_past_z_are_two_letters() -> None:
+    v = Variant.parse("30x30k5")
+    assert [v.cell_name(c) for c in (0, 25, 26, 27, 29)] == ["a1", "z1", "aa1", "ab1", "ad1"]
+    assert v.cell_name(v.cells - 1) == "ad30"
+    assert v.parse_cell("AB3") == 2 * 30 + 27
+    with pytest.raises(InvalidMoveError, match="columns are a-ad"):
+        v.parse_cell("ae1")
+    with pytest.raises(InvalidMoveError, match="cannot read move"):
+        v.parse_cell("abc1")
+    with pytest.raises(InvalidMoveError, match="columns are a-s"):
+        Variant.parse("19x19k5").parse_cell("t1")
+
+
 def test_cell_names_round_trip() -> None:
-    for name in ("3x3", "6x5k4", "4x4x4", "8x8"):
+    for name in ("3x3", "6x5k4", "4x4x4", "8x8", "30x30k5", "19x19k5", "6x6x6k4"):
         v = Variant.parse(name)
         for cell in range(v.cells):
             assert v.parse_cell(v.cell_name(cell)) == cell
@@ -94,6 +121,30 @@ def test_every_symmetry_maps_lines_to_lines_and_the_group_is_closed(name: str) -
         assert inverse in as_set
         for q in group:
             assert tuple(q[p[c]] for c in range(v.cells)) in as_set
+
+
+def searched_group(v: Variant) -> set[tuple[int, ...]]:
+    """The group from the full search (the stabiliser chain), whatever the board's size."""
+    found = [tuple(range(v.cells))]
+    for transversal in stabiliser_chain(v):
+        found = [tuple(f[c] for c in t) for f in found for t in transversal]
+    return set(found)
+
+
+@pytest.mark.parametrize("name", ["9x9k5", "15x15k5", "10x8k4", "5x5x5k4", "9x7k3", "12x9k8"])
+def test_large_boards_take_rotations_and_reflections_and_the_search_agrees(name: str) -> None:
+    v = Variant.parse(name)
+    group = symmetries(v)
+    assert group == geometric_symmetries(v)  # the quick route, no search
+    assert set(group) == searched_group(v)
+    lines = set(v.line_masks)
+    for perm in group:
+        assert {sum(1 << perm[c] for c in line) for line in v.lines} == lines
+
+
+def test_large_boards_whose_k_is_a_side_are_searched() -> None:
+    v = Variant.parse("9x9")  # k=9: the "inside-out" symmetries as on 4x4 and 8x8
+    assert group_size(v) == len(symmetries(v)) > len(geometric_symmetries(v)) == 8
 
 
 def test_group_is_complete_on_small_boards() -> None:

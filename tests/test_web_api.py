@@ -94,7 +94,7 @@ def test_options_list_the_page_choices(client: TestClient) -> None:
 @pytest.mark.parametrize(("body", "status", "words"), [
     ({"position": "3x3x"}, 400, "unknown variant"),
     ({"position": "xx/3/3 x"}, 400, "row"),
-    ({"position": "9x9"}, 400, "at most 64"),
+    ({"position": "33x33"}, 400, "at most 32"),
     ({"position": "3x3", "moves": ["d4"]}, 400, "off the 3x3 board"),
     ({"position": "3x3", "moves": ["b2", "b2"]}, 400, "already taken"),
     ({"position": "xxx/oo1/3 o", "moves": ["c2"]}, 400, "game is over"),
@@ -423,7 +423,7 @@ def test_game_started_from_a_position(client: TestClient) -> None:
 
 @pytest.mark.parametrize(("body", "status", "words"), [
     ({"variant": "3x3x"}, 400, "unknown variant"),
-    ({"variant": "99x99"}, 400, "at most 26"),
+    ({"variant": "99x99"}, 400, "at most 32"),
     ({"variant": "3x3", "moves": ["b2", "b2"]}, 400, "already taken"),
     ({"variant": "3x3", "moves": ["a1", "b1", "a2", "b2", "a3", "b3"]}, 400, "game is over"),
     ({"variant": "3x3", "players": {"x": "human", "o": "deep blue"}}, 400, "unknown player"),

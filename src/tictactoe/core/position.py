@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from tictactoe.core.errors import IllegalMoveError, InvalidPositionError, VariantError
 from tictactoe.core.symmetry import canonical_masks
-from tictactoe.core.variant import Variant
+from tictactoe.core.variant import MAX_COLUMNS, Variant, column_name
 
 
 class Side(enum.IntEnum):
@@ -240,7 +240,8 @@ character 5 of '3/3/2 x')
         """
         v = self.variant
         width = len(str(v.rows))
-        letters = " ".join(chr(ord("a") + c) for c in range(v.columns))
+        wide = v.columns > 26  # two-letter columns: two characters a cell
+        letters = " ".join(column_name(c).rjust(2 if wide else 1) for c in range(v.columns))
         blocks: list[list[str]] = []
         for layer in range(v.layers):
             lines = [" " * (width + 2) + letters]
@@ -248,8 +249,9 @@ character 5 of '3/3/2 x')
                 marks = []
                 for col in range(v.columns):
                     cell = (layer * v.rows + row) * v.columns + col
-                    marks.append("x" if self.x >> cell & 1 else "o" if self.o >> cell & 1
-                                 else empty)
+                    mark = ("x" if self.x >> cell & 1 else "o" if self.o >> cell & 1
+                            else empty)
+                    marks.append(mark.rjust(2) if wide else mark)
                 lines.append(f" {row + 1:>{width}} " + " ".join(marks))
             if v.is_3d:
                 lines.insert(0, f"layer {layer + 1}".center(len(lines[0])))
@@ -533,9 +535,10 @@ def _parse(text: str) -> tuple[Variant, int, int, Side]:
                 piece = token.group().lower()
                 if piece[0] in "0123456789":
                     run = int(piece)
-                    if run == 0 or run > 64:
+                    if run == 0 or run > MAX_COLUMNS:
                         raise InvalidPositionError(
-                            f"empty run {piece!r} at character {at + 1} {where} must be 1-64")
+                            f"empty run {piece!r} at character {at + 1} {where} must be "
+                            f"1-{MAX_COLUMNS}")
                     cells.extend([0] * run)
                 else:
                     cells.append({"x": 1, "o": 2, ".": 0}[piece])

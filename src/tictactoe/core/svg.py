@@ -6,7 +6,7 @@ entry point, which takes a position and the solver's scores. Colours and proport
 the web app: X blue, O orange, the winning line green, the last move a dot, and move values
 (hints) green for a win, grey for a draw and red for a loss, the best ones outlined.
 
->>> from tictactoe.core.variant import Variant
+>>> from tictactoe.core.variant import Variant, column_name
 >>> picture = draw(Variant.parse("3x3"), 0b1_0000, 0b1, lastmove=4)
 >>> picture.startswith("<svg") and picture.count('class="mark x"'), picture.count("last-move")
 (1, 1)
@@ -20,7 +20,7 @@ from typing import Literal
 from xml.sax.saxutils import escape, quoteattr
 
 from tictactoe.core.errors import IllegalMoveError, InvalidMoveError
-from tictactoe.core.variant import Variant
+from tictactoe.core.variant import Variant, column_name
 
 HintKind = Literal["win", "draw", "loss", "estimate"]
 
@@ -126,7 +126,7 @@ def draw(variant: Variant, x: int, o: int, *, lastmove: int | None = None,
                 cx = left + label + col * (CELL + GAP) + CELL / 2
                 out.append(f'<text class="coordinate" x="{cx:g}" y="{top + 21}" '
                            f'text-anchor="middle" font-size="20" font-weight="600" '
-                           f'fill="{COLOURS["muted"]}">{chr(ord("a") + col)}</text>')
+                           f'fill="{COLOURS["muted"]}">{column_name(col)}</text>')
             for row in range(variant.rows):
                 cy = top + label + row * (CELL + GAP) + CELL / 2
                 out.append(f'<text class="coordinate" x="{left + label / 2 - 2:g}" '

@@ -10,6 +10,10 @@ takes at most 0.14 s on any board of up to 64 cells (most take a few hundredths)
 the largest groups (2x15 with k=2 has 65,536) takes a few tenths more, and a degenerate board
 whose cells swap freely is refused at once.
 
+Past 64 cells (gomoku's 15x15, 19x19), a board whose k is below every side takes its
+rotations and reflections that map lines onto lines, in milliseconds and with no search;
+tests check that the search finds the same group on every board it reaches.
+
 >>> from tictactoe.core.variant import Variant
 >>> [len(symmetries(Variant.parse(n))) for n in ("3x3", "4x4", "3x4", "4x4x4")]
 [8, 32, 4, 192]
@@ -17,6 +21,7 @@ whose cells swap freely is refused at once.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from functools import cache
@@ -24,6 +29,10 @@ from operator import itemgetter
 
 from tictactoe.core.errors import BoardTooLargeError
 from tictactoe.core.variant import Variant
+
+SEARCH_CELLS = 64
+"""Boards up to this many cells always get the full search. Past it, a board whose k is
+below every side takes its rotations and reflections (see `geometric_group_is_whole`)."""
 
 SEARCH_BUDGET = 20_000_000
 """Work (cells and lines looked at, summed) the symmetry search may do before it gives up
@@ -43,7 +52,11 @@ def symmetries(variant: Variant) -> tuple[Permutation, ...]:
 
     Raises `BoardTooLargeError` on degenerate boards whose group is too large to list: two
     cells on exactly the same lines (they can be swapped freely), or over `MAX_SYMMETRIES`.
+    Large boards with k below every side take `geometric_symmetries` (each checked
+    against the lines) without the search: a few milliseconds on 19x19.
     """
+    if geometric_group_is_whole(variant):
+        return geometric_symmetries(variant)
     found = [tuple(range(variant.cells))]
     for transversal in stabiliser_chain(variant):  # every product t0 * t1 * ...
         apply = [itemgetter(*t) for t in transversal]  # f -> f * t
@@ -58,6 +71,8 @@ def group_size(variant: Variant) -> int:
     >>> group_size(Variant.parse("8x8")), group_size(Variant.parse("2x15"))
     (1536, 65536)
     """
+    if geometric_group_is_whole(variant):
+        return len(geometric_symmetries(variant))
     size = 1
     for transversal in stabiliser_chain(variant):
         size *= len(transversal)
@@ -283,20 +298,51 @@ def canonical_masks(variant: Variant, x: int, o: int) -> tuple[int, int]:
 def geometric_symmetries(variant: Variant) -> tuple[Permutation, ...]:
     """The symmetries that also keep every distance between cells: rotations and reflections.
 
-    A subgroup of `symmetries`. On 4x4 with k=4 it has 8 of the 32 elements; the other 24
-    turn the board "inside out" (swap the middle rows and columns with the outer ones).
+    These are the box's own maps (axes swapped where their sides are equal, each axis
+    reversed or not) that map every line onto a line; identity first. A subgroup of
+    `symmetries`: on 4x4 with k=4 it has 8 of the 32 elements, the other 24 turn the board
+    "inside out" (swap the middle rows and columns with the outer ones).
 
     >>> from tictactoe.core.variant import Variant
-    >>> [len(geometric_symmetries(Variant.parse(n))) for n in ("3x3", "4x4", "4x4x4")]
-    [8, 8, 48]
+    >>> [len(geometric_symmetries(Variant.parse(n))) for n in ("3x3", "4x4", "4x4x4", "3x4")]
+    [8, 8, 48, 4]
     """
+    shape = variant.shape
+    dims = len(shape)
+    strides = [1] * dims
+    for axis in range(dims - 2, -1, -1):
+        strides[axis] = strides[axis + 1] * shape[axis + 1]
+    line_masks = set(variant.line_masks)
+    getters = [itemgetter(*line) for line in variant.lines]  # k >= 2: a tuple each
+    found: set[Permutation] = set()
+    for axes in itertools.permutations(range(dims)):
+        if any(shape[a] != shape[i] for i, a in enumerate(axes)):
+            continue
+        for flips in itertools.product((False, True), repeat=dims):
+            # coordinate i of the image is coordinate axes[i] of the cell, maybe reversed:
+            # the image's index is a sum over source axes of one term each
+            terms: list[list[int]] = [[]] * dims
+            for i, (a, flip) in enumerate(zip(axes, flips, strict=True)):
+                terms[a] = [(shape[i] - 1 - c if flip else c) * strides[i]
+                            for c in range(shape[a])]
+            images = [0]
+            for a in range(dims):
+                images = [base + term for base in images for term in terms[a]]
+            perm = tuple(images)
+            bit = [1 << image for image in perm]
+            if all(sum(get(bit)) in line_masks for get in getters):
+                found.add(perm)  # a side of 1 reverses onto itself: a set drops the repeats
+    return tuple(sorted(found))
 
-    def distance(a: int, b: int) -> int:
-        ca, cb = variant.coordinates(a), variant.coordinates(b)
-        return sum((p - q) ** 2 for p, q in zip(ca, cb, strict=True))
 
-    cells = range(variant.cells)
-    return tuple(
-        perm for perm in symmetries(variant)
-        if all(distance(a, b) == distance(perm[a], perm[b]) for a in cells for b in cells)
-    )
+def geometric_group_is_whole(variant: Variant) -> bool:
+    """Whether `symmetries` may be taken to be `geometric_symmetries` without a search: on
+    boards past `SEARCH_CELLS` cells whose k is below every side (gomoku, 19x19 with k=5).
+    The full search finds the same group on every such board it reaches (tests compare
+    them on every board up to 64 cells and on larger ones), and it takes milliseconds.
+
+    >>> from tictactoe.core.variant import Variant
+    >>> [geometric_group_is_whole(Variant.parse(n)) for n in ("19x19k5", "9x9", "8x8k5")]
+    [True, False, False]
+    """
+    return variant.cells > SEARCH_CELLS and variant.k < min(variant.shape)

@@ -23,11 +23,22 @@ from functools import cache, cached_property
 
 from tictactoe.core.errors import InvalidMoveError, VariantError
 
-MAX_CELLS = 64
-"""Largest board supported: 64 cells, so that one 64-bit word holds each side's marks."""
+SMALL_CELLS = 64
+"""Any shape of up to this many cells is a board (64x1, 2x2x16); larger boards keep to
+`MAX_SIDE` and `MAX_CUBE_SIDE`."""
 
-MAX_COLUMNS = 26
-"""Columns are lettered a to z."""
+MAX_SIDE = 32
+"""Longest side of a flat board past 64 cells: up to 32x32 (1,024 cells)."""
+
+MAX_CUBE_SIDE = 6
+"""Longest side of a 3-D board past 64 cells: up to 6x6x6 (216 cells)."""
+
+MAX_CELLS = MAX_SIDE * MAX_SIDE
+"""Most cells of any board (32x32). Engines have their own, smaller limits: the compiled
+solver and the proof-number search take at most 64 cells (one 64-bit word per side)."""
+
+MAX_COLUMNS = MAX_SIDE
+"""Columns are lettered a to z, then aa, ab, ... (see `column_name`)."""
 
 ALIASES = {"tictactoe": "3x3", "tic-tac-toe": "3x3", "qubic": "4x4x4"}
 
@@ -43,8 +54,32 @@ LINE_KINDS = {
 """The kinds of lines (see `Variant.line_kind`), each with a few words for a legend."""
 
 _NAME = re.compile(r"^(\d+)x(\d+)(?:x(\d+))?(?:k(\d+))?$", re.ASCII)
-_CELL_2D = re.compile(r"^([a-z])(\d+)$", re.ASCII)
-_CELL_3D = re.compile(r"^(\d+):([a-z])(\d+)$", re.ASCII)
+_CELL_2D = re.compile(r"^([a-z]{1,2})(\d+)$", re.ASCII)
+_CELL_3D = re.compile(r"^(\d+):([a-z]{1,2})(\d+)$", re.ASCII)
+
+
+def column_name(col: int) -> str:
+    """The letters of a column, from 0: ``a`` to ``z``, then ``aa``, ``ab``, ... as in a
+    spreadsheet.
+
+    >>> column_name(0), column_name(25), column_name(26), column_name(31)
+    ('a', 'z', 'aa', 'af')
+    """
+    if col < 26:
+        return chr(ord("a") + col)
+    return chr(ord("a") + col // 26 - 1) + chr(ord("a") + col % 26)
+
+
+def column_index(letters: str) -> int:
+    """The column, from 0, of its letters (the inverse of `column_name`).
+
+    >>> column_index("a"), column_index("z"), column_index("aa"), column_index("af")
+    (0, 25, 26, 31)
+    """
+    index = 0
+    for letter in letters:
+        index = index * 26 + ord(letter) - ord("a") + 1
+    return index - 1
 
 
 @dataclass(frozen=True)
@@ -67,7 +102,7 @@ class Variant:
         >>> Variant.of((3, 70))
         Traceback (most recent call last):
         ...
-        tictactoe.core.errors.VariantError: 3x70 has 70 columns; at most 26 are supported
+        tictactoe.core.errors.VariantError: 3x70 has 70 columns; at most 32 are supported
         """
         return _make(tuple(shape), k)
 
@@ -172,19 +207,21 @@ class Variant:
         """
         found: set[tuple[int, ...]] = set()
         dims = len(self.shape)
+        strides = [1] * dims  # how far one step along each axis moves in the cell index
+        for axis in range(dims - 2, -1, -1):
+            strides[axis] = strides[axis + 1] * self.shape[axis + 1]
+        span = self.k - 1
         for direction in itertools.product((-1, 0, 1), repeat=dims):
             first = next((s for s in direction if s), 0)
             if first <= 0:  # skip the zero vector and one of each opposite pair
                 continue
-            for start in itertools.product(*(range(d) for d in self.shape)):
-                end = [s + (self.k - 1) * step for s, step in zip(start, direction, strict=True)]
-                if all(0 <= e < d for e, d in zip(end, self.shape, strict=True)):
-                    cells = tuple(
-                        self.index(tuple(s + i * step for s, step in
-                                         zip(start, direction, strict=True)))
-                        for i in range(self.k)
-                    )
-                    found.add(tuple(sorted(cells)))
+            step = sum(s * stride for s, stride in zip(direction, strides, strict=True))
+            starts = [range(span if s < 0 else 0, d - span if s > 0 else d)
+                      for s, d in zip(direction, self.shape, strict=True)]
+            for start in itertools.product(*starts):
+                origin = sum(c * stride for c, stride in zip(start, strides, strict=True))
+                cells = range(origin, origin + step * self.k, step)
+                found.add(tuple(cells) if step > 0 else tuple(reversed(cells)))
         return tuple(sorted(found))
 
     @cached_property
@@ -245,18 +282,20 @@ class Variant:
 
     # ----------------------------------------------------------------- notation
     def cell_name(self, cell: int) -> str:
-        """Name a cell: column letter and row number from the top left (``a1``).
+        """Name a cell: column letters and row number from the top left (``a1``).
 
-        On a cube the layer comes first: ``2:b3``.
+        On a cube the layer comes first: ``2:b3``. Past column ``z`` come ``aa``, ``ab``, ...
 
         >>> Variant.parse("3x3").cell_name(0), Variant.parse("3x3").cell_name(8)
         ('a1', 'c3')
+        >>> Variant.parse("30x30k5").cell_name(899)
+        'ad30'
         """
         if not 0 <= cell < self.cells:
             raise InvalidMoveError(
                 f"cell {cell} is off the {self.name} board (0..{self.cells - 1})")
         coords = self.coordinates(cell)
-        name = f"{chr(ord('a') + coords[-1])}{coords[-2] + 1}"
+        name = f"{column_name(coords[-1])}{coords[-2] + 1}"
         return f"{coords[0] + 1}:{name}" if self.is_3d else name
 
     def parse_cell(self, text: str) -> int:
@@ -297,12 +336,12 @@ class Variant:
             raise InvalidMoveError(
                 f"cannot read move {raw!r}: expected column letter and row number such as b2, "
                 "or a cell index")
-        col = ord(m.group(1)) - ord("a")
+        col = column_index(m.group(1))
         row = int(m.group(2)) - 1
         if col >= self.columns:
             raise InvalidMoveError(
                 f"{raw!r} is off the {self.name} board: columns are "
-                f"a-{chr(ord('a') + self.columns - 1)}")
+                f"a-{column_name(self.columns - 1)}")
         if not 0 <= row < self.rows:
             raise InvalidMoveError(
                 f"{raw!r} is off the {self.name} board: rows are 1-{self.rows}")
@@ -319,13 +358,20 @@ def _make(shape: tuple[int, ...], k: int | None) -> Variant:
         raise VariantError(f"{dims}: every dimension must be at least 1")
     if len(shape) == 3 and shape[0] < 2:
         raise VariantError(f"{dims}: a 3-D board needs at least 2 layers (use a flat board)")
-    if shape[-1] > MAX_COLUMNS:
-        raise VariantError(f"{dims} has {shape[-1]} columns; at most {MAX_COLUMNS} are supported")
     cells = 1
     for d in shape:
         cells *= d
-    if cells > MAX_CELLS:
-        raise VariantError(f"{dims} has {cells} cells; at most {MAX_CELLS} are supported")
+    if shape[-1] > MAX_COLUMNS:
+        raise VariantError(f"{dims} has {shape[-1]} columns; at most {MAX_COLUMNS} are supported")
+    if cells > SMALL_CELLS:  # any shape up to 64 cells; past that, the side limits
+        if len(shape) == 2 and max(shape) > MAX_SIDE:
+            raise VariantError(f"{dims} is too large: a flat board of more than {SMALL_CELLS} "
+                               f"cells has sides of at most {MAX_SIDE} (up to "
+                               f"{MAX_SIDE}x{MAX_SIDE})")
+        if len(shape) == 3 and max(shape) > MAX_CUBE_SIDE:
+            raise VariantError(f"{dims} is too large: a 3-D board of more than {SMALL_CELLS} "
+                               f"cells has sides of at most {MAX_CUBE_SIDE} (up to "
+                               f"{MAX_CUBE_SIDE}x{MAX_CUBE_SIDE}x{MAX_CUBE_SIDE})")
     if k is None:
         k = min(shape)
     if not 2 <= k <= max(shape):
