@@ -20,6 +20,10 @@ It tries, in order:
    else the slowest proven loss. Only the open moves are unproven, and their score is a
    `Heuristic`, which every interface labels as an estimate.
 
+On boards past 64 cells (gomoku) it plays `PerfectPlayer.on_large_board` instead: proven
+wins by threat sequences, never a move proven to lose while another is open, otherwise an
+estimate, labelled so.
+
 >>> from tictactoe.core import Position
 >>> choice = PerfectPlayer(seed=7).choose(Position("xx1/oo1/x2 o"))
 >>> Position("3x3").move_name(choice.move), str(choice.score)
@@ -38,6 +42,7 @@ from tictactoe.players.base import Choice, Limit
 from tictactoe.players.tactical import (
     DEFENCE_POSITIONS,
     DEFENCE_QUESTIONS,
+    WIDE_CELLS,
     TacticalPlayer,
     preferred,
     quiet_wins,
@@ -54,6 +59,10 @@ if TYPE_CHECKING:
 SOLVER_SHARE = 0.4
 """The share of the time limit the solver gets before proof-number search takes over."""
 
+LARGE_BOARD_SETTINGS: dict[str, int] = {"depth": 4, "beam": 10, "defence": 8}
+"""The tactical search behind `PerfectPlayer.on_large_board` (one ply deeper than ``hard``,
+no solver)."""
+
 RANK_DEPTH = 2
 """Plies of the tactical search that ranks the moves the solver left open."""
 
@@ -69,11 +78,14 @@ class PerfectPlayer:
     def __init__(self, seed: int | None = None) -> None:
         self.name = "perfect"
         self.rng = random.Random(seed)
+        self._large: TacticalPlayer | None = None
 
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
         known = self.from_strategy(position)
         if known is not None:
             return known
+        if position.variant.cells > WIDE_CELLS:
+            return self.on_large_board(position, limit)
         started = time.perf_counter()
         bounded = limit.seconds is not None or limit.nodes is not None
         searching = bounded and proof_numbers_apply(position.variant)
@@ -89,6 +101,23 @@ class PerfectPlayer:
             0.05, limit.seconds - (time.perf_counter() - started))
         return self.by_proof_numbers(position, Limit(nodes=limit.nodes, seconds=left),
                                      solution)
+
+    def on_large_board(self, position: Position, limit: Limit = Limit()) -> Choice:
+        """Past 64 cells (gomoku) no solver finishes: a win by a threat sequence (proven) is
+        played at once, a move after which the opponent wins so is never played while
+        another is open, and otherwise the move of a deeper tactical search, labelled an
+        estimate (`Heuristic`).
+
+        >>> p = Position("15x15k5")
+        >>> for name in ("h8", "a1", "i8", "a3", "j8", "a5"):
+        ...     p.push_name(name)
+        >>> str(PerfectPlayer(seed=1).on_large_board(p).score)   # an open four: proven
+        'win in 3'
+        """
+        if self._large is None:
+            self._large = TacticalPlayer(**LARGE_BOARD_SETTINGS, seed=self.rng.randrange(2**32),
+                                         name=self.name)
+        return self._large.choose(position, limit)
 
     def from_strategy(self, position: Position) -> Choice | None:
         """The shipped strategy's move, a proven win, if it covers the position."""

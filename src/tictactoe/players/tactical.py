@@ -22,8 +22,11 @@ open lines.
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
+from dataclasses import replace
+from functools import cache
 
 from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.players.base import Choice, Limit, check_playable
@@ -39,6 +42,15 @@ from tictactoe.search.tactics import (
 _MATE = 1_000_000
 """A win at ply p from the root scores ``_MATE - p``."""
 
+WIDE_CELLS = 64
+"""On boards of more cells (gomoku), the search considers only moves near the marks."""
+
+LARGE_BOARD_SECONDS = 0.6
+"""The time a move may take on a large board when the caller gives no limit."""
+
+NEAR = 2
+"""How near (in steps along every axis) a considered move is to a mark on a large board."""
+
 
 DEFENCE_POSITIONS = 2_000
 """Positions each threat search of the defence check may visit."""
@@ -49,6 +61,46 @@ DEFENCE_QUESTIONS = 400
 FORKS_AGAINST = 1_000
 """What two or more fork cells of the opponent (each makes two threats at once) cost the side
 to move at the search's horizon."""
+
+
+@cache
+def _around(variant: Variant) -> tuple[int, ...]:
+    """For each cell, the mask of the cells at most `NEAR` steps from it along every axis."""
+    steps = list(itertools.product(range(-NEAR, NEAR + 1), repeat=len(variant.shape)))
+    out = []
+    for cell in range(variant.cells):
+        here = variant.coordinates(cell)
+        mask = 0
+        for step in steps:
+            there = tuple(a + b for a, b in zip(here, step, strict=True))
+            if all(0 <= t < d for t, d in zip(there, variant.shape, strict=True)):
+                mask |= 1 << variant.index(there)
+        out.append(mask)
+    return tuple(out)
+
+
+def near_moves(position: Position, moves: list[int]) -> list[int]:
+    """On a large board (`WIDE_CELLS`), those of `moves` near a mark (`NEAR`), or the centre
+    on an empty board, if any is; elsewhere all of them.
+
+    >>> p = Position("15x15k5"); p.push_name("a1")
+    >>> [p.move_name(c) for c in near_moves(p, p.legal_moves())][:4]
+    ['b1', 'c1', 'a2', 'b2']
+    """
+    if position.variant.cells <= WIDE_CELLS:
+        return moves
+    taken = position.x | position.o
+    around = _around(position.variant)
+    near = 1 << _centre(position.variant) if not taken else 0
+    for cell in range(position.variant.cells):
+        if taken >> cell & 1:
+            near |= around[cell]
+    return [c for c in moves if near >> c & 1] or moves
+
+
+def _centre(variant: Variant) -> int:
+    """The cell at the middle of the board (rounded down on even sides)."""
+    return variant.index(tuple((d - 1) // 2 for d in variant.shape))
 
 
 class _SearchStopped(Exception):
@@ -79,6 +131,13 @@ class LineBoard:
         self.marks = [0, 0]
         self.evaluation = 0
         """Σ over lines open for X of weight[X's marks] minus the same for O."""
+        self.near = 0
+        """On a large board (`WIDE_CELLS`), the empty and taken cells within `NEAR` steps of a
+        mark (the centre on an empty board): where the search looks for moves."""
+        self._near_stack: list[int] = []
+        self._around = _around(variant) if variant.cells > WIDE_CELLS else None
+        if self._around is not None:
+            self.near = 1 << _centre(variant)
         self.threats: tuple[set[int], set[int]] = (set(), set())
         """Each side's lines with k-1 of its marks and none of the other's."""
         self.twos: tuple[set[int], set[int]] = (set(), set())
@@ -111,6 +170,9 @@ class LineBoard:
             mine[line] += 1
             self.evaluation += self._value(line)
             self._classify(line)
+        if self._around is not None:
+            self._near_stack.append(self.near)
+            self.near = (self.near if self.marks[0] | self.marks[1] else 0) | self._around[cell]
         self.marks[side] |= 1 << cell
 
     def pop(self, cell: int, side: int) -> None:
@@ -120,7 +182,22 @@ class LineBoard:
             mine[line] -= 1
             self.evaluation += self._value(line)
             self._classify(line)
+        if self._around is not None:
+            self.near = self._near_stack.pop()
         self.marks[side] &= ~(1 << cell)
+
+    def candidates(self) -> int:
+        """The empty cells worth a look: every one, or on a large board those near a mark.
+
+        >>> board = LineBoard(Variant.parse("15x15k5"))
+        >>> bin(board.candidates()).count("1"), board.variant.cell_name(
+        ...     board.candidates().bit_length() - 1)   # the empty board: the centre
+        (1, 'h8')
+        >>> board.push(112, 0); bin(board.candidates()).count("1")   # 5x5 around h8, less it
+        24
+        """
+        empty = self.variant.full_mask & ~(self.marks[0] | self.marks[1])
+        return empty & self.near if self._around is not None else empty
 
     def _classify(self, line: int) -> None:
         """File a line under each side's threats (k-1 of its marks, none of the other's)
@@ -221,7 +298,9 @@ class TacticalPlayer:
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
         legal = check_playable(position)
         started = time.perf_counter()
-        if self.solve_nodes:
+        if limit.seconds is None and position.variant.cells > WIDE_CELLS:
+            limit = replace(limit, seconds=LARGE_BOARD_SECONDS)
+        if self.solve_nodes and position.variant.cells <= WIDE_CELLS:
             solution = solve(position, nodes=self.solve_nodes,
                              seconds=None if limit.seconds is None else limit.seconds / 2,
                              engine=quickest_engine(position))
@@ -246,6 +325,7 @@ class TacticalPlayer:
             return Choice(move, facts.get(move))
         if len(open_moves) == 1:
             return Choice(open_moves[0], facts.get(open_moves[0], Heuristic(0.0)))
+        open_moves = near_moves(position, open_moves)
         deadline = None if limit.seconds is None else started + 0.9 * limit.seconds
         if self.defence:  # a quiet move that wins by force, first
             won = quiet_wins(position, open_moves, deadline)
@@ -348,7 +428,7 @@ class TacticalPlayer:
                 value -= FORKS_AGAINST  # two forks to stop: at most one is blocked
             return value
         else:
-            empty = board.variant.full_mask & ~taken
+            empty = board.candidates()
             cells = []
             while empty:
                 low = empty & -empty

@@ -33,12 +33,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from tictactoe.core import Position, Variant
 from tictactoe.extras import available
 from tictactoe.proof.threats import Board, ThreatSearch, board_of, cells_of, threat_cells
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
 from tictactoe.search.solution import Solution, check_solvable
+
+if TYPE_CHECKING:
+    from tictactoe.search.wide import WideThreats
 
 TACTICS_POSITIONS = 40_000
 """Threat-search positions one classification may visit in all (about half a second of plain
@@ -341,8 +345,9 @@ def quiet_win(position: Position, move: int, searcher: ThreatSearcher, *,
 class ThreatSearcher:
     """Threat-sequence questions on one variant, each bounded by `positions` positions: the
     compiled search of the proof-number engine (`tictactoe.search.pn.tss`, about ten times
-    quicker) where the ``fast`` extra is installed and the board fits 64 cells, else the
-    checker's readable one. Both decide the same definition; a search stopped by its bound
+    quicker) where the ``fast`` extra is installed and the board fits 64 cells, the compiled
+    search for large boards (`tictactoe.search.wide`) past 64 cells, else the checker's
+    readable one. Both decide the same definition; a search stopped by its bound
     answers None with `exhausted` set. One searcher serves one classification: the compiled
     one keeps what it learns in a table of its own, so the answers depend only on the
     questions asked.
@@ -363,10 +368,17 @@ class ThreatSearcher:
         """Positions visited by every question so far."""
         self.exhausted = False
         """Whether the last question stopped at the bound."""
-        compiled = engine == "compiled" or (engine == "auto" and variant.cells <= 64
-                                            and available("fast"))
-        self._readable = None if compiled else ThreatSearch(variant, max_positions=positions)
+        fast = engine == "compiled" or (engine == "auto" and available("fast"))
+        compiled = fast and variant.cells <= 64
+        wide = fast and not compiled
+        self._readable = (None if compiled or wide
+                          else ThreatSearch(variant, max_positions=positions))
         self._compiled = _CompiledThreats(variant) if compiled else None
+        self._wide: WideThreats | None = None
+        if wide:
+            from tictactoe.search.wide import WideThreats
+
+            self._wide = WideThreats(variant)
 
     def run(self, prover: int, opponent: int) -> list[int] | None:
         """The prover's moves of a winning threat sequence, the prover to move (empty if it
@@ -374,6 +386,9 @@ class ThreatSearcher:
         if self._compiled is not None:
             found, visited = self._compiled.run(prover, opponent, self.positions)
             self.exhausted = visited > self.positions
+        elif self._wide is not None:
+            found, visited = self._wide.search(prover, opponent, self.positions)
+            self.exhausted = self._wide.exhausted
         else:
             assert self._readable is not None
             self._readable.max_positions = self.positions
