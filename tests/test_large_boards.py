@@ -141,3 +141,89 @@ def test_perfect_says_its_move_on_a_large_board_is_an_estimate() -> None:
     p = play_all(Position("19x19k5"), "j10 k11")
     choice = player_for_level("perfect", seed=1).choose(p)
     assert choice.score is not None and not choice.score.is_proven
+
+
+# ----------------------------------------------------------------- the interfaces
+def test_the_cli_moves_solves_and_shows_large_boards() -> None:
+    from typer.testing import CliRunner
+
+    from tictactoe.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["move", "19x19k5", "--level", "hard"])
+    assert result.exit_code == 0 and result.stdout.startswith("j10 ("), result.output
+    four = play_all(Position("15x15k5"), "h8 a1 i8 a3 j8 a5").to_string()
+    result = runner.invoke(app, ["solve", four, "--seconds", "0.5"])
+    assert result.exit_code == 0 and result.stdout.startswith("X wins in 3 plies")
+    assert "best: g8 k8" in result.stdout
+    result = runner.invoke(app, ["solve", "15x15k5", "--seconds", "0.3"])
+    assert result.exit_code == 0 and "unproven" in result.stdout and "225 cells" in result.stdout
+    result = runner.invoke(app, ["show", "30x30k5"])
+    assert result.exit_code == 0 and " aa ab ac ad" in result.stdout
+    for bad, words in (("33x33", "at most 32"), ("7x7x7", "at most 6"), ("9x9k10", "k=10")):
+        result = runner.invoke(app, ["move", bad])
+        assert result.exit_code == 2 and words in result.output, result.output
+    result = runner.invoke(app, ["arena", "greedy", "easy", "--variant", "5x5x5k4", "--games",
+                                 "2"])
+    assert result.exit_code == 0 and "greedy" in result.stdout
+
+
+def test_plain_mode_plays_gomoku_to_the_end() -> None:
+    from typer.testing import CliRunner
+
+    from tictactoe.cli import app
+
+    script = "".join(f"{Variant.parse('15x15k5').cell_name(c)}\n" for c in range(225))
+    result = CliRunner().invoke(app, ["play", "--plain", "-v", "15x15k5", "--level", "easy",
+                                      "--seed", "2"], input=script)
+    assert result.exit_code == 0, result.output
+    last = result.output.splitlines()[-1]
+    assert last.startswith("Result: "), last
+    assert "    a b c d e f g h i j k l m n o" in result.output
+
+
+@needs("envs")
+@pytest.mark.parametrize("name", ["15x15k5", "19x19k5", "5x5x5k4"])
+def test_the_environments_take_large_boards(name: str) -> None:
+    import gymnasium
+    import numpy as np
+
+    import tictactoe.envs  # noqa: F401
+    from tictactoe.envs import pettingzoo_env
+
+    v = Variant.parse(name)
+    env = gymnasium.make("tictactoe/TicTacToe-v0", variant=name, opponent="random", seed=1)
+    observation, info = env.reset(seed=1)
+    assert env.action_space.n == v.cells  # type: ignore[attr-defined]
+    assert observation.shape[:-1] == v.shape
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        legal = np.flatnonzero(info["action_mask"])
+        _, reward, done, truncated, info = env.step(int(rng.choice(legal)))
+        done = done or truncated
+    assert reward in (-1.0, 0.0, 1.0)
+    multi = pettingzoo_env(name)
+    multi.reset(seed=2)
+    for _agent in multi.agent_iter():
+        observation, _, terminated, truncated, _ = multi.last()
+        if terminated or truncated:
+            multi.step(None)
+            continue
+        multi.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+
+
+@needs("openspiel")
+def test_openspiel_plays_gomoku() -> None:
+    import pyspiel
+
+    from tictactoe.envs.openspiel import game, variant_of
+
+    gomoku = game("15x15k5")
+    assert gomoku.num_distinct_actions() == 225
+    assert variant_of(dict(gomoku.get_parameters())).name == "15x15k5"
+    pyspiel.random_sim_test(gomoku, num_sims=2, serialize=False, verbose=False)
+    state = gomoku.new_initial_state()
+    for name in ("h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"):
+        state.apply_action(Variant.parse("15x15k5").parse_cell(name))
+    assert state.is_terminal() and state.returns() == [1.0, -1.0]

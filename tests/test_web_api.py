@@ -85,7 +85,8 @@ def test_position_lists_open_threats_and_line_kinds(client: TestClient) -> None:
 
 def test_options_list_the_page_choices(client: TestClient) -> None:
     options = client.get("/api/options").json()
-    assert [v["value"] for v in options["variants"]] == ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4"]
+    assert [v["value"] for v in options["variants"]] == [
+        "3x3", "4x4", "5x5k4", "6x6k4", "7x7k5", "9x9k5", "15x15k5", "19x19k5", "4x4x4"]
     assert [level["value"] for level in options["levels"]] == list(LEVELS)
     for level in options["levels"]:  # each level says what it means
         assert level["description"] == LEVEL_DESCRIPTIONS[level["value"]]
@@ -98,9 +99,9 @@ def test_options_list_the_page_choices(client: TestClient) -> None:
     ({"position": "3x3", "moves": ["d4"]}, 400, "off the 3x3 board"),
     ({"position": "3x3", "moves": ["b2", "b2"]}, 400, "already taken"),
     ({"position": "xxx/oo1/3 o", "moves": ["c2"]}, 400, "game is over"),
-    ({"position": "x" * 201}, 422, "at most 200"),
+    ({"position": "x" * 1201}, 422, "at most 1200"),
     ({"position": ""}, 422, "at least 1"),
-    ({"position": "3x3", "moves": ["a1"] * 65}, 422, "moves"),
+    ({"position": "3x3", "moves": ["a1"] * 1025}, 422, "moves"),
     ({"position": 5}, 422, "string"),
     ({}, 422, "position: Field required"),
     ({"position": "3x3", "extra": 1}, 422, "extra"),
@@ -429,7 +430,7 @@ def test_game_started_from_a_position(client: TestClient) -> None:
     ({"variant": "3x3", "players": {"x": "human", "o": "deep blue"}}, 400, "unknown player"),
     ({"variant": "3x3", "position": "4/4/4/4 x"}, 400, "the position is 4x4"),
     ({"variant": "3x3", "position": "zz"}, 400, "zz"),
-    ({"variant": "3x3", "moves": ["a1"] * 65}, 422, "moves"),
+    ({"variant": "3x3", "moves": ["a1"] * 1025}, 422, "moves"),
     ({"variant": "3x3", "players": {"x": "human", "z": "human"}}, 422, "players.z"),
     ({"moves": []}, 400, "give the board"),
     ({"variant": "3x3", "players": {"x": "easy", "o": "perfect"}}, 400, "needs a human"),

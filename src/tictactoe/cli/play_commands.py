@@ -31,7 +31,7 @@ from tictactoe.search.solution import Solution, check_solvable, solution_json
 from tictactoe.search.solver import quickest_engine, solve, solve_value
 
 DEFAULT_SECONDS = 60.0
-"""Time limit of ``ttt solve`` unless told otherwise (0 means none)."""
+"""Time limit of ``ttt solve`` unless told otherwise (0 means none; 5 s past 64 cells)."""
 
 MOVE_SECONDS = 10.0
 """Time limit of ``ttt move`` for a searching player unless told otherwise (0 means none)."""
@@ -181,15 +181,30 @@ def solve_command(
         if outcome and engine is not SolverEngine.python and _outcome_fits(pos):
             _solve_outcome(pos, nodes, seconds, threads, as_json, prefix=position == "-")
             continue
+        large = pos.variant.cells > LARGE_CELLS
+        limit = LARGE_SECONDS if large and seconds == DEFAULT_SECONDS else seconds
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
                 errors.is_terminal and position != "-" else _nothing():
             chosen = quickest_engine(pos) if engine is SolverEngine.auto else engine.value
-            solution = solver(pos, nodes=nodes, seconds=seconds or None, engine=chosen)
+            solution = solver(pos, nodes=nodes, seconds=limit or None, engine=chosen)
         if as_json:
             print(json.dumps(solution_json(pos, solution)))
         else:
-            console.print(_solve_line(pos, solution, moves, prefix=position == "-"),
-                          soft_wrap=True)
+            line = _solve_line(pos, solution, moves, prefix=position == "-")
+            if large and not solution.score.is_proven:
+                line += (f" ({pos.variant.name} has {pos.variant.cells} cells: past 64 only "
+                         "the readable search and the threat sequences apply, so an answer "
+                         "is proven only near the end or by a forced sequence; --seconds "
+                         "searches longer)")
+            console.print(line, soft_wrap=True)
+
+
+LARGE_CELLS = 64
+"""Past this many cells `ttt solve` has only the readable search (no compiled kernels)."""
+
+LARGE_SECONDS = 5.0
+"""`ttt solve`'s time limit on boards past `LARGE_CELLS` when none is given: the readable
+search there proves little but forced sequences, so a long default wait buys nothing."""
 
 
 def _solve_pn(pos: Position, nodes: int | None, seconds: float, as_json: bool,

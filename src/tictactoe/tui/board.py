@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tictactoe.core import Position, Side, Threat, Variant
+from tictactoe.core.variant import column_name
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,25 @@ def layer_columns(variant: Variant) -> int:
 def big_cells(variant: Variant) -> bool:
     """Small flat boards get tall cells; larger boards and cubes one line per row."""
     return not variant.is_3d and variant.rows <= 5 and variant.columns <= 6
+
+
+COMPACT_COLUMNS = 12
+"""Flat boards of more columns (gomoku's 15x15, 19x19) get cells two characters wide, so
+that 19x19 fits an 80x24 terminal with its labels."""
+
+
+def compact_cells(variant: Variant) -> bool:
+    """Whether a board is drawn with cells two characters wide.
+
+    >>> compact_cells(Variant.parse("15x15k5")), compact_cells(Variant.parse("7x7k5"))
+    (True, False)
+    """
+    return not variant.is_3d and variant.columns > COMPACT_COLUMNS
+
+
+def size_class(variant: Variant) -> str:
+    """The style class of the board's cell size: ``-big``, ``-small`` or ``-compact``."""
+    return "-big" if big_cells(variant) else "-compact" if compact_cells(variant) else "-small"
 
 
 class CellView(Static):
@@ -96,6 +116,8 @@ class BoardView(Widget, can_focus=True):
     BoardView.-big CellView, BoardView.-big .rowlabel { height: 3; }
     BoardView.-small CellView, BoardView.-small .collabel { width: 5; }
     BoardView.-small CellView, BoardView.-small .rowlabel { height: 1; }
+    BoardView.-compact CellView, BoardView.-compact .collabel { width: 2; }
+    BoardView.-compact CellView, BoardView.-compact .rowlabel { height: 1; }
     BoardView .collabel { height: 1; }
     BoardView CellView.light { background: $boost; }
     BoardView CellView.dark { background: $panel; }
@@ -115,6 +137,8 @@ class BoardView(Widget, can_focus=True):
     BoardView.-big:focus CellView.cursor { outline: round $accent; }
     BoardView.-small CellView.cursor { background: $accent 30%; }
     BoardView.-small:focus CellView.cursor { background: $accent 60%; }
+    BoardView.-compact CellView.cursor { background: $accent 30%; }
+    BoardView.-compact:focus CellView.cursor { background: $accent 60%; }
     """
 
     cursor: reactive[int] = reactive(0)
@@ -127,7 +151,7 @@ class BoardView(Widget, can_focus=True):
             self.cell = cell
 
     def __init__(self, variant: Variant, *, id: str | None = None) -> None:
-        super().__init__(id=id, classes="-big" if big_cells(variant) else "-small")
+        super().__init__(id=id, classes=size_class(variant))
         self.variant = variant
         self._position = Position(variant)
         self._hints: dict[int, Hint] = {}
@@ -149,7 +173,7 @@ class BoardView(Widget, can_focus=True):
             parts.append(Static(f"layer {layer + 1}", classes="layer-title"))
         parts.append(Horizontal(
             Static("", classes="label corner"),
-            *(Static(chr(ord("a") + c), classes="label collabel") for c in range(v.columns)),
+            *(Static(column_name(c), classes="label collabel") for c in range(v.columns)),
             classes="row"))
         for row in range(v.rows):
             cells: list[Widget] = [Static(str(row + 1), classes="label rowlabel")]
@@ -174,7 +198,7 @@ class BoardView(Widget, can_focus=True):
         v = self.variant
         per_row = layer_columns(v)
         big = big_cells(v)
-        cell_width, cell_height = (9, 3) if big else (5, 1)
+        cell_width, cell_height = (9, 3) if big else (2, 1) if compact_cells(v) else (5, 1)
         layer_width = 3 + v.columns * cell_width + 2
         layer_height = (1 if v.is_3d else 0) + 1 + v.rows * cell_height + 1
         groups = -(-v.layers // per_row)

@@ -25,6 +25,12 @@ function metrics(cell) {
   };
 }
 
+// a column's letters: a to z, then aa, ab, ... (as the server names cells)
+function columnName(c) {
+  const letter = (i) => String.fromCharCode(97 + i);
+  return c < 26 ? letter(c) : letter(Math.floor(c / 26) - 1) + letter(c % 26);
+}
+
 function markSvg(mark) {
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", "0 0 100 100");
@@ -157,7 +163,7 @@ export class BoardView {
       for (let c = 0; c < variant.columns; c++) {
         const coord = document.createElement("span");
         coord.className = "coord";
-        coord.textContent = String.fromCharCode(97 + c);
+        coord.textContent = columnName(c);
         coord.setAttribute("aria-hidden", "true");
         grid.append(coord);
       }
