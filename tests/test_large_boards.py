@@ -227,3 +227,48 @@ def test_openspiel_plays_gomoku() -> None:
     for name in ("h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"):
         state.apply_action(Variant.parse("15x15k5").parse_cell(name))
     assert state.is_terminal() and state.returns() == [1.0, -1.0]
+
+
+def test_proofs_on_a_large_board_are_checked() -> None:
+    import io
+
+    from tictactoe.proof.check import check_proof
+    from tictactoe.proof.errors import ProofCheckError
+    from tictactoe.proof.format import ProofWriter
+
+    def proof(start: Position, moves: list[str]) -> bytes:
+        buffer = io.BytesIO()
+        with ProofWriter(buffer, position=start.to_string(), value="x") as writer:
+            writer.section("x", "win")
+            writer.forced([start.variant.parse_cell(m) for m in moves])
+        return buffer.getvalue()
+
+    three = play_all(Position("15x15k5"), "h8 a1 i8 a3 j8 a5")  # X makes an open four
+    stats = check_proof(proof(three, ["g8"]))
+    assert stats.value == "x" and stats.positions == 1
+    assert check_proof(proof(three, [])).value == "x"  # the checker finds the move itself
+    two = play_all(Position("15x15k5"), "h8 a1 i8 a3")  # two in a row: no forced win yet
+    with pytest.raises(ProofCheckError, match="finds no forced win for X"):
+        check_proof(proof(two, ["j8"]))
+    wide = play_all(Position("30x30k5"), "z8 a1 aa8 a3 ab8 a5")  # columns past z
+    assert check_proof(proof(wide, ["ac8"])).value == "x"
+
+
+def test_counting_a_large_board_says_it_is_out_of_reach() -> None:
+    import itertools
+
+    from typer.testing import CliRunner
+
+    from tictactoe.cli import app
+    from tictactoe.cli.census import fillings_bound
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["count", "19x19k5", "--estimate"])
+    assert result.exit_code == 0 and "out of reach" in result.stdout
+    assert "at most 8.94e+170 positions" in result.stdout
+    result = runner.invoke(app, ["count", "19x19k5"])
+    assert result.exit_code == 2 and "at most 32" in result.output
+    # the bound counts every filling with as many X's as O's or one more, by brute force
+    fillings = [f for f in itertools.product("xo.", repeat=9)
+                if f.count("x") - f.count("o") in (0, 1)]
+    assert fillings_bound(Variant.parse("3x3")) == len(fillings) >= 5478

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import math
 import shutil
 import sys
 import tempfile
@@ -186,7 +187,29 @@ def _run_census(v: Variant, backend: str, engine: str, workers: int | None,
     return result
 
 
+def fillings_bound(v: Variant) -> int:
+    """An upper bound on the positions reachable in play: every way of placing X's and O's
+    marks in turn, ply by ply (legal or not).
+
+    >>> fillings_bound(Variant.parse("3x3"))   # 5,478 are reachable
+    6046
+    """
+    n = v.cells
+    return sum(math.comb(n, (ply + 1) // 2) * math.comb(n - (ply + 1) // 2, ply // 2)
+               for ply in range(n + 1))
+
+
 def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None:
+    from tictactoe.analysis.compiled_census import MAX_CELLS as CENSUS_LIMIT
+
+    if v.cells > CENSUS_LIMIT:
+        bound = fillings_bound(v)
+        console.print(f"[bold]{v.name}[/]: at most {bound:.3g} positions (every placement of "
+                      f"the marks in turn, ply by ply; about 10^{len(str(bound)) - 1})")
+        console.print(f"out of reach: the census counts boards of at most {CENSUS_LIMIT} "
+                      f"cells (each side's marks in 32 bits), and {v.name} has {v.cells}; "
+                      "no cluster stores that many positions")
+        return
     require("fast", "ttt count --estimate")
     from tictactoe.analysis.backends import default_workers
     from tictactoe.analysis.estimate import available_memory, estimate, free_disk, human_seconds
