@@ -18,10 +18,12 @@ function metrics(cell) {
   return {
     cell,
     mark: Math.round(cell * 0.5),
-    gap: cell >= 70 ? 6 : cell >= 50 ? 5 : cell >= 40 ? 4 : 3,
-    coord: Math.max(12, Math.min(20, Math.round(cell * 0.3))),
+    // the big boards (15x15, 19x19) on a phone get cells under a touch target: thinner gaps
+    // and corners leave them as much of the width as there is
+    gap: cell >= 70 ? 6 : cell >= 50 ? 5 : cell >= 40 ? 4 : cell >= 30 ? 3 : cell >= 20 ? 2 : 1,
+    coord: Math.max(cell >= 30 ? 12 : 14, Math.min(20, Math.round(cell * 0.3))),
     layerGap: Math.max(10, Math.min(20, Math.round(cell * 0.3))),
-    radius: Math.max(6, Math.min(12, Math.round(cell * 0.14))),
+    radius: Math.max(cell >= 30 ? 6 : 2, Math.min(12, Math.round(cell * 0.14))),
   };
 }
 
@@ -157,7 +159,7 @@ export class BoardView {
       for (let c = 0; c < variant.columns; c++) {
         const coord = document.createElement("span");
         coord.className = "coord";
-        coord.textContent = String.fromCharCode(97 + c);
+        coord.textContent = names[c].split(":").pop().replace(/[0-9]+$/, "");  // a..z, aa, ab...
         coord.setAttribute("aria-hidden", "true");
         grid.append(coord);
       }

@@ -1,0 +1,69 @@
+"""The big boards in a real browser: gomoku (15×15, five in a row) played through the page on a
+phone and on a desktop window, and 19×19 on the narrowest phone, all without sideways scrolling
+and with readable coordinates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from browser.conftest import YOUR_TURN, open_page, wait_until
+from browser.test_layout import check_fits, choose, settle, window
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore:Session-scoped fixtures defined as instance methods"),
+]
+
+MOVES = ["h8", "g7", "i9"]
+"""Moves of the person at the keyboard; the computer (easy) answers each."""
+
+
+def play_gomoku(page: Any, server: Any, width: int, height: int) -> dict[str, Any]:
+    open_page(page, server.url)
+    page.select_option("#level", "easy")
+    wait_until(page, YOUR_TURN)
+    with window(page, width, height):
+        choose(page, "15x15k5")
+        assert page.locator("#board .cell").count() == 225
+        m = check_fits(page, "15x15k5", f"{width}x{height}")
+        coords = page.eval_on_selector_all("#board .coord", "cs => cs.map(c => c.textContent)")
+        assert coords[:15] == [chr(ord("a") + c) for c in range(15)]
+        assert coords[15:] == [str(r) for r in range(1, 16)]
+        for n, move in enumerate(MOVES, start=1):
+            cell = page.locator(f"#board [data-name='{move}']")
+            assert cell.get_attribute("aria-disabled") == "false", move
+            cell.click()
+            wait_until(page, f"document.querySelectorAll('#board .cell svg').length === {2 * n}"
+                             f" && {YOUR_TURN}")
+            assert cell.get_attribute("aria-label") == f"{move}, X"
+        settle(page)
+        assert page.locator("#moves li").count() == 2 * len(MOVES)
+        # the last move (the computer's) is marked
+        assert page.locator("#board .cell.last").count() == 1
+        check_fits(page, "15x15k5", f"{width}x{height} after {len(MOVES)} moves")
+    return m
+
+
+def test_gomoku_on_a_phone(page: Any, server: Any) -> None:
+    m = play_gomoku(page, server, 390, 844)
+    assert m["cell"] >= 18, f"{m['cell']} px cells on a 390 px phone"
+
+
+def test_gomoku_on_a_desktop(page: Any, server: Any) -> None:
+    m = play_gomoku(page, server, 1280, 800)
+    assert m["cell"] >= 36, f"{m['cell']} px cells on a 1280x800 window"
+
+
+def test_19x19_fits_the_smallest_phone(page: Any, server: Any) -> None:
+    open_page(page, server.url)
+    page.check("input[name=mode][value=humans]")
+    for width, height in ((320, 640), (390, 844), (1366, 768)):
+        with window(page, width, height):
+            choose(page, "19x19k5")
+            m = check_fits(page, "19x19k5", f"{width}x{height}")
+            assert page.locator("#board .cell").count() == 361
+            assert m["cell"] >= (12 if width == 320 else 15 if width == 390 else 36), m["cell"]
+            page.click("#board [data-name='j10']")
+            wait_until(page, "document.querySelector(\"#board [data-name='j10'] svg\") !== null")
