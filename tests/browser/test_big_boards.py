@@ -46,9 +46,26 @@ def play_gomoku(page: Any, server: Any, width: int, height: int) -> dict[str, An
     return m
 
 
+HINTS_INSIDE = """() => [...document.querySelectorAll('#board .hint')].every((hint) => {
+  const h = hint.getBoundingClientRect(), c = hint.closest('.cell').getBoundingClientRect();
+  return h.left >= c.left - 0.5 && h.right <= c.right + 0.5 && h.top >= c.top - 0.5
+    && h.bottom <= c.bottom + 0.5;
+})"""
+
+
 def test_gomoku_on_a_phone(page: Any, server: Any) -> None:
     m = play_gomoku(page, server, 390, 844)
     assert m["cell"] >= 18, f"{m['cell']} px cells on a 390 px phone"
+    # hints on cells this small: a letter for a proven value, a dot on the best estimate,
+    # each inside its cell, and still no sideways scrolling
+    with window(page, 390, 844):
+        page.locator("#board [data-name='h8']").focus()
+        page.keyboard.press("h")
+        wait_until(page, "document.querySelector('#board .hint') !== null", 60_000)
+        texts = set(page.eval_on_selector_all("#board .hint", "hs => hs.map(h => h.textContent)"))
+        assert texts <= {"W", "L", "D", "•"}, texts
+        assert page.evaluate(HINTS_INSIDE)
+        check_fits(page, "15x15k5", "390x844 with hints")
 
 
 def test_gomoku_on_a_desktop(page: Any, server: Any) -> None:
