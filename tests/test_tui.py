@@ -540,36 +540,3 @@ async def test_threats_are_off_at_first_on_a_flat_board() -> None:
         await pilot.press("t")
         await pilot.pause()
         assert app.board.text_of(2) == "!x" and app.board.text_of(7) == "!o"
-
-
-@pytest.mark.asyncio
-@pytest.mark.parametrize("variant", ["15x15k5", "19x19k5"])
-async def test_gomoku_boards_fit_80_by_24_and_play(variant: str) -> None:
-    app = TicTacToeApp(Game(variant, players={Side.X: HUMAN, Side.O: "easy"}))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        board = app.board
-        cells = list(app.query(CellView))
-        assert len(cells) == board.variant.cells
-        for view in cells:  # every cell on screen, two characters wide
-            region = view.region
-            assert region.width == 2 and region.right <= 80 and region.bottom <= 24, region
-        labels = [str(label.content) for label in app.query(".collabel").results(Static)]
-        assert labels[0] == "a" and labels[-1] == board.variant.cell_name(
-            board.variant.columns - 1)[:-1]
-        for move in ("h8", "c3"):  # typed, then the computer's reply
-            if app.game.position.mark_at(board.variant.parse_cell(move)) is not None:
-                continue
-            box = app.query_one("#move", Input)
-            if not box.has_focus:
-                await pilot.press("tab")
-            await pilot.press(*move, "enter")
-            await settle(pilot)
-            assert app.game.moves[-2] == move
-        await pilot.press("escape")
-        target = next(c for c in app.game.position.legal_moves())  # by the arrow keys
-        await pilot.press(*arrows_to(board, target), "enter")
-        await settle(pilot)
-        position = app.game.position
-        assert position.mark_at(target) is Side.X and position.ply >= 5
-        assert board.text_of(target) == "X"

@@ -85,8 +85,8 @@ def test_position_lists_open_threats_and_line_kinds(client: TestClient) -> None:
 
 def test_options_list_the_page_choices(client: TestClient) -> None:
     options = client.get("/api/options").json()
-    assert [v["value"] for v in options["variants"]] == [
-        "3x3", "4x4", "5x5k4", "6x6k4", "7x7k5", "9x9k5", "15x15k5", "19x19k5", "4x4x4"]
+    assert [v["value"] for v in options["variants"]] == ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4",
+                                                     "7x7k5", "9x9k5", "15x15k5", "19x19k5"]
     assert [level["value"] for level in options["levels"]] == list(LEVELS)
     for level in options["levels"]:  # each level says what it means
         assert level["description"] == LEVEL_DESCRIPTIONS[level["value"]]

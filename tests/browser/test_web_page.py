@@ -384,39 +384,3 @@ def test_games_started_faster_than_the_limit_wait_instead_of_failing(
         assert sum(status < 300 for status in statuses) == started + 1
     assert 429 in statuses, statuses
     assert "Cannot start" not in page.locator("#status").inner_text()
-
-
-@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
-def test_a_few_moves_of_gomoku(page: Any, server: Any, shot: Shot, width: int,
-                               height: int) -> None:
-    page.set_viewport_size({"width": width, "height": height})
-    open_page(page, server.url)
-    choose_level(page, "hard")
-    page.select_option("#variant", "15x15k5")
-    page.wait_for_selector("[data-name='o15']")
-    assert page.locator("#board .cell").count() == 225
-    sizes = page.evaluate("""(() => {
-      const boxes = [...document.querySelectorAll('#board .cell')]
-        .map(c => c.getBoundingClientRect());
-      return {right: Math.max(...boxes.map(b => b.right)),
-              width: Math.min(...boxes.map(b => b.width)),
-              page: document.documentElement.clientWidth,
-              scroll: document.documentElement.scrollWidth};
-    })()""")
-    assert sizes["right"] <= sizes["page"] and sizes["scroll"] <= sizes["page"] + 1, sizes
-    assert sizes["width"] >= 18, sizes  # 15 columns fit a phone, each cell still a target
-    wanted = ["h8", "c3", "m13", "c13", "m3", "f11"]
-    for _ in range(3):
-        wait_until(page, YOUR_TURN)
-        before = marks(page)
-        move = next(m for m in wanted if page.get_attribute(
-            f"[data-name='{m}']", "aria-disabled") == "false")
-        wanted.remove(move)
-        page.click(f"[data-name='{move}']")
-        wait_until(page, f"document.querySelectorAll('#board .cell svg').length >= {before + 2}"
-                         f" || {FINISHED}")
-        if page.evaluate(FINISHED):
-            break
-    assert marks(page) >= 6
-    assert page.locator("#moves li").first.inner_text().split() == ["1.", "X", "h8"]
-    shot(page, f"gomoku-{width}")

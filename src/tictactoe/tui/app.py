@@ -187,6 +187,8 @@ class TicTacToeApp(App[None]):
     Screen.-narrow #side { display: none; }
     Screen.-short #move { margin-top: 0; }
     Screen.-short BoardView .layer { margin: 0 2 0 0; }
+    Screen.-tight Header { display: none; }
+    Screen.-tight #move { height: 1; border: none; padding: 0 1; margin-top: 0; }
     #side .heading { text-style: bold; color: $accent; margin-top: 1; }
     #moves { height: auto; }
     #position { color: $text-muted; }
@@ -289,9 +291,11 @@ class TicTacToeApp(App[None]):
         side.styles.width = max(SIDE_MIN, min(SIDE_WIDTH, room))
         screen.query_one(Footer).compact = width < FOOTER_WIDE
         # header, move box (3 lines and a margin), status lines and footer
-        status = len(Text(self.status_text).wrap(self.console, max(1, width - 2)))
-        screen.set_class(height < board_height + 7 + min(max(1, status), STATUS_LINES),
-                         "-short")
+        status = min(max(1, len(Text(self.status_text).wrap(self.console, max(1, width - 2)))),
+                     STATUS_LINES)
+        screen.set_class(height < board_height + 7 + status, "-short")
+        # still too short (19×19 in 24 lines): no header, and a move box of one line
+        screen.set_class(height < board_height - 1 + 6 + status, "-tight")
 
     def _subtitle(self) -> str:
         opponent = self.game.opponent

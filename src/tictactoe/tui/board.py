@@ -23,7 +23,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tictactoe.core import Position, Side, Threat, Variant
-from tictactoe.core.variant import column_name
 
 
 @dataclass(frozen=True)
@@ -57,23 +56,43 @@ def big_cells(variant: Variant) -> bool:
     return not variant.is_3d and variant.rows <= 5 and variant.columns <= 6
 
 
-COMPACT_COLUMNS = 12
-"""Flat boards of more columns (gomoku's 15x15, 19x19) get cells two characters wide, so
-that 19x19 fits an 80x24 terminal with its labels."""
+COMPACT_SIDE = 10
+"""Flat boards with more rows or columns than this (15×15 gomoku, 19×19) get the compact
+view: two characters a cell, one line a row, so that 19×19 fits an 80×24 terminal."""
 
 
 def compact_cells(variant: Variant) -> bool:
-    """Whether a board is drawn with cells two characters wide.
+    """Whether a board is drawn compact (two characters a cell).
 
-    >>> compact_cells(Variant.parse("15x15k5")), compact_cells(Variant.parse("7x7k5"))
+    >>> compact_cells(Variant.parse("15x15k5")), compact_cells(Variant.parse("10x6k5"))
     (True, False)
     """
-    return not variant.is_3d and variant.columns > COMPACT_COLUMNS
+    return not variant.is_3d and max(variant.rows, variant.columns) > COMPACT_SIDE
 
 
-def size_class(variant: Variant) -> str:
-    """The style class of the board's cell size: ``-big``, ``-small`` or ``-compact``."""
-    return "-big" if big_cells(variant) else "-compact" if compact_cells(variant) else "-small"
+def cell_size(variant: Variant) -> tuple[int, int]:
+    """A cell's width and height in characters.
+
+    >>> [cell_size(Variant.parse(name)) for name in ("3x3", "4x4x4", "19x19k5")]
+    [(9, 3), (5, 1), (2, 1)]
+    """
+    if big_cells(variant):
+        return 9, 3
+    return (2, 1) if compact_cells(variant) else (5, 1)
+
+
+def compact_text(text: str) -> str:
+    """A hint or threat mark cut to the two characters of a compact cell: ``W3``, ``L2``,
+    ``D``, ``+2`` (an estimate), ``!x``, ``xo`` (both sides complete a line there).
+
+    >>> [compact_text(t) for t in ("W3", "W≤7", "≈+2", "≈0", "!x", "!xo")]
+    ['W3', 'W≤', '+2', '0', '!x', 'xo']
+    """
+    if text.startswith("≈"):
+        text = text[1:]
+    if text.startswith("!") and len(text) > 2:
+        text = text[1:]
+    return text[:2]
 
 
 class CellView(Static):
@@ -118,6 +137,7 @@ class BoardView(Widget, can_focus=True):
     BoardView.-small CellView, BoardView.-small .rowlabel { height: 1; }
     BoardView.-compact CellView, BoardView.-compact .collabel { width: 2; }
     BoardView.-compact CellView, BoardView.-compact .rowlabel { height: 1; }
+    BoardView.-compact .rowlabel { content-align: right middle; padding-right: 1; }
     BoardView .collabel { height: 1; }
     BoardView CellView.light { background: $boost; }
     BoardView CellView.dark { background: $panel; }
@@ -135,10 +155,10 @@ class BoardView(Widget, can_focus=True):
     BoardView CellView.winning { background: $success 60%; color: $text; }
     BoardView.-big CellView.cursor { outline: round $accent 50%; }
     BoardView.-big:focus CellView.cursor { outline: round $accent; }
-    BoardView.-small CellView.cursor { background: $accent 30%; }
-    BoardView.-small:focus CellView.cursor { background: $accent 60%; }
-    BoardView.-compact CellView.cursor { background: $accent 30%; }
-    BoardView.-compact:focus CellView.cursor { background: $accent 60%; }
+    BoardView.-small CellView.cursor, BoardView.-compact CellView.cursor {
+        background: $accent 30%; }
+    BoardView.-small:focus CellView.cursor, BoardView.-compact:focus CellView.cursor {
+        background: $accent 60%; }
     """
 
     cursor: reactive[int] = reactive(0)
@@ -151,7 +171,9 @@ class BoardView(Widget, can_focus=True):
             self.cell = cell
 
     def __init__(self, variant: Variant, *, id: str | None = None) -> None:
-        super().__init__(id=id, classes=size_class(variant))
+        size = "-big" if big_cells(variant) else "-compact" if compact_cells(variant) else "-small"
+        super().__init__(id=id, classes=size)
+        self.compact = compact_cells(variant)
         self.variant = variant
         self._position = Position(variant)
         self._hints: dict[int, Hint] = {}
@@ -173,7 +195,8 @@ class BoardView(Widget, can_focus=True):
             parts.append(Static(f"layer {layer + 1}", classes="layer-title"))
         parts.append(Horizontal(
             Static("", classes="label corner"),
-            *(Static(column_name(c), classes="label collabel") for c in range(v.columns)),
+            *(Static(v.cell_name(c).rstrip("0123456789").split(":")[-1],
+                     classes="label collabel") for c in range(v.columns)),
             classes="row"))
         for row in range(v.rows):
             cells: list[Widget] = [Static(str(row + 1), classes="label rowlabel")]
@@ -197,8 +220,7 @@ class BoardView(Widget, can_focus=True):
         """The columns and lines the whole board needs, labels and margins included."""
         v = self.variant
         per_row = layer_columns(v)
-        big = big_cells(v)
-        cell_width, cell_height = (9, 3) if big else (2, 1) if compact_cells(v) else (5, 1)
+        cell_width, cell_height = cell_size(v)
         layer_width = 3 + v.columns * cell_width + 2
         layer_height = (1 if v.is_3d else 0) + 1 + v.rows * cell_height + 1
         groups = -(-v.layers // per_row)
@@ -250,10 +272,10 @@ class BoardView(Widget, can_focus=True):
             view.add_class("x" if mark is Side.X else "o")
             view.update(Text(mark.symbol.upper()))
         elif sides and hint is None:
-            view.update(Text(threat_text(sides)))
+            view.update(Text(self._fit_text(threat_text(sides))))
         elif hint is not None:
             view.add_class(f"hint-{hint.kind}")
-            view.update(Text(f"!{hint.text}" if sides else hint.text))
+            view.update(Text(self._fit_text(f"!{hint.text}" if sides else hint.text)))
         else:
             view.update("")
         if stack and stack[-1] == cell:
@@ -262,6 +284,9 @@ class BoardView(Widget, can_focus=True):
             view.add_class("winning")
         if cell == self.cursor:
             view.add_class("cursor")
+
+    def _fit_text(self, text: str) -> str:
+        return compact_text(text) if self.compact else text
 
     def text_of(self, cell: int) -> str:
         """What a cell shows: its mark, its hint, or nothing."""

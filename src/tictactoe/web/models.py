@@ -10,14 +10,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MAX_POSITION_CHARS = 1_200
-"""The longest position string accepted. The largest board (32x32) needs under 1,100."""
+MAX_POSITION_CHARS = 1200
+"""The longest position string accepted. The largest board (32×32, 1,024 cells) needs at most
+about 1,070: 32 rows of up to 32 characters, the slashes, the side to move and k."""
 
 MAX_NAME_CHARS = 40
 """The longest player, level or variant name accepted."""
 
-MAX_MOVES = 1_024
-"""A game never has more moves than the largest board (32x32) has cells."""
+MAX_MOVES = 1024
+"""A game never has more moves than the largest board (32×32) has cells."""
 
 PositionText = Field(
     min_length=1, max_length=MAX_POSITION_CHARS,

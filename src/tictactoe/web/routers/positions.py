@@ -9,9 +9,9 @@ from tictactoe.web.deps import ERRORS, EngineDep
 from tictactoe.web.models import ChoiceInfo, OptionsResponse, PositionInfo, PositionRequest
 
 VARIANTS = (("3x3", "3×3"), ("4x4", "4×4"), ("5x5k4", "5×5, four in a row"),
-            ("6x6k4", "6×6, four in a row"), ("7x7k5", "7×7, five in a row"),
-            ("9x9k5", "9×9, five in a row"), ("15x15k5", "15×15, five in a row (gomoku)"),
-            ("19x19k5", "19×19, five in a row"), ("4x4x4", "4×4×4 cube"))
+            ("6x6k4", "6×6, four in a row"), ("4x4x4", "4×4×4 cube"),
+            ("7x7k5", "7×7, five in a row"), ("9x9k5", "9×9, five in a row"),
+            ("15x15k5", "15×15, five in a row (gomoku)"), ("19x19k5", "19×19, five in a row"))
 """The boards the page offers, with their labels."""
 LEVEL_LABELS = {"easy": "Easy", "medium": "Medium", "hard": "Hard", "perfect": "Perfect"}
 

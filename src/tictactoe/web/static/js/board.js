@@ -11,6 +11,8 @@ const SVG = "http://www.w3.org/2000/svg";
 const MAX_CELL = 100;   // px: the 3x3 board on a big screen
 const MIN_CELL = 36;    // px: a touch target; smaller only where the width leaves no choice
 const LONG_HINTS = 70;  // px: cells from this size write "win in 3", smaller ones "W3"
+const TINY = 28;        // px: cells under this size (15x15, 19x19 on a phone) show only proven
+                        // hints, by their letter (W, L, D), and an estimate's best move by a dot
 const TITLE = 24;       // px: a layer's title and the space under it (see .layer-title)
 
 // the sizes that go with a cell size (px), all whole pixels so that the sums below are exact
@@ -18,17 +20,13 @@ function metrics(cell) {
   return {
     cell,
     mark: Math.round(cell * 0.5),
-    gap: cell >= 70 ? 6 : cell >= 50 ? 5 : cell >= 40 ? 4 : 3,
-    coord: Math.max(12, Math.min(20, Math.round(cell * 0.3))),
+    // the big boards (15x15, 19x19) on a phone get cells under a touch target: thinner gaps
+    // and corners leave them as much of the width as there is
+    gap: cell >= 70 ? 6 : cell >= 50 ? 5 : cell >= 40 ? 4 : cell >= 30 ? 3 : cell >= 20 ? 2 : 1,
+    coord: Math.max(cell >= 30 ? 12 : 14, Math.min(20, Math.round(cell * 0.3))),
     layerGap: Math.max(10, Math.min(20, Math.round(cell * 0.3))),
-    radius: Math.max(6, Math.min(12, Math.round(cell * 0.14))),
+    radius: Math.max(cell >= 30 ? 6 : 2, Math.min(12, Math.round(cell * 0.14))),
   };
-}
-
-// a column's letters: a to z, then aa, ab, ... (as the server names cells)
-function columnName(c) {
-  const letter = (i) => String.fromCharCode(97 + i);
-  return c < 26 ? letter(c) : letter(Math.floor(c / 26) - 1) + letter(c % 26);
 }
 
 function markSvg(mark) {
@@ -105,7 +103,7 @@ export class BoardView {
     const tall = largest(down(layers), height);
     const cell = Math.min(wide, Math.max(tall, MIN_CELL));
     if (this.size && this.size.cell === cell && this.size.layers === layers) return;
-    const wasSmall = this.small();
+    const wasStyle = this.hintStyle();
     const m = metrics(cell);
     this.size = { ...m, layers };
     const style = this.container.style;
@@ -118,7 +116,8 @@ export class BoardView {
     style.setProperty("--layers", String(layers));
     this.container.dataset.layers = String(layers);
     // hints read "win in 3" or "W3" by the cell size
-    if (this.info && this.options.hints && wasSmall !== this.small()) this.render(this.info, this.options);
+    this.container.toggleAttribute("data-tiny", this.tiny());
+    if (this.info && this.options.hints && wasStyle !== this.hintStyle()) this.render(this.info, this.options);
   }
 
   // the height the rest of the view needs: the sticky header, the elements next to the board
@@ -163,7 +162,7 @@ export class BoardView {
       for (let c = 0; c < variant.columns; c++) {
         const coord = document.createElement("span");
         coord.className = "coord";
-        coord.textContent = columnName(c);
+        coord.textContent = names[c].split(":").pop().replace(/[0-9]+$/, "");  // a..z, aa, ab...
         coord.setAttribute("aria-hidden", "true");
         grid.append(coord);
       }
@@ -231,10 +230,13 @@ export class BoardView {
       const hint = !mark && hints ? hints.get(index) : null;
       const old = cell.querySelector(".hint");
       if (old) old.remove();
-      if (hint) {
+      const tinyText = hint && this.tiny()
+        ? (hint.kind === "estimate" ? (hint.best ? "•" : "") : hint.short.slice(0, 1)) : null;
+      if (hint && tinyText !== "") {
         const badge = document.createElement("span");
         badge.className = `hint ${hint.kind}${hint.best ? " best" : ""}`;
-        badge.textContent = hint.short && this.small() ? hint.short : hint.text;
+        badge.textContent = tinyText !== null ? tinyText
+          : hint.short && this.small() ? hint.short : hint.text;
         badge.title = hint.text;
         cell.append(badge);
       }
@@ -271,6 +273,15 @@ export class BoardView {
       cell.setAttribute("aria-label", label);
     });
     this.roving();
+  }
+
+  tiny() {
+    return Boolean(this.size) && this.size.cell < TINY;
+  }
+
+  // how the hints read at this size: "long", "short" or "tiny"
+  hintStyle() {
+    return this.tiny() ? "tiny" : this.small() ? "short" : "long";
   }
 
   small() {
