@@ -25,6 +25,7 @@ import threading
 import time
 
 from tictactoe.core import Position
+from tictactoe.extras import available
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import make_player
 from tictactoe.players.perfect import PerfectPlayer, warm_proof_numbers
@@ -70,10 +71,12 @@ def start(parent: int, niceness: int = 0) -> None:
 
 
 def load(*proof_numbers: str) -> int:
-    """Load the compiled search (a second or so), and the perfect player's proof-number
-    searches on the variants named (a few seconds each); return this process's memory in
-    bytes."""
+    """Load the compiled search (a second or so) and that of the boards past 64 cells, and
+    the perfect player's proof-number searches on the variants named (a few seconds each);
+    return this process's memory in bytes."""
     solver().load()
+    if available("fast"):  # loaded (or compiled) now rather than at a first gomoku request
+        import tictactoe.search.wide  # noqa: F401
     for variant in proof_numbers:
         warm_proof_numbers(variant)
     return memory()
