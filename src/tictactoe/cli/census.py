@@ -6,6 +6,7 @@ import csv
 import itertools
 import json
 import shutil
+import math
 import sys
 import tempfile
 from enum import StrEnum
@@ -186,7 +187,34 @@ def _run_census(v: Variant, backend: str, engine: str, workers: int | None,
     return result
 
 
+def fillings_bound(v: Variant) -> int:
+    """Ways to fill the board with X and O in turn counts, X first: an upper bound on the
+    reachable positions (every one is such a filling; fillings with two wins are not).
+
+    >>> fillings_bound(Variant.parse("3x3"))
+    6046
+    """
+    n = v.cells
+    return sum(math.comb(n, (p + 1) // 2) * math.comb(n - (p + 1) // 2, p // 2)
+               for p in range(n + 1))
+
+
+def _print_out_of_reach(v: Variant) -> None:
+    bound = fillings_bound(v)
+    console.print(f"[bold]{v.name}[/]: {v.cells} cells, out of reach of any count: the census "
+                  f"keeps each side's marks in {CENSUS_LIMIT} bits, so it counts boards of at "
+                  f"most {CENSUS_LIMIT} cells")
+    console.print(f"its positions are at most {bound:.3g} (every filling with X and O in "
+                  f"turn counts, about 10^{len(str(bound)) - 1}); visiting that many at a "
+                  f"billion a second would take {bound / 1e9 / 3.156e7:.3g} years")
+    console.print("(an upper bound, not a sample: the sampled estimate also keeps a board in "
+                  "64 bits)")
+
+
 def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None:
+    if v.cells > CENSUS_LIMIT and v.cells > 64:
+        _print_out_of_reach(v)
+        return
     require("fast", "ttt count --estimate")
     from tictactoe.analysis.backends import default_workers
     from tictactoe.analysis.estimate import available_memory, estimate, free_disk, human_seconds
