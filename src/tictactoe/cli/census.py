@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import shutil
 import math
+import shutil
 import sys
 import tempfile
 from enum import StrEnum

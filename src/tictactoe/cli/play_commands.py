@@ -82,7 +82,7 @@ def _solve_line(position: Position, solution: Solution, with_moves: bool, prefix
         text += f" (stopped after {solution.nodes:,} nodes, {solution.seconds:.1f} s)"
     best = [position.move_name(c) for c in solution.best]
     if not solution.score.is_proven and len(best) > BEST_SHOWN:
-        best = best[:BEST_SHOWN] + [f"(and {len(best) - BEST_SHOWN} more)"]
+        best = [*best[:BEST_SHOWN], f"(and {len(best) - BEST_SHOWN} more)"]
     text += "; best: " + " ".join(best)
     if not solution.score.is_proven and position.variant.cells > BIG_BOARD_CELLS:
         text += (f"; an estimate, not a proof: {position.variant.name} has "

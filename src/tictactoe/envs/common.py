@@ -38,13 +38,22 @@ def board_shape(variant: Variant) -> tuple[int, ...]:
 def planes(position: Position, side: Side) -> npt.NDArray[np.int8]:
     """The board from `side`'s point of view: planes mine, theirs and empty (last axis)."""
     v = position.variant
-    mine, theirs = position.marks(side), position.marks(side.other)
-    cells = np.arange(v.cells, dtype=np.uint64)
     out = np.empty((v.cells, 3), dtype=np.int8)
-    out[:, 0] = (np.uint64(mine) >> cells) & np.uint64(1)
-    out[:, 1] = (np.uint64(theirs) >> cells) & np.uint64(1)
+    out[:, 0] = _bits(position.marks(side), v.cells)
+    out[:, 1] = _bits(position.marks(side.other), v.cells)
     out[:, 2] = 1 - out[:, 0] - out[:, 1]
     return out.reshape((*board_shape(v), 3))
+
+
+def _bits(mask: int, cells: int) -> npt.NDArray[np.uint8]:
+    """The first `cells` bits of `mask`, lowest first, on any size of board (past 64 cells a
+    mask does not fit a machine word).
+
+    >>> _bits(0b101, 4).tolist()
+    [1, 0, 1, 0]
+    """
+    raw = np.frombuffer(mask.to_bytes((cells + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, bitorder="little")[:cells]
 
 
 def action_mask(position: Position) -> npt.NDArray[np.int8]:
