@@ -188,27 +188,32 @@ def _run_census(v: Variant, backend: str, engine: str, workers: int | None,
 
 
 def fillings_bound(v: Variant) -> int:
-    """An upper bound on the positions reachable in play: every way of placing X's and O's
-    marks in turn, ply by ply (legal or not).
+    """Ways to fill the board with X and O in turn counts, X first: an upper bound on the
+    reachable positions (every one is such a filling; fillings with two wins are not).
 
-    >>> fillings_bound(Variant.parse("3x3"))   # 5,478 are reachable
+    >>> fillings_bound(Variant.parse("3x3"))
     6046
     """
     n = v.cells
-    return sum(math.comb(n, (ply + 1) // 2) * math.comb(n - (ply + 1) // 2, ply // 2)
-               for ply in range(n + 1))
+    return sum(math.comb(n, (p + 1) // 2) * math.comb(n - (p + 1) // 2, p // 2)
+               for p in range(n + 1))
+
+
+def _print_out_of_reach(v: Variant) -> None:
+    bound = fillings_bound(v)
+    console.print(f"[bold]{v.name}[/]: {v.cells} cells, out of reach of any count: the census "
+                  f"keeps each side's marks in {CENSUS_LIMIT} bits, so it counts boards of at "
+                  f"most {CENSUS_LIMIT} cells")
+    console.print(f"its positions are at most {bound:.3g} (every filling with X and O in "
+                  f"turn counts, about 10^{len(str(bound)) - 1}); visiting that many at a "
+                  f"billion a second would take {bound / 1e9 / 3.156e7:.3g} years")
+    console.print("(an upper bound, not a sample: the sampled estimate also keeps a board in "
+                  "64 bits)")
 
 
 def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None:
-    from tictactoe.analysis.compiled_census import MAX_CELLS as CENSUS_LIMIT
-
-    if v.cells > CENSUS_LIMIT:
-        bound = fillings_bound(v)
-        console.print(f"[bold]{v.name}[/]: at most {bound:.3g} positions (every placement of "
-                      f"the marks in turn, ply by ply; about 10^{len(str(bound)) - 1})")
-        console.print(f"out of reach: the census counts boards of at most {CENSUS_LIMIT} "
-                      f"cells (each side's marks in 32 bits), and {v.name} has {v.cells}; "
-                      "no cluster stores that many positions")
+    if v.cells > CENSUS_LIMIT and v.cells > 64:
+        _print_out_of_reach(v)
         return
     require("fast", "ttt count --estimate")
     from tictactoe.analysis.backends import default_workers

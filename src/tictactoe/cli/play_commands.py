@@ -31,7 +31,17 @@ from tictactoe.search.solution import Solution, check_solvable, solution_json
 from tictactoe.search.solver import quickest_engine, solve, solve_value
 
 DEFAULT_SECONDS = 60.0
-"""Time limit of ``ttt solve`` unless told otherwise (0 means none; 5 s past 64 cells)."""
+"""Time limit of ``ttt solve`` unless told otherwise (0 means none)."""
+
+BIG_BOARD_CELLS = 64
+"""Past this many cells no solver here proves an opening: ``ttt solve`` estimates."""
+
+BIG_SECONDS = 5.0
+"""Time limit of ``ttt solve`` on a board past :data:`BIG_BOARD_CELLS` unless told
+otherwise: the search there gives an estimate, and waiting longer rarely proves more."""
+
+BEST_SHOWN = 8
+"""At most this many tied best moves are listed when the answer is unproven."""
 
 MOVE_SECONDS = 10.0
 """Time limit of ``ttt move`` for a searching player unless told otherwise (0 means none)."""
@@ -70,7 +80,14 @@ def _solve_line(position: Position, solution: Solution, with_moves: bool, prefix
                  f"{solution.seconds:.1f} s)")
     elif not solution.proven:
         text += f" (stopped after {solution.nodes:,} nodes, {solution.seconds:.1f} s)"
-    text += "; best: " + " ".join(position.move_name(c) for c in solution.best)
+    best = [position.move_name(c) for c in solution.best]
+    if not solution.score.is_proven and len(best) > BEST_SHOWN:
+        best = [*best[:BEST_SHOWN], f"(and {len(best) - BEST_SHOWN} more)"]
+    text += "; best: " + " ".join(best)
+    if not solution.score.is_proven and position.variant.cells > BIG_BOARD_CELLS:
+        text += (f"; an estimate, not a proof: {position.variant.name} has "
+                 f"{position.variant.cells} cells, past the {BIG_BOARD_CELLS} the solvers "
+                 "prove openings on (--seconds to search longer)")
     if with_moves:
         text += "; moves: " + ", ".join(
             f"{position.move_name(c)} {_outcome_text(s, position.turn, remaining)}"
@@ -130,9 +147,12 @@ def solve_command(
                           "distance bounded, not exact: faster still than --value on big "
                           "boards.")] = False,
     nodes: Annotated[int | None, typer.Option(min=1, help="Stop after N nodes.")] = None,
-    seconds: Annotated[float, typer.Option(
-        min=0, help="Stop after S seconds (0: no limit); the answer is then marked unproven.")]
-    = DEFAULT_SECONDS,
+    seconds: Annotated[float | None, typer.Option(
+        min=0, help=f"Stop after S seconds (0: no limit); the answer is then marked "
+                    f"unproven. Default {DEFAULT_SECONDS:g} s, and {BIG_SECONDS:g} s on a "
+                    f"board past {BIG_BOARD_CELLS} cells, where the answer is an estimate.",
+        show_default=False)]
+    = None,
     engine: Annotated[SolverEngine, typer.Option(
         help="auto: the quickest here (the readable search on small boards until the "
              "compiled kernels are loaded, else the kernels); compiled; python: the readable "
@@ -150,7 +170,8 @@ def solve_command(
     """The winner with perfect play, the plies to the end, and the best moves.
 
     Small boards are proven at once; on big ones the search may reach the time limit, and
-    the answer then says it is unproven.
+    the answer then says it is unproven. Past 64 cells (15x15, 19x19, 5x5x5...) only
+    positions close to a win are proven; an opening gets an estimate after a few seconds.
     """
     if value and moves:
         raise TicTacToeError("--value scores one best move only; it cannot go with --moves")
@@ -164,8 +185,12 @@ def solve_command(
             return solve_value(pos, threads=threads, **limits)
         return solve(pos, threads=threads, **limits)
 
+    given = seconds
     for pos in positions_from(position):
         check_solvable(pos)
+        if given is None:
+            seconds = BIG_SECONDS if pos.variant.cells > BIG_BOARD_CELLS else DEFAULT_SECONDS
+        assert seconds is not None
         if (value or outcome or method is SolveMethod.pn) and strategy_move(pos) is not None:
             found = solve_value(pos)  # the shipped strategy answers at once
             if as_json:
@@ -181,30 +206,17 @@ def solve_command(
         if outcome and engine is not SolverEngine.python and _outcome_fits(pos):
             _solve_outcome(pos, nodes, seconds, threads, as_json, prefix=position == "-")
             continue
-        large = pos.variant.cells > LARGE_CELLS
-        limit = LARGE_SECONDS if large and seconds == DEFAULT_SECONDS else seconds
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
                 errors.is_terminal and position != "-" else _nothing():
             chosen = quickest_engine(pos) if engine is SolverEngine.auto else engine.value
-            solution = solver(pos, nodes=nodes, seconds=limit or None, engine=chosen)
+            if engine is SolverEngine.auto and pos.variant.cells > BIG_BOARD_CELLS:
+                chosen = "python"  # the kernels hold 64 cells: loading them would only cost
+            solution = solver(pos, nodes=nodes, seconds=seconds or None, engine=chosen)
         if as_json:
             print(json.dumps(solution_json(pos, solution)))
         else:
-            line = _solve_line(pos, solution, moves, prefix=position == "-")
-            if large and not solution.score.is_proven:
-                line += (f" ({pos.variant.name} has {pos.variant.cells} cells: past 64 only "
-                         "the readable search and the threat sequences apply, so an answer "
-                         "is proven only near the end or by a forced sequence; --seconds "
-                         "searches longer)")
-            console.print(line, soft_wrap=True)
-
-
-LARGE_CELLS = 64
-"""Past this many cells `ttt solve` has only the readable search (no compiled kernels)."""
-
-LARGE_SECONDS = 5.0
-"""`ttt solve`'s time limit on boards past `LARGE_CELLS` when none is given: the readable
-search there proves little but forced sequences, so a long default wait buys nothing."""
+            console.print(_solve_line(pos, solution, moves, prefix=position == "-"),
+                          soft_wrap=True)
 
 
 def _solve_pn(pos: Position, nodes: int | None, seconds: float, as_json: bool,

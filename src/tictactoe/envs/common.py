@@ -45,14 +45,15 @@ def planes(position: Position, side: Side) -> npt.NDArray[np.int8]:
     return out.reshape((*board_shape(v), 3))
 
 
-def _bits(mask: int, cells: int) -> npt.NDArray[np.int8]:
-    """The bits of a mask of any size, cell 0 first.
+def _bits(mask: int, cells: int) -> npt.NDArray[np.uint8]:
+    """The first `cells` bits of `mask`, lowest first, on any size of board (past 64 cells a
+    mask does not fit a machine word).
 
     >>> _bits(0b101, 4).tolist()
     [1, 0, 1, 0]
     """
     raw = np.frombuffer(mask.to_bytes((cells + 7) // 8, "little"), dtype=np.uint8)
-    return np.unpackbits(raw, bitorder="little")[:cells].astype(np.int8)
+    return np.unpackbits(raw, bitorder="little")[:cells]
 
 
 def action_mask(position: Position) -> npt.NDArray[np.int8]:
