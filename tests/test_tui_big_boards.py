@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_tui import settle
 from textual.geometry import Region
-from textual.pilot import Pilot
 from textual.widgets import Static
 
 from tictactoe.core import Side
@@ -17,18 +17,6 @@ from tictactoe.tui.board import BoardView, CellView
 from tictactoe.tui.game import HUMAN, Game
 
 SIZE = (80, 24)
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Wait until the computer's reply is on the board."""
-    app = pilot.app
-    assert isinstance(app, TicTacToeApp)
-    for _ in range(200):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not app.thinking and not any(w.is_running for w in app.workers):
-            return
-    raise AssertionError("the app did not settle")
 
 
 def check_whole_board(app: TicTacToeApp, rows: int, columns: int) -> None:

@@ -209,8 +209,6 @@ def solve_command(
         with errors.status(f"solving {pos.to_string()}", spinner="dots") if \
                 errors.is_terminal and position != "-" else _nothing():
             chosen = quickest_engine(pos) if engine is SolverEngine.auto else engine.value
-            if engine is SolverEngine.auto and pos.variant.cells > BIG_BOARD_CELLS:
-                chosen = "python"  # the kernels hold 64 cells: loading them would only cost
             solution = solver(pos, nodes=nodes, seconds=seconds or None, engine=chosen)
         if as_json:
             print(json.dumps(solution_json(pos, solution)))

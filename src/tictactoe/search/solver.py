@@ -161,7 +161,7 @@ def kernels_loaded() -> bool:
 def quickest_engine(position: Position) -> str:
     """The engine that answers a single question soonest, loading included: ``python``
     where the readable search is quick and the kernels are not loaded yet (loading them
-    costs about half a second), else ``auto``.
+    costs about half a second) or where the board has more than 64 cells, else ``auto``.
 
     One-shot commands (``ttt solve``, ``ttt move``) use it; a long-running process (the
     web server, the terminal app) keeps the kernels loaded and uses ``auto``.
@@ -169,9 +169,11 @@ def quickest_engine(position: Position) -> str:
     >>> quickest_engine(Position("3x3")) in ("python", "auto")
     True
     """
+    variant = position.variant
+    if variant.cells > 64:  # past the kernels' 64 cells: loading them would only cost
+        return "python"
     if kernels_loaded():
         return "auto"
-    variant = position.variant
     empty = variant.cells - position.ply
     quick = (empty <= QUICK_EMPTY or (variant.k <= 3 and variant.cells <= QUICK_CELLS_K3))
     # k=2 boards are degenerate: their symmetry groups are huge and slow to list

@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tictactoe.core import Position, Side, Threat, Variant
+from tictactoe.core.variant import column_name
 
 
 @dataclass(frozen=True)
@@ -195,8 +196,7 @@ class BoardView(Widget, can_focus=True):
             parts.append(Static(f"layer {layer + 1}", classes="layer-title"))
         parts.append(Horizontal(
             Static("", classes="label corner"),
-            *(Static(v.cell_name(c).rstrip("0123456789").split(":")[-1],
-                     classes="label collabel") for c in range(v.columns)),
+            *(Static(column_name(c), classes="label collabel") for c in range(v.columns)),
             classes="row"))
         for row in range(v.rows):
             cells: list[Widget] = [Static(str(row + 1), classes="label rowlabel")]

@@ -84,6 +84,8 @@ class WideThreats:
         self.seq = np.zeros(n + 2, dtype=np.int64)
         self.most = max(1, n // 2)
         self._board = board_of(variant)
+        self.exhausted = False
+        """Whether the last question stopped at its bound."""
 
     @property
     def visited(self) -> int:
@@ -119,9 +121,6 @@ class WideThreats:
         if not replays(self._board.variant, prover, opponent, sequence):
             return None, visited  # a hash collision misled the table: believe nothing
         return sequence, visited
-
-    exhausted: bool = False
-    """Whether the last question stopped at its bound."""
 
 
 def replays(variant: Variant, prover: int, opponent: int, moves: list[int]) -> bool:

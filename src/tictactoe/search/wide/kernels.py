@@ -80,29 +80,6 @@ def empty_cell(line: int, state: np.ndarray, line_cells: np.ndarray) -> int:  # 
     return -1
 
 
-@njit(cache=True, nogil=True)
-def threats(side: int, state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray,
-            out: np.ndarray, misc: np.ndarray) -> int:  # pragma: no cover - compiled
-    """The distinct cells where ``side`` has a threat, written to ``out``: how many (at most
-    ``len(out)`` are written, the count goes on)."""
-    k = line_cells.shape[1]
-    other = 2 - side
-    misc[STAMP] += 1
-    n = 0
-    for i in range(counts.shape[0]):
-        if counts[i, side - 1] == k - 1 and counts[i, other] == 0:
-            c = empty_cell(i, state, line_cells)
-            seen = False
-            for q in range(min(n, out.shape[0])):
-                if out[q] == c:
-                    seen = True
-            if not seen:
-                if n < out.shape[0]:
-                    out[n] = c
-                n += 1
-    return n
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _made(c: int, state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray,
           through_ptr: np.ndarray, through: np.ndarray) -> tuple[int, int]:  # pragma: no cover
