@@ -92,10 +92,12 @@ def _slowed(tick: Callable[[_Extractor], None]) -> Callable[[_Extractor], None]:
 
 
 def _without_zones(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The search as before relevance zones and shared pairs, which prove these boards in
-    a few thousand nodes, too fast for a limit to stop the writing."""
+    """The search as before relevance zones, shared pairs and dead cells: zones and shared
+    pairs prove these boards in a few thousand nodes, too fast for a limit to stop the
+    writing."""
     monkeypatch.setitem(driver.DEFAULTS, dfpn.ZONES, 0)
     monkeypatch.setitem(driver.DEFAULTS, dfpn.SHARED, 0)
+    monkeypatch.setitem(driver.DEFAULTS, dfpn.DEAD, 0)
 
 
 def test_the_time_limit_stops_the_writing_and_leaves_no_file(

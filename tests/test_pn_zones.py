@@ -1,4 +1,4 @@
-"""Relevance zones and shared-pair pairings in df-pn (`tictactoe.search.pn.dfpn`).
+"""Relevance zones, shared-pair pairings and dead cells in df-pn (`tictactoe.search.pn.dfpn`).
 
 A disproven node's zone claims: the attacker's extra marks on any empty cells outside it
 leave the win disproven. By monotonicity (an extra mark never hurts its owner) the claim
@@ -16,7 +16,7 @@ import pytest
 from tictactoe.core import Position, Side
 from tictactoe.search.pn import PnSearch
 
-PLAIN = {"zones": 0, "shared": 0}
+PLAIN = {"zones": 0, "shared": 0, "dead": 0}
 
 
 def random_position(variant: str, rng: random.Random, low: int, high: int) -> Position:
@@ -137,3 +137,61 @@ def test_a_wrong_zone_is_refuted() -> None:
         if missing >= 20 and covering >= 20:
             break
     assert missing >= 20 and covering >= 20
+
+
+def dead_cells(position: Position) -> int:
+    """The empty cells every line through which holds marks of both sides, by the rules
+    core's lines (the slow route)."""
+    variant = position.variant
+    out = 0
+    for cell in range(variant.cells):
+        if (position.x | position.o) >> cell & 1:
+            continue
+        through = [line for line in variant.line_masks if line >> cell & 1]
+        if all(line & position.x and line & position.o for line in through):
+            out |= 1 << cell
+    return out
+
+
+@pytest.mark.parametrize(("variant", "least"), [("5x5k4", 20), ("6x5k4", 20), ("4x4x4", 1)])
+def test_live_cells_match_the_rules(variant: str, least: int) -> None:
+    """The kernel's live cells are the empty cells that are not dead by the rules."""
+    import numpy as np
+
+    from tictactoe.search.pn import dfpn
+    from tictactoe.search.pn.tables import tables
+
+    t = tables(Position(variant).variant)
+    rng = random.Random(f"dead {variant}")
+    found = 0
+    for _ in range(200):
+        position = random_position(variant, rng, 6, 30)
+        empty = position.variant.full_mask & ~(position.x | position.o)
+        live = int(dfpn.live_cells(np.uint64(position.x), np.uint64(position.o), t.full,
+                                   t.lines))
+        assert live == empty & ~dead_cells(position), position.to_string()
+        found += bool(empty & ~live)
+    assert found >= least  # positions with dead cells were met
+
+
+@pytest.mark.parametrize(("variant", "count", "low", "high"), [
+    ("5x5k4", 150, 10, 16), ("6x5k4", 150, 10, 16)])
+def test_dead_cells_left_out_agree_with_the_plain_search(variant: str, count: int, low: int,
+                                                         high: int) -> None:
+    """Leaving out moves on dead cells keeps the answer to both questions on positions
+    late enough to have dead cells, and does leave moves out."""
+    rng = random.Random(f"dead cells {variant}")
+    new = {side: PnSearch(variant, table_mb=16, zones=0, shared=0) for side in Side}
+    old = {side: PnSearch(variant, table_mb=16, **PLAIN) for side in Side}
+    cuts = 0
+    outcomes = set()
+    for _ in range(count):
+        position = random_position(variant, rng, low, high)
+        for side in Side:
+            result = new[side].prove(position, attacker=side, interruptible=False)
+            b = old[side].prove(position, attacker=side, interruptible=False).outcome
+            assert result.outcome == b, (position.to_string(), side)
+            outcomes.add(b)
+            cuts += result.stats["dead_cuts"]
+    assert outcomes == {"win", "no-win"}
+    assert cuts > 0

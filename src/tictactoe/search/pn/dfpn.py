@@ -108,6 +108,12 @@ SHARED_AT = TSS_MISC + 27
 SHARED_OPEN = TSS_MISC + 28
 """The shared-pair search is tried only with at most this many open lines per 16 empty
 cells."""
+DEAD = TSS_MISC + 29
+"""Whether moves on dead cells (every line through them holds marks of both sides) are left
+out while another move is open (1) or not (0): such a move changes no line, a pass, and a
+pass never beats a move in these games."""
+DEAD_CUTS = TSS_MISC + 30
+"""Moves on dead cells left out."""
 MISC_SIZE = TSS_MISC + 32
 
 # the table
@@ -355,6 +361,20 @@ def open_info(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
 
 
 @njit(cache=True)
+def live_cells(p: np.uint64, d: np.uint64, full: np.uint64,
+               lines: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """The empty cells on some line that a side can still complete (no mark of the other);
+    the other empty cells are dead."""
+    empty = full & ~(p | d)
+    live = ZERO
+    for i in range(lines.shape[0]):
+        line = lines[i]
+        if line & d == ZERO or line & p == ZERO:
+            live |= line
+    return live & empty
+
+
+@njit(cache=True)
 def sequence_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
                    lines: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
     """The cells a threat sequence uses: the attacker's moves, the forced replies and the
@@ -561,6 +581,17 @@ def _cover(buf: np.ndarray, depth: int, n: int, j: int, covered: np.uint64,
     return covered
 
 
+@njit(cache=True, inline="always")
+def _drop_dead(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray, cells: np.uint64,
+               misc: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """`cells` without the dead ones (`live_cells`), unless none would be left."""
+    live = cells & live_cells(p, d, full, lines)
+    if live == ZERO or live == cells:  # noqa: SIM109 (numba: no tuple membership here)
+        return cells
+    misc[DEAD_CUTS] += popcount(cells & ~live)
+    return live
+
+
 _MID = ("UniTuple(int64, 2)(uint64, uint64, int64, int64, boolean, int64, int64, uint64, "
         "int64, uint64, uint64[::1], int64[:, ::1], int64[::1], int64, uint64[:, :, ::1], "
         "int64[:, ::1], int64[:, ::1], uint64[:, :, ::1], int64[:, ::1], uint64[:, ::1], "
@@ -630,6 +661,8 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
     if is_or:
         _, d_threat, _, _ = scan(p, d, full, lines)
         cells = d_threat if d_threat != ZERO else empty
+        if misc[DEAD] != 0 and d_threat == ZERO:
+            cells = _drop_dead(p, d, full, lines, cells, misc)
         if node_nsym > 1 and d_threat == ZERO:
             cells = orbit_representatives(cells, p, d, hv, depth, node_nsym, perm, sym)
             reduced = cells != empty
@@ -637,6 +670,8 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         cells = mask
     else:
         cells = empty
+        if misc[DEAD] != 0:
+            cells = _drop_dead(p, d, full, lines, cells, misc)
         if node_nsym > 1:
             cells = orbit_representatives(cells, p, d, hv, depth, node_nsym, perm, sym)
         cells = and_children(p, d, depth, full, lines, through, count, k, ttss, misc, seqs,
