@@ -319,3 +319,40 @@ def test_pairing_leaves_are_valid_and_found_at_least_as_often_as_by_the_readable
                 if not m & mine:
                     assert any(m >> a & 1 and m >> b & 1 for a, b in pairs), (name, mine, m)
         assert compiled >= readable > 0
+
+
+@pytest.mark.parametrize("variant", ["5x5k4", "4x8k4", "7x7k5", "4x4x4"])
+def test_the_compiled_matching_agrees_with_the_readable_one(variant: str) -> None:
+    """The proof writer's compiled matching (`matched_pairs`) finds pairs exactly where the
+    readable matching (`find_pairing` with no shared-pair budget) does, and its pairs are
+    a pairing: disjoint empty cells, both cells of a pair inside every line free of the
+    holder's marks."""
+    import random
+
+    from tictactoe.proof.small import find_pairing
+    from tictactoe.proof.threats import board_of
+    from tictactoe.search.pn.proofs import matched_pairs
+
+    board = board_of(Position(variant).variant)
+    rng = random.Random(f"matching {variant}")
+    found = 0
+    for _ in range(300):
+        marks = rng.sample(range(board.variant.cells), rng.randint(2, board.variant.cells // 2))
+        split = rng.randint(0, len(marks))
+        mine = sum(1 << c for c in marks[:split])
+        theirs = sum(1 << c for c in marks[split:])
+        fast = matched_pairs(board, mine, theirs)
+        slow = find_pairing(board, mine, theirs, budget=0)
+        assert (fast is None) == (slow is None), (hex(mine), hex(theirs))
+        if fast is None:
+            continue
+        found += 1
+        used = 0
+        for a, b in fast:
+            pair = 1 << a | 1 << b
+            assert a != b and not pair & (used | mine | theirs)
+            used |= pair
+        for line in board.masks:
+            if not line & mine:
+                assert any(line >> a & 1 and line >> b & 1 for a, b in fast)
+    assert found >= 20

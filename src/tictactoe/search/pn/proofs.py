@@ -42,7 +42,7 @@ from numba import njit
 
 from tictactoe.core import Position, Side, canonical_masks
 from tictactoe.proof.format import Header, NodeWriter, ProofWriter
-from tictactoe.proof.small import PAIRING_BUDGET, find_pairing
+from tictactoe.proof.small import PAIRING_BUDGET
 from tictactoe.proof.threats import Board, board_of, cells_of, stabiliser, threat_cells
 from tictactoe.search.compiled.workspace import shared_pairs
 from tictactoe.search.pn import dfpn as _k
@@ -77,24 +77,70 @@ TSS_BUDGET = 200_000
 checker's own bound for a forced leaf is the same)."""
 
 
+SPARSE_OPEN = 14
+"""Open lines per 16 empty cells up to which the writer seeks shared pairs with the full
+`PAIRING_BUDGET`."""
+
+DENSE_PAIRING_BUDGET = 200
+"""Steps of the shared-pair search past `SPARSE_OPEN`. Measured on (7,7,5)'s proof: there
+the searches mostly fail, each after all its steps; with 2,000 everywhere the proof has
+30,201 lines and takes 20 s to write, with this 33,446 lines and 8 s (none there at all:
+35,037 lines, 6.4 s)."""
+
+_MATCHING = threading.local()
+"""Each thread's scratch for `matched_pairs`, by variant: the lines and the work array."""
+
+
+def matched_pairs(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] | None:
+    """Two empty cells of its own for every line free of `mine`, no cell used twice, as
+    pairs; or None: df-pn's compiled matching (`dfpn.pairing`), the same question as the
+    readable `find_pairing` with no budget for shared pairs.
+
+    >>> from tictactoe.core import Variant
+    >>> b = board_of(Variant.parse("3x3"))
+    >>> matched_pairs(b, 0b101_010_010, 0b010_101_001)  # no line left open
+    []
+    >>> matched_pairs(b, 0b000_010_000, 0b000_000_001) is None  # too many open lines
+    True
+    """
+    arrays = _MATCHING.__dict__.setdefault("arrays", {})
+    variant = board.variant
+    if variant not in arrays:
+        lines = np.array(variant.line_masks, dtype=np.uint64)
+        arrays[variant] = (lines, np.zeros(8 * len(lines) + 64, dtype=np.int64))
+    lines, work = arrays[variant]
+    if not _k.pairing(np.uint64(theirs), np.uint64(mine), np.uint64(board.full), lines, work):
+        return None
+    slots = 2 * sum(1 for m in board.masks if not m & mine)
+    held = work[slots + 64:2 * slots + 64]
+    return [(min(int(held[s]), int(held[s + 1])), max(int(held[s]), int(held[s + 1])))
+            for s in range(0, slots, 2)]
+
+
 def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] | None:
     """Disjoint pairs of empty cells with a pair inside every line free of `mine` (so that
     `mine` holds: it answers each move of the other side in its pair), or None.
 
-    A pair of its own for every line first (`find_pairing`'s matching); else pairs shared
+    A pair of its own for every line first (`matched_pairs`, compiled); else pairs shared
     by overlapping lines, sought by the compiled search (`shared_pairing`, the α-β cut's)
-    within `PAIRING_BUDGET` steps, as the readable `find_pairing` would, only faster. The
-    checker verifies every pairing written against the definition.
+    within `PAIRING_BUDGET` steps, as the readable `find_pairing` would, only faster, or
+    `DENSE_PAIRING_BUDGET` steps where the open lines are dense (more than `SPARSE_OPEN`
+    per 16 empty cells). The checker verifies every pairing written against the
+    definition.
 
     >>> from tictactoe.core import Variant
     >>> b = board_of(Variant.parse("4x8k4"))
     >>> pairing_leaf(b, 0xFFFFFF00, 0)  # row 1 open: c1-d1 and e1-f1 hold its 5 windows
     [(2, 3), (4, 5)]
     """
-    matched = find_pairing(board, mine, theirs, budget=0)
+    matched = matched_pairs(board, mine, theirs)
     if matched is not None:
         return matched
-    pairs = shared_pairs(board.variant, mine, board.full & ~(mine | theirs), PAIRING_BUDGET)
+    empty = board.full & ~(mine | theirs)
+    open_lines = sum(1 for m in board.masks if not m & mine)
+    budget = PAIRING_BUDGET if 16 * open_lines <= SPARSE_OPEN * empty.bit_count() \
+        else DENSE_PAIRING_BUDGET
+    pairs = shared_pairs(board.variant, mine, empty, budget)
     if pairs is None:
         return None
     return [(cells[0], cells[1]) for cells in map(cells_of, pairs)]
