@@ -21,7 +21,7 @@ from tictactoe.analysis.jobs import (
     prove_with_jobs,
 )
 from tictactoe.cli import app
-from tictactoe.core import Position
+from tictactoe.core import Position, TicTacToeError
 from tictactoe.proof import check_proof
 from tictactoe.search.pn import game_value
 
@@ -85,6 +85,46 @@ def test_an_interrupted_run_goes_on_without_running_a_finished_job_again(
     assert run.value == "draw" and run.check is not None
     assert run.jobs_reused >= len(done)
     assert not done & set(first), "a job finished before the interruption ran again"
+
+
+def test_a_job_its_budget_stops_runs_again_with_more_nodes_before_it_is_split(
+        pool: LocalPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --max-job-nodes, a job that its nodes do not settle runs again with four times
+    as many (its file then records the larger budget); a run with growth splits fewer
+    positions into jobs than one without, gives the same value and a proof that checks;
+    and a second run that allows more growth goes on from the folder."""
+    grown = tmp_path / "grown"
+    budgets: list[tuple[str, int, str]] = []
+    keep = JobFolder.save
+
+    def save(self: JobFolder, result: JobResult) -> None:
+        budgets.append((result.position, result.budget, result.outcome))
+        keep(self, result)
+
+    monkeypatch.setattr(JobFolder, "save", save)
+    # tables of their own sizes: a worker keeps its table between runs of the same size
+    run = prove_with_jobs(BOARD, grown, backend=pool, job_nodes=2_000, max_job_nodes=32_000,
+                          table_mb=11)
+    assert run.value == "draw" and run.check is not None and run.check.value == "draw"
+    by_position: dict[str, list[int]] = {}
+    for position, budget, _ in budgets:
+        by_position.setdefault(position, []).append(budget)
+    regrown = [b for b in by_position.values() if len(b) > 1]
+    assert regrown and all(b == sorted(b) and b[1] == 4 * b[0] for b in regrown)
+    assert max(budget for _, budget, _ in budgets) > 2_000
+    plain = prove_with_jobs(BOARD, tmp_path / "plain", backend=pool, job_nodes=2_000,
+                            table_mb=10)
+    assert plain.value == "draw"
+    assert len(by_position) < plain.jobs_run  # fewer positions became jobs
+    # the folder of a run without growth, gone on with growth: its jobs are split as
+    # before (the folder's tree is kept), and none runs again
+    more = prove_with_jobs(BOARD, tmp_path / "plain", backend=pool, job_nodes=2_000,
+                           max_job_nodes=8_000, table_mb=9)
+    assert more.value == "draw" and more.check is not None
+    assert more.jobs_run == 0 and more.jobs_reused > 0
+    with pytest.raises(TicTacToeError, match="must be at least"):
+        prove_with_jobs(BOARD, tmp_path / "bad", backend=pool, job_nodes=5_000,
+                        max_job_nodes=2_000)
 
 
 def test_a_node_limit_stops_the_run_and_the_next_run_finishes(

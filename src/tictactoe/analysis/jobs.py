@@ -41,7 +41,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -62,6 +62,10 @@ DEFAULT_JOB_NODES = 1_000_000
 
 DEFAULT_JOB_TABLE_MB = 256.0
 """Most megabytes of a worker's table unless told."""
+
+JOB_GROWTH = 4
+"""A job that its budget stops is run again with this many times the nodes, up to the
+run's largest budget (`max_job_nodes`), before it is split."""
 
 MIN_JOB_NODES = 1_000
 """A job is not started with fewer nodes than this (the run's node limit is near)."""
@@ -115,6 +119,8 @@ class JobResult:
     lines: int = 0
     fragment: bytes = field(default=b"", repr=False)
     worker: int = 0
+    regrow: int = 0
+    """For an ``unknown`` job: the nodes it runs again with (0: it is split instead)."""
 
     def meta(self) -> dict[str, Any]:
         """The fields but the fragment (the first line of the job's file)."""
@@ -337,8 +343,8 @@ class Node:
     """A position of the master tree, for one question (`attacker` wins?): an OR node where
     the attacker moves, an AND node where the defender does."""
 
-    __slots__ = ("children", "dn", "hint", "move", "outcome", "pn", "position", "running",
-                 "terminal")
+    __slots__ = ("budget", "children", "dn", "hint", "move", "outcome", "pn", "position",
+                 "running", "terminal")
 
     def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
         self.position = position
@@ -346,6 +352,8 @@ class Node:
         self.children: list[Node] | None = None
         self.running = False
         self.hint = -1
+        self.budget = 0
+        """The nodes of this position's next job (0: the run's `job_nodes`)."""
         """The worker that ran the parent's job (its table holds this position's search
         so far), or -1."""
         self.outcome = "unknown"
@@ -607,11 +615,13 @@ class _Driver:
     """Runs the questions' master trees on an executor, within the limits."""
 
     def __init__(self, folder: JobFolder, executor: JobExecutor, *, job_nodes: int,
-                 table_mb: float, nodes: int | None, seconds: float | None,
-                 progress: Callable[[JobProgress], None] | None, fault: str | None) -> None:
+                 max_job_nodes: int, table_mb: float, nodes: int | None,
+                 seconds: float | None, progress: Callable[[JobProgress], None] | None,
+                 fault: str | None) -> None:
         self.folder = folder
         self.executor = executor
         self.job_nodes = job_nodes
+        self.max_job_nodes = max(job_nodes, max_job_nodes)
         self.table_mb = table_mb
         self.limit_nodes = nodes
         self.started = time.perf_counter()
@@ -685,12 +695,14 @@ class _Driver:
                 return
             text = leaf.position.to_string()
             found = self.folder.load(text, attacker.symbol)
-            if found is not None:
+            if found is not None and not self._grows(found):
                 self.jobs_reused += 1
                 question.jobs_reused += 1
                 self._apply(question, leaf, found)
                 continue
-            budget = self.job_nodes
+            if found is not None:  # stopped by its budget: run again with more
+                leaf.budget = max(leaf.budget, min(found.regrow, self.max_job_nodes))
+            budget = leaf.budget = leaf.budget or self.job_nodes
             if self.limit_nodes is not None:
                 budget = min(budget, (self.limit_nodes - self.spent
                                       - self._committed(running)) // 2)
@@ -737,7 +749,7 @@ class _Driver:
             question.jobs_run += 1
             self.spent += result.nodes
             question.nodes += result.nodes
-            short = result.outcome == "unknown" and spec.nodes < self.job_nodes
+            short = result.outcome == "unknown" and spec.nodes < (leaf.budget or self.job_nodes)
             if result.cut or short:
                 left = self.seconds_left()
                 if short or self.stopped is not None or (left is not None and left <= 0):
@@ -745,6 +757,9 @@ class _Driver:
                 # stopped early for another reason: split it, but do not keep it
                 self._apply(question, leaf, result, worker)
                 continue
+            if result.outcome == "unknown" and result.budget < self.max_job_nodes:
+                result = replace(result, regrow=min(self.max_job_nodes,
+                                                    result.budget * JOB_GROWTH))
             self.folder.save(result)
             self._apply(question, leaf, result, worker)
 
@@ -763,11 +778,23 @@ class _Driver:
             running[k] = (self.executor.submit(prove_job, spec, worker=worker), leaf, spec,
                           worker)
 
+    def _grows(self, result: JobResult) -> bool:
+        """Whether a job that its budget stopped runs again with more nodes rather than
+        being split: the run that stopped it said so (`JobResult.regrow`), within this
+        run's largest budget. A folder's jobs are split as the runs before decided."""
+        return result.outcome == "unknown" and \
+            min(result.regrow, self.max_job_nodes) > result.budget
+
     def _apply(self, question: Question, leaf: Node, result: JobResult,
                worker: int = -1) -> None:
         attacker = question.attacker
         question.outcomes[result.outcome] = question.outcomes.get(result.outcome, 0) + 1
-        if result.outcome == "unknown":
+        if self._grows(result) and not result.cut:
+            # run again with more nodes, on the same worker (its table holds the search)
+            leaf.budget = min(result.regrow, self.max_job_nodes)
+            if worker >= 0:
+                leaf.hint = worker
+        elif result.outcome == "unknown":
             _expand(leaf, attacker)
             assert leaf.children is not None
             for child in leaf.children:  # the table of the job's worker knows them
@@ -794,6 +821,7 @@ class _Driver:
 def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: str |
                     JobExecutor = "local", workers: int | None = None,
                     address: str | None = None, job_nodes: int = DEFAULT_JOB_NODES,
+                    max_job_nodes: int | None = None,
                     table_mb: float | None = None, nodes: int | None = None,
                     seconds: float | None = None, out: Path | str | None = None,
                     check: bool = True, progress: Callable[[JobProgress], None] | None = None,
@@ -804,8 +832,10 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
 
     `backend` is ``local``, ``dask`` (with `address`, an existing scheduler) or an executor
     already running (entered: `LocalPool`, `DaskCluster`, `InProcess`); `workers` sizes a
-    pool or a cluster started here. Each worker keeps one table of `table_mb` megabytes
-    between its jobs (default: room for what a job can store, at most
+    pool or a cluster started here. A job has `job_nodes` nodes; one that they do not settle
+    is run again with `JOB_GROWTH` times as many, up to `max_job_nodes` (default: no
+    growth), and then split into its children. Each worker keeps one table of `table_mb`
+    megabytes between its jobs (default: room for what a job can store, at most
     `DEFAULT_JOB_TABLE_MB`). `nodes` bounds the nodes of the jobs run (each job's writing
     counts as much as its search), `seconds` the whole run. A run that a limit stops
     returns the value ``unknown``; the jobs it finished stay in the
@@ -823,10 +853,14 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                                  "cells: proof-number search takes boards of at most 64")
     if job_nodes < MIN_JOB_NODES:
         raise TicTacToeError(f"--job-nodes must be at least {MIN_JOB_NODES:,}, not {job_nodes}")
+    largest = job_nodes if max_job_nodes is None else max_job_nodes
+    if largest < job_nodes:
+        raise TicTacToeError(f"--max-job-nodes ({largest:,}) must be at least --job-nodes "
+                             f"({job_nodes:,})")
     if table_mb is None:
         from tictactoe.search.pn.proofs import table_mb_for
 
-        table_mb = min(DEFAULT_JOB_TABLE_MB, table_mb_for(position, 2 * job_nodes))
+        table_mb = min(DEFAULT_JOB_TABLE_MB, table_mb_for(position, 2 * largest))
     jobs = JobFolder(folder, position)
     executor = backend if not isinstance(backend, str) else \
         open_job_executor(backend, workers, address)
@@ -834,7 +868,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     questions: list[Question] = []
     # an executor given by the caller is running already (the caller starts and stops it)
     with executor if isinstance(backend, str) else contextlib.nullcontext(executor):
-        driver = _Driver(jobs, executor, job_nodes=job_nodes, table_mb=table_mb, nodes=nodes,
+        driver = _Driver(jobs, executor, job_nodes=job_nodes, max_job_nodes=largest,
+                         table_mb=table_mb, nodes=nodes,
                          seconds=seconds, progress=progress,
                          fault=None if fault is None else str(fault))
         for attacker in (mover, mover.other):

@@ -104,6 +104,11 @@ def prove_command(
                                       "fragment may search as many again); a job that "
                                       "needs more is split into its children.")]
     = 1_000_000,
+    max_job_nodes: Annotated[int | None, typer.Option(
+        "--max-job-nodes", min=1000, help="With --jobs: a job that its nodes do not settle "
+                                          "runs again with 4 times as many, up to this, "
+                                          "before it is split (default: --job-nodes, no "
+                                          "growth).", show_default=False)] = None,
 ) -> None:
     """Prove the value of a position by proof-number search, and write the proof.
 
@@ -125,11 +130,13 @@ def prove_command(
             raise fail("--jobs splits the search into jobs itself: it does not take "
                        "--by-replies or --threads")
         _prove_jobs(position, jobs, out=out, backend=backend, address=address,
-                    workers=workers, job_nodes=job_nodes, table_mb=table_mb,
-                    seconds=seconds or None, nodes=nodes, as_json=as_json)
+                    workers=workers, job_nodes=job_nodes, max_job_nodes=max_job_nodes,
+                    table_mb=table_mb, seconds=seconds or None, nodes=nodes,
+                    as_json=as_json)
         return
     for name, given in (("--backend", backend != "local"), ("--address", address),
-                        ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000)):
+                        ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000),
+                        ("--max-job-nodes", max_job_nodes)):
         if given:
             raise fail(f"{name} goes with --jobs DIR (proving by jobs on workers)")
     from tictactoe.core import Position, TicTacToeError
@@ -246,8 +253,8 @@ def prove_command(
 
 def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 address: str | None, workers: int | None, job_nodes: int,
-                table_mb: float | None, seconds: float | None, nodes: int | None,
-                as_json: bool) -> None:
+                max_job_nodes: int | None, table_mb: float | None, seconds: float | None,
+                nodes: int | None, as_json: bool) -> None:
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
     from tictactoe.analysis.jobs import JobProgress, prove_with_jobs
     from tictactoe.proof import ProofError, check_proof
@@ -271,7 +278,7 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
         try:
             run = prove_with_jobs(position, folder, backend=backend, workers=workers,
                                   address=address, job_nodes=job_nodes,
-                                  table_mb=table_mb, nodes=nodes,
+                                  max_job_nodes=max_job_nodes, table_mb=table_mb, nodes=nodes,
                                   seconds=seconds, out=out, check=False, progress=progress)
         except KeyboardInterrupt:
             raise fail(f"interrupted: the finished jobs are kept in {folder}; the same "
