@@ -352,10 +352,10 @@ class Node:
         self.children: list[Node] | None = None
         self.running = False
         self.hint = -1
-        self.budget = 0
-        """The nodes of this position's next job (0: the run's `job_nodes`)."""
         """The worker that ran the parent's job (its table holds this position's search
         so far), or -1."""
+        self.budget = 0
+        """The nodes of this position's next job (0: the run's `job_nodes`)."""
         self.outcome = "unknown"
         """``win``/``no-win`` once solved; a leaf solved by a job has its fragment saved."""
         self.terminal = position.is_game_over()
