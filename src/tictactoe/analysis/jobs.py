@@ -355,7 +355,7 @@ class Node:
         """The worker that ran the parent's job (its table holds this position's search
         so far), or -1."""
         self.budget = 0
-        """The nodes of this position's next job (0: the run's `job_nodes`)."""
+        """The nodes of this position's job, once one is started."""
         self.outcome = "unknown"
         """``win``/``no-win`` once solved; a leaf solved by a job has its fragment saved."""
         self.terminal = position.is_game_over()
@@ -700,9 +700,9 @@ class _Driver:
                 question.jobs_reused += 1
                 self._apply(question, leaf, found)
                 continue
-            if found is not None:  # stopped by its budget: run again with more
-                leaf.budget = max(leaf.budget, min(found.regrow, self.max_job_nodes))
-            budget = leaf.budget = leaf.budget or self.job_nodes
+            # a job its budget stopped runs again with the nodes its run chose
+            budget = leaf.budget = self.job_nodes if found is None else \
+                min(found.regrow, self.max_job_nodes)
             if self.limit_nodes is not None:
                 budget = min(budget, (self.limit_nodes - self.spent
                                       - self._committed(running)) // 2)
@@ -749,7 +749,7 @@ class _Driver:
             question.jobs_run += 1
             self.spent += result.nodes
             question.nodes += result.nodes
-            short = result.outcome == "unknown" and spec.nodes < (leaf.budget or self.job_nodes)
+            short = result.outcome == "unknown" and spec.nodes < leaf.budget
             if result.cut or short:
                 left = self.seconds_left()
                 if short or self.stopped is not None or (left is not None and left <= 0):
@@ -790,8 +790,8 @@ class _Driver:
         attacker = question.attacker
         question.outcomes[result.outcome] = question.outcomes.get(result.outcome, 0) + 1
         if self._grows(result) and not result.cut:
-            # run again with more nodes, on the same worker (its table holds the search)
-            leaf.budget = min(result.regrow, self.max_job_nodes)
+            # it runs again with more nodes (`_fill` reads them from its file), on the same
+            # worker: that worker's table holds its search
             if worker >= 0:
                 leaf.hint = worker
         elif result.outcome == "unknown":

@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 
 from tictactoe.core import BoardTooLargeError, Position
+from tictactoe.core.variant import SMALL_CELLS
 from tictactoe.extras import available
 from tictactoe.proof.strategy import strategy_move
 from tictactoe.search.readable import solve_python
@@ -170,7 +171,7 @@ def quickest_engine(position: Position) -> str:
     True
     """
     variant = position.variant
-    if variant.cells > 64:  # past the kernels' 64 cells: loading them would only cost
+    if variant.cells > SMALL_CELLS:  # past the kernels' 64 cells: loading them would only cost
         return "python"
     if kernels_loaded():
         return "auto"

@@ -55,8 +55,9 @@ DEFAULTS: dict[int, int] = {
     _k.SHARED: 32,
     _k.SHARED_AT: 2,
     _k.SHARED_OPEN: 13,
-    _k.DEAD: 1,              # measured: Patashnik's dictionary (100 entries) 15% fewer
-                             # nodes, (4,8,4) 5.5%, (9,4,4) 3.8%, (7,7,5) the same
+    _k.DEAD: 1,              # measured: Patashnik's dictionary (300 entries) 3% fewer
+                             # nodes, 10% less time; (4,8,4) 3-6% fewer; (9,4,4) 4% fewer
+                             # or 8% more by table size; (7,7,5) the same (docs/proofs.md)
 }
 """The kernels' settings (``misc`` slots) unless a search is given others."""
 
