@@ -5,7 +5,9 @@ LocalCluster bound to 127.0.0.1) costs only its job; a folder of another run is 
 
 from __future__ import annotations
 
+import gzip
 import json
+import lzma
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from tictactoe.analysis.jobs import (
     JobFolderError,
     JobProgress,
     JobResult,
+    decode_fragment,
     prove_with_jobs,
 )
 from tictactoe.cli import app
@@ -207,3 +210,66 @@ def test_ttt_prove_jobs(tmp_path: Path) -> None:
                                        "--seconds", "0.5"])
     assert stopped.exit_code == 1, stopped.output
     assert "unproven: stopped by the time limit" in stopped.output
+
+
+def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of gzip job files (the layout before xz, pairs in any order) is gone on
+    without running a finished job again; ``--compact`` rewrites it as xz with each
+    pairing's pairs in order, smaller, and the proof assembled from it still checks."""
+    folder = tmp_path / "jobs"
+    position = Position(BOARD)
+    first = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
+    assert first.value == "draw"
+    pairings = 0
+    for new in (folder / "done").glob("*.xz"):  # as an older version wrote them
+        head = lzma.LZMADecompressor()
+        meta = head.decompress(new.read_bytes())
+        body = lzma.decompress(head.unused_data) if head.unused_data else b""
+        lines = []
+        for line in body.split(b"\n") if body else []:
+            if line.startswith(b"P "):
+                cells = line.split()[1:]
+                pairs = [cells[i:i + 2][::-1] for i in range(0, len(cells), 2)][::-1]
+                line = b" ".join([b"P", *(c for pair in pairs for c in pair)])
+                pairings += 1
+            lines.append(line)
+        new.with_suffix(".gz").write_bytes(gzip.compress(meta + b"\n".join(lines)))
+        new.unlink()
+    assert pairings > 0
+    (folder / "proof.txt.gz").unlink()
+    saved = _saved_by(monkeypatch)
+    older = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
+    assert older.value == "draw" and older.check is not None and saved == []
+    files = JobFolder(folder, position).count()
+    result = CliRunner().invoke(app, ["prove", BOARD, "--jobs", str(folder), "--compact",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["bytes_after"] < figures["bytes_before"]
+    assert len(saved) == files  # compact() keeps each job again
+    saved.clear()
+    assert not list((folder / "done").glob("*.gz"))
+    assert JobFolder(folder, position).count() == files
+    for path in (folder / "done").glob("*.xz"):
+        meta = json.loads(lzma.LZMADecompressor().decompress(path.read_bytes()))
+        result_ = JobFolder(folder, position).load(meta["position"], meta["attacker"])
+        assert result_ is not None
+        for kind, nodes, _, _ in decode_fragment(result_.fragment):
+            if kind == "P":
+                ordered = [nodes[i:i + 2] for i in range(0, len(nodes), 2)]
+                assert ordered == sorted(ordered) and all(a < b for a, b in ordered)
+    (folder / "proof.txt.gz").unlink()
+    again = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
+    assert again.value == "draw" and again.check is not None and saved == []
+    assert check_proof(folder / "proof.txt.gz").value == "draw"
+
+
+def test_a_damaged_job_file_is_reported(tmp_path: Path) -> None:
+    folder = JobFolder(tmp_path / "jobs", Position("4x4k3"))
+    result = JobResult("8/8 x", "x", "unknown", 5, 0.1, 1, 1, 10)
+    folder.save(result)
+    (path,) = (tmp_path / "jobs" / "done").glob("*.xz")
+    path.write_bytes(path.read_bytes()[:10])
+    with pytest.raises(JobFolderError, match="cannot read the job file"):
+        folder.load("8/8 x", "x")

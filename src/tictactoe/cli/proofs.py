@@ -109,6 +109,10 @@ def prove_command(
                                           "runs again with 4 times as many, up to this, "
                                           "before it is split (default: --job-nodes, no "
                                           "growth).", show_default=False)] = None,
+    compact: Annotated[bool, typer.Option(
+        "--compact", help="With --jobs: write the folder's job files of older versions "
+                          "(gzip) in today's smaller format (xz, about half the bytes), "
+                          "then stop.")] = False,
 ) -> None:
     """Prove the value of a position by proof-number search, and write the proof.
 
@@ -129,6 +133,9 @@ def prove_command(
         if by_replies or (threads is not None and threads > 1):
             raise fail("--jobs splits the search into jobs itself: it does not take "
                        "--by-replies or --threads")
+        if compact:
+            _compact_jobs(position, jobs, as_json=as_json)
+            return
         _prove_jobs(position, jobs, out=out, backend=backend, address=address,
                     workers=workers, job_nodes=job_nodes, max_job_nodes=max_job_nodes,
                     table_mb=table_mb, seconds=seconds or None, nodes=nodes,
@@ -136,7 +143,7 @@ def prove_command(
         return
     for name, given in (("--backend", backend != "local"), ("--address", address),
                         ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000),
-                        ("--max-job-nodes", max_job_nodes)):
+                        ("--max-job-nodes", max_job_nodes), ("--compact", compact)):
         if given:
             raise fail(f"{name} goes with --jobs DIR (proving by jobs on workers)")
     from tictactoe.core import Position, TicTacToeError
@@ -249,6 +256,29 @@ def prove_command(
                           f"ttt check-proof {out}", soft_wrap=True)
     if not value.proven:
         raise typer.Exit(1)
+
+
+def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
+    """``ttt prove --jobs DIR --compact``: older job files rewritten as xz."""
+    from tictactoe.analysis.jobs import JobFolder
+    from tictactoe.core import Position
+
+    if not (folder / "jobs.json").is_file():
+        raise fail(f"{folder} is not a job folder (it has no jobs.json)")
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
+                  transient=True, disable=not errors.is_terminal) as bar:
+        task = bar.add_task("compacting", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, description=f"compacting {folder}: {done:,} of {total:,} "
+                                         "older job files")
+
+        before, after = JobFolder(folder, Position(position)).compact(progress)
+    if as_json:
+        print(json.dumps({"folder": str(folder), "bytes_before": before,
+                          "bytes_after": after}))
+    else:
+        console.print(f"{folder}: {before:,} bytes before, {after:,} after")
 
 
 def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,

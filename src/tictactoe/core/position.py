@@ -300,6 +300,17 @@ character 5 of '3/3/2 x')
         return self.occupied.bit_count()
 
     @property
+    def holds_by_strategy_stealing(self) -> bool:
+        """Whether strategy stealing shows that the side to move does not lose: at the empty
+        board, the first player (an extra mark never hurts its owner in these games, so a
+        winning strategy of the second player would win for the first).
+
+        >>> [Position(p).holds_by_strategy_stealing for p in ("3x3", "x2/3/3 o")]
+        [True, False]
+        """
+        return self.ply == 0
+
+    @property
     def move_stack(self) -> list[int]:
         """The moves pushed since the position was set up (a copy)."""
         return list(self._stack)

@@ -366,7 +366,7 @@ class PnSearch:
             return PnValue(position.to_string(), mover.symbol, (first,))
         if first.outcome == "unknown":
             return PnValue(position.to_string(), "unknown", (first,))
-        if stealing and position.ply == 0:
+        if stealing and position.holds_by_strategy_stealing:
             return PnValue(position.to_string(), "draw", (first,))
         left_nodes = None if nodes is None else max(1, nodes - first.nodes)
         left_seconds = None if seconds is None else max(

@@ -125,7 +125,8 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     by overlapping lines, sought by the compiled search (`shared_pairing`, the α-β cut's)
     within `PAIRING_BUDGET` steps, as the readable `find_pairing` would, only faster, or
     `DENSE_PAIRING_BUDGET` steps where the open lines are dense (more than `SPARSE_OPEN`
-    per 16 empty cells). The checker verifies every pairing written against the
+    per 16 empty cells). The pairs come in order, so that the pairings of near positions
+    read alike and compress well. The checker verifies every pairing written against the
     definition.
 
     >>> from tictactoe.core import Variant
@@ -135,7 +136,7 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     """
     matched = matched_pairs(board, mine, theirs)
     if matched is not None:
-        return matched
+        return sorted(matched)
     empty = board.full & ~(mine | theirs)
     open_lines = sum(1 for m in board.masks if not m & mine)
     budget = PAIRING_BUDGET if 16 * open_lines <= SPARSE_OPEN * empty.bit_count() \
@@ -143,7 +144,7 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     pairs = shared_pairs(board.variant, mine, empty, budget)
     if pairs is None:
         return None
-    return [(cells[0], cells[1]) for cells in map(cells_of, pairs)]
+    return sorted((cells[0], cells[1]) for cells in map(cells_of, pairs))
 
 
 @dataclass(frozen=True)
@@ -747,7 +748,7 @@ def write_pn_proof(position: Position | str, target: str | os.PathLike[str] | IO
     extra.setdefault("generator", "tictactoe.search.pn")
     writer = ProofWriter(target, position=position, value=mover.symbol if win else "draw",
                          **extra)
-    stolen = not win and stealing and position.ply == 0  # the second hold is one line
+    stolen = not win and stealing and position.holds_by_strategy_stealing  # one-line hold
     if stolen:
         value = PnValue(root, "draw", (asked,))
     extractor = _Extractor(search, writer, limits, sections=1 if win or stolen else 2,
