@@ -196,14 +196,18 @@ def test_the_job_options_need_jobs() -> None:
     assert result.exit_code == 2 and "does not take --by-replies" in result.output
 
 
-def test_ttt_prove_jobs(tmp_path: Path) -> None:
+def test_ttt_prove_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The figures as JSON on stdout; with stderr not a terminal (a log), progress lines
+    there instead of the live view (one a minute, here every time)."""
+    monkeypatch.setattr("tictactoe.cli.proofs.LOG_EVERY", 0.0)
     folder = tmp_path / "jobs"
     args = ["prove", "4x4k3", "--jobs", str(folder), "--workers", "1", "--json"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    figures = json.loads(result.output)
+    figures = json.loads(result.stdout)
     assert figures["value"] == "x" and figures["checked"] and figures["jobs_reused"] == 0
-    again = json.loads(CliRunner().invoke(app, args).output)
+    assert "] does X win? jobs: " in result.stderr and "settled" in result.stderr
+    again = json.loads(CliRunner().invoke(app, args).stdout)
     assert again["value"] == "x" and again["jobs_run"] == 0 and again["jobs_reused"] > 0
     stopped = CliRunner().invoke(app, ["prove", BOARD, "--jobs", str(tmp_path / "timed"),
                                        "--workers", "1", "--job-nodes", "10000",
@@ -245,7 +249,7 @@ def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: P
     result = CliRunner().invoke(app, ["prove", BOARD, "--jobs", str(folder), "--compact",
                                       "--json"])
     assert result.exit_code == 0, result.output
-    figures = json.loads(result.output)
+    figures = json.loads(result.stdout)
     assert figures["bytes_after"] < figures["bytes_before"]
     assert len(saved) == files  # compact() keeps each job again
     saved.clear()

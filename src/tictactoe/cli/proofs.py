@@ -295,15 +295,20 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                   transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task("starting the workers", total=None)
 
+        logged = [-LOG_EVERY]
+
         def progress(state: JobProgress) -> None:
             left = state.estimate
             guess = "" if left is None else f", about {_duration(left)} left"
-            bar.update(task, description=(
-                f"does {state.attacker.upper()} win? jobs: {state.done:,} done "
-                f"({state.reused:,} from the folder), {state.running} running, "
-                f"{state.pending:,} pending; root pn {_number(state.root_pn)} dn "
-                f"{_number(state.root_dn)}; {state.rate:,.0f} nodes/s; "
-                f"{state.share:.1%} settled{guess}"))
+            text = (f"does {state.attacker.upper()} win? jobs: {state.done:,} done "
+                    f"({state.reused:,} from the folder), {state.running} running, "
+                    f"{state.pending:,} pending; root pn {_number(state.root_pn)} dn "
+                    f"{_number(state.root_dn)}; {state.rate:,.0f} nodes/s; "
+                    f"{state.share:.1%} settled{guess}")
+            bar.update(task, description=text)
+            if not errors.is_terminal and state.seconds - logged[0] >= LOG_EVERY:
+                logged[0] = state.seconds  # a log of a long run: a line now and then
+                errors.print(f"[{_duration(state.seconds)}] {text}", soft_wrap=True)
 
         try:
             run = prove_with_jobs(position, folder, backend=backend, workers=workers,
@@ -340,6 +345,11 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                           soft_wrap=True)
     if run.value == "unknown":
         raise typer.Exit(1)
+
+
+LOG_EVERY = 60.0
+"""Seconds between the progress lines of ``ttt prove --jobs`` when its error stream is not a
+terminal (a log file): the live view needs one."""
 
 
 def _duration(seconds: float) -> str:
