@@ -56,6 +56,7 @@ FORMAT = 1
 """Version of the job folder's layout."""
 
 XZ_MAGIC = b"\xfd7zXZ\x00"
+"""The first bytes of an xz stream (a gzip one starts ``1f 8b``)."""
 
 MANIFEST = "jobs.json"
 """The file that says what a job folder proves."""
