@@ -20,11 +20,16 @@ from tictactoe.analysis.jobs import (
     JobFolderError,
     JobProgress,
     JobResult,
+    Node,
+    _expand,
+    _select,
+    _update,
+    classes,
     decode_fragment,
     prove_with_jobs,
 )
 from tictactoe.cli import app
-from tictactoe.core import Position, TicTacToeError
+from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.proof import check_proof
 from tictactoe.search.pn import game_value
 
@@ -277,3 +282,25 @@ def test_a_damaged_job_file_is_reported(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:10])
     with pytest.raises(JobFolderError, match="cannot read the job file"):
         folder.load("8/8 x", "x")
+
+
+def test_the_master_tree_goes_on_with_a_split_reply_before_trying_every_other() -> None:
+    """After the defender's reply r0 is split and all but two of its children are settled,
+    the next job is one of those two, not a reply never tried: an open leaf counts its
+    moves (up to symmetry) for the side that needs them all, as df-pn does."""
+    attacker = Side.X
+    after = Position(BOARD).play(Position(BOARD).variant.parse_cell("d2"))  # O to move
+    node = Node(after, None, attacker)
+    _expand(node, attacker)
+    assert node.children is not None and len(node.children) > 2
+    reply = node.children[0]
+    _expand(reply, attacker)
+    assert reply.children is not None and len(reply.children) > 2
+    for child in reply.children[2:]:
+        child.outcome = "no-win"
+    _update(node, attacker)
+    fresh = node.children[1]
+    assert fresh.children is None and fresh.dn == len(classes(fresh.position)) > 2
+    assert reply.dn == 2
+    chosen = _select(node, attacker, {})
+    assert chosen in reply.children[:2]

@@ -410,8 +410,8 @@ class Node:
     """A position of the master tree, for one question (`attacker` wins?): an OR node where
     the attacker moves, an AND node where the defender does."""
 
-    __slots__ = ("budget", "children", "dn", "hint", "move", "outcome", "pn", "position",
-                 "running", "terminal")
+    __slots__ = ("budget", "children", "dn", "hint", "move", "moves", "outcome", "pn",
+                 "position", "running", "terminal")
 
     def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
         self.position = position
@@ -425,6 +425,9 @@ class Node:
         """The nodes of this position's job, once one is started."""
         self.outcome = "unknown"
         """``win``/``no-win`` once solved; a leaf solved by a job has its fragment saved."""
+        self.moves = -1
+        """The side to move's moves up to symmetry (`classes`), once an open leaf needs
+        them for its numbers."""
         self.terminal = position.is_game_over()
         if self.terminal:
             self.outcome = "win" if position.winner() is attacker else "no-win"
@@ -437,6 +440,19 @@ class Node:
 
 def _numbers(outcome: str) -> tuple[int, int]:
     return {"win": (0, INF), "no-win": (INF, 0)}.get(outcome, (1, 1))
+
+
+def _open_leaf_numbers(node: Node, attacker: Side) -> tuple[int, int]:
+    """An open leaf's proof and disproof numbers: 1 for the side that needs one move, and
+    the count of moves (up to symmetry) for the side that needs them all, as df-pn counts
+    an unexpanded node (its ``and_pn``). With 1 and 1, a defender's node whose best reply
+    was split (its disproof number the sum of its children's) always lost to a sibling
+    reply never tried, so every reply was tried, each as a job of the largest budget,
+    before any went deeper; counted by moves, a split reply whose children are mostly
+    settled is gone on with."""
+    if node.moves < 0:
+        node.moves = max(1, len(classes(node.position)))
+    return (1, node.moves) if node.position.turn is attacker else (node.moves, 1)
 
 
 @dataclass
@@ -468,7 +484,8 @@ def _update(node: Node, attacker: Side, virtual: bool = False) -> None:
             node.pn, node.dn = _numbers("no-win" if node.position.turn is attacker
                                         else "win")
         else:
-            node.pn, node.dn = _numbers(node.outcome) if node.solved else (1, 1)
+            node.pn, node.dn = _numbers(node.outcome) if node.solved \
+                else _open_leaf_numbers(node, attacker)
         return
     for child in node.children:
         _update(child, attacker, virtual)
