@@ -304,3 +304,21 @@ def test_the_master_tree_goes_on_with_a_split_reply_before_trying_every_other() 
     assert reply.dn == 2
     chosen = _select(node, attacker, {})
     assert chosen in reply.children[:2]
+
+
+def test_a_job_run_again_replaces_its_older_gzip_file(tmp_path: Path) -> None:
+    """A job of an older folder run again (with more nodes) is saved as xz and its gzip
+    file removed; a stale gzip file beside a newer xz one is dropped by ``compact``, not
+    written over the newer result."""
+    folder = JobFolder(tmp_path / "jobs", Position("4x4k3"))
+    older = JobResult("8/8 x", "x", "unknown", 10, 0.1, 1, 1, 10, regrow=40)
+    gz = tmp_path / "jobs" / "done" / f"{folder._file('8/8 x', 'x').stem}.gz"
+    gz.write_bytes(gzip.compress(json.dumps(older.meta()).encode() + b"\n"))
+    loaded = folder.load("8/8 x", "x")
+    assert loaded is not None and loaded.budget == 10
+    folder.save(JobResult("8/8 x", "x", "unknown", 40, 0.4, 1, 1, 40))
+    assert not gz.exists()
+    gz.write_bytes(gzip.compress(json.dumps(older.meta()).encode() + b"\n"))
+    folder.compact()
+    again = folder.load("8/8 x", "x")
+    assert not gz.exists() and again is not None and again.budget == 40

@@ -318,6 +318,8 @@ class JobFolder:
         if fragment and not fragment.startswith(XZ_MAGIC):
             fragment = lzma.compress(unpack(fragment), preset=FRAGMENT_PRESET)
         _write_atomic(self._file(result.position, result.attacker), head + fragment)
+        # an older gzip file of the same job (a job run again with more nodes) is stale now
+        self._file(result.position, result.attacker, ".gz").unlink(missing_ok=True)
 
     def load(self, position: str, attacker: str) -> JobResult | None:
         """The job's result if a run finished it, else None."""
@@ -360,13 +362,15 @@ class JobFolder:
         for done, old in enumerate(older):
             if progress is not None:
                 progress(done, len(older))
+            if old.with_suffix(".xz").exists():  # stale: the job ran again since
+                old.unlink()
+                continue
             head, _, body = gzip.decompress(old.read_bytes()).partition(b"\n")
             meta = json.loads(head)
             lines = [ordered_pairs(line) for line in body.split(b"\n")] if body else []
             fragment = lzma.compress(b"\n".join(lines), preset=FRAGMENT_PRESET) \
                 if body else b""
-            self.save(JobResult(**meta, fragment=fragment))
-            old.unlink()
+            self.save(JobResult(**meta, fragment=fragment))  # removes the gzip file
         return before, self.size()
 
     def size(self) -> int:
