@@ -223,8 +223,8 @@ def test_ttt_prove_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """A folder of gzip job files (the layout before xz, pairs in any order) is gone on
-    without running a finished job again; ``--compact`` rewrites it as xz with each
+    """The writer puts each pairing's pairs in order. A folder of gzip job files (the
+    layout before xz, pairs in any order) is gone on without running a finished job again; ``--compact`` rewrites it as xz with each
     pairing's pairs in order, smaller, and the proof assembled from it still checks."""
     folder = tmp_path / "jobs"
     position = Position(BOARD)
@@ -239,6 +239,8 @@ def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: P
         for line in body.split(b"\n") if body else []:
             if line.startswith(b"P "):
                 cells = line.split()[1:]
+                written = [tuple(map(int, cells[i:i + 2])) for i in range(0, len(cells), 2)]
+                assert written == sorted(written) and all(a < b for a, b in written)
                 pairs = [cells[i:i + 2][::-1] for i in range(0, len(cells), 2)][::-1]
                 line = b" ".join([b"P", *(c for pair in pairs for c in pair)])
                 pairings += 1

@@ -219,8 +219,8 @@ def unpack(data: bytes) -> bytes:
 
 
 def ordered_pairs(line: bytes) -> bytes:
-    """A node line with a pairing's pairs in order (each pair's cells too); other lines as
-    they are.
+    """A node line with a pairing's pairs in order (each pair's cells too), as
+    `ProofWriter.pairing` now writes them; other lines as they are.
 
     >>> ordered_pairs(b"P 9 2 0 5"), ordered_pairs(b"M 4")
     (b'P 0 5 2 9', b'M 4')
@@ -314,10 +314,7 @@ class JobFolder:
         """Keep a finished job (not one the run's limits cut): two xz streams, its figures
         (a JSON line) and its fragment as the worker compressed it."""
         head = lzma.compress(json.dumps(result.meta()).encode() + b"\n", preset=1)
-        fragment = result.fragment
-        if fragment and not fragment.startswith(XZ_MAGIC):
-            fragment = lzma.compress(unpack(fragment), preset=FRAGMENT_PRESET)
-        _write_atomic(self._file(result.position, result.attacker), head + fragment)
+        _write_atomic(self._file(result.position, result.attacker), head + result.fragment)
         # an older gzip file of the same job (a job run again with more nodes) is stale now
         self._file(result.position, result.attacker, ".gz").unlink(missing_ok=True)
 
@@ -414,7 +411,7 @@ class Node:
     """A position of the master tree, for one question (`attacker` wins?): an OR node where
     the attacker moves, an AND node where the defender does."""
 
-    __slots__ = ("budget", "children", "dn", "hint", "move", "moves", "outcome", "pn",
+    __slots__ = ("_moves", "budget", "children", "dn", "hint", "move", "outcome", "pn",
                  "position", "running", "terminal")
 
     def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
@@ -429,9 +426,7 @@ class Node:
         """The nodes of this position's job, once one is started."""
         self.outcome = "unknown"
         """``win``/``no-win`` once solved; a leaf solved by a job has its fragment saved."""
-        self.moves = -1
-        """The side to move's moves up to symmetry (`classes`), once an open leaf needs
-        them for its numbers."""
+        self._moves: list[int] | None = None
         self.terminal = position.is_game_over()
         if self.terminal:
             self.outcome = "win" if position.winner() is attacker else "no-win"
@@ -440,6 +435,15 @@ class Node:
     @property
     def solved(self) -> bool:
         return self.outcome != "unknown"
+
+    @property
+    def moves(self) -> list[int]:
+        """The side to move's moves, one per class under the symmetries that keep the
+        position (`classes`), worked out once: for an open leaf's numbers, then its
+        children."""
+        if self._moves is None:
+            self._moves = classes(self.position)
+        return self._moves
 
 
 def _numbers(outcome: str) -> tuple[int, int]:
@@ -454,9 +458,8 @@ def _open_leaf_numbers(node: Node, attacker: Side) -> tuple[int, int]:
     reply never tried, so every reply was tried, each as a job of the largest budget,
     before any went deeper; counted by moves, a split reply whose children are mostly
     settled is gone on with."""
-    if node.moves < 0:
-        node.moves = max(1, len(classes(node.position)))
-    return (1, node.moves) if node.position.turn is attacker else (node.moves, 1)
+    count = max(1, len(node.moves))
+    return (1, count) if node.position.turn is attacker else (count, 1)
 
 
 @dataclass
@@ -540,7 +543,7 @@ def _select(root: Node, attacker: Side, memo: dict[int, bool]) -> Node | None:
 
 
 def _expand(node: Node, attacker: Side) -> None:
-    node.children = [Node(node.position.play(c), c, attacker) for c in classes(node.position)]
+    node.children = [Node(node.position.play(c), c, attacker) for c in node.moves]
 
 
 def _frontier(node: Node) -> tuple[int, int]:

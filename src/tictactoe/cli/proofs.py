@@ -260,11 +260,11 @@ def prove_command(
 
 def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
     """``ttt prove --jobs DIR --compact``: older job files rewritten as xz."""
-    from tictactoe.analysis.jobs import JobFolder
+    from tictactoe.analysis.jobs import MANIFEST, JobFolder
     from tictactoe.core import Position
 
-    if not (folder / "jobs.json").is_file():
-        raise fail(f"{folder} is not a job folder (it has no jobs.json)")
+    if not (folder / MANIFEST).is_file():
+        raise fail(f"{folder} is not a job folder (it has no {MANIFEST})")
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
                   transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task("compacting", total=None)
@@ -295,9 +295,10 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                   transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task("starting the workers", total=None)
 
-        logged = [-LOG_EVERY]
+        logged = -LOG_EVERY  # when the last log line was printed
 
         def progress(state: JobProgress) -> None:
+            nonlocal logged
             left = state.estimate
             guess = "" if left is None else f", about {_duration(left)} left"
             text = (f"does {state.attacker.upper()} win? jobs: {state.done:,} done "
@@ -306,8 +307,8 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                     f"{_number(state.root_dn)}; {state.rate:,.0f} nodes/s; "
                     f"{state.share:.1%} settled{guess}")
             bar.update(task, description=text)
-            if not errors.is_terminal and state.seconds - logged[0] >= LOG_EVERY:
-                logged[0] = state.seconds  # a log of a long run: a line now and then
+            if not errors.is_terminal and state.seconds - logged >= LOG_EVERY:
+                logged = state.seconds  # a log of a long run: a line now and then
                 errors.print(f"[{_duration(state.seconds)}] {text}", soft_wrap=True)
 
         try:

@@ -484,8 +484,11 @@ class NodeWriter:
 
     def pairing(self, pairs: Iterable[tuple[int, int]]) -> int:
         """``P a1 b1 a2 b2 ...``: a pairing strategy holds (hold sections only), at the
-        prover's turn or, from version 2 on, at the opponent's."""
-        return self.node("P", [c for pair in pairs for c in pair])
+        prover's turn or, from version 2 on, at the opponent's. The pairs are written in
+        order, each pair's cells too, so that the pairings of near positions read alike and
+        compress well."""
+        ordered = sorted((min(a, b), max(a, b)) for a, b in pairs)
+        return self.node("P", [c for pair in ordered for c in pair])
 
     def end(self) -> int:
         """``E``: the board is full."""

@@ -125,8 +125,7 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     by overlapping lines, sought by the compiled search (`shared_pairing`, the α-β cut's)
     within `PAIRING_BUDGET` steps, as the readable `find_pairing` would, only faster, or
     `DENSE_PAIRING_BUDGET` steps where the open lines are dense (more than `SPARSE_OPEN`
-    per 16 empty cells). The pairs come in order, so that the pairings of near positions
-    read alike and compress well. The checker verifies every pairing written against the
+    per 16 empty cells). The checker verifies every pairing written against the
     definition.
 
     >>> from tictactoe.core import Variant
@@ -136,7 +135,7 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     """
     matched = matched_pairs(board, mine, theirs)
     if matched is not None:
-        return sorted(matched)
+        return matched
     empty = board.full & ~(mine | theirs)
     open_lines = sum(1 for m in board.masks if not m & mine)
     budget = PAIRING_BUDGET if 16 * open_lines <= SPARSE_OPEN * empty.bit_count() \
@@ -144,7 +143,7 @@ def pairing_leaf(board: Board, mine: int, theirs: int) -> list[tuple[int, int]] 
     pairs = shared_pairs(board.variant, mine, empty, budget)
     if pairs is None:
         return None
-    return sorted((cells[0], cells[1]) for cells in map(cells_of, pairs))
+    return [(cells[0], cells[1]) for cells in map(cells_of, pairs)]
 
 
 @dataclass(frozen=True)
