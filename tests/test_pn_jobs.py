@@ -224,8 +224,9 @@ def test_ttt_prove_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The writer puts each pairing's pairs in order. A folder of gzip job files (the
-    layout before xz, pairs in any order) is gone on without running a finished job again; ``--compact`` rewrites it as xz with each
-    pairing's pairs in order, smaller, and the proof assembled from it still checks."""
+    layout before xz, pairs in any order) is gone on without running a finished job
+    again; ``--compact`` rewrites it as xz with each pairing's pairs in order, smaller, and
+    the proof assembled from it still checks."""
     folder = tmp_path / "jobs"
     position = Position(BOARD)
     first = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
