@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from tictactoe.analysis.backends import DaskCluster, LocalPool
 from tictactoe.analysis.jobs import (
+    InProcess,
     JobFolder,
     JobFolderError,
     JobProgress,
@@ -23,6 +24,7 @@ from tictactoe.analysis.jobs import (
     Node,
     _expand,
     _select,
+    _share,
     _update,
     classes,
     decode_fragment,
@@ -89,10 +91,16 @@ def test_an_interrupted_run_goes_on_without_running_a_finished_job_again(
     assert len(first) >= 4 and not (folder / "proof.txt.gz").exists()
     done = set(first)
     first.clear()
-    run = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
+    states: list[JobProgress] = []
+    run = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16,
+                          progress=states.append)
     assert run.value == "draw" and run.check is not None
     assert run.jobs_reused >= len(done)
     assert not done & set(first), "a job finished before the interruption ran again"
+    # the estimate's pace leaves out what the folder had settled before this run
+    started = [s for s in states if s.start_seconds > 0]
+    assert started and started[0].start_share > 0
+    assert all(s.share >= s.start_share for s in started)
 
 
 def test_a_job_its_budget_stops_runs_again_with_more_nodes_before_it_is_split(
@@ -199,6 +207,34 @@ def test_the_job_options_need_jobs() -> None:
     assert result.exit_code == 2 and "--workers goes with --jobs DIR" in result.output
     result = CliRunner().invoke(app, ["prove", "3x3", "--jobs", "x", "--by-replies"])
     assert result.exit_code == 2 and "does not take --by-replies" in result.output
+    result = CliRunner().invoke(app, ["prove", "3x3", "--epsilon", "0.6"])
+    assert result.exit_code == 2 and "--epsilon goes with --jobs DIR" in result.output
+
+
+def test_the_jobs_search_with_the_epsilon_they_are_given(tmp_path: Path) -> None:
+    """`epsilon` reaches each job's df-pn search (its threshold factor), and the value and
+    the proof do not depend on it; an epsilon out of range is refused before any job."""
+    from tictactoe.analysis import jobs
+    from tictactoe.search.pn.driver import OPTIONS
+
+    wide = prove_with_jobs(BOARD, tmp_path / "wide", backend=InProcess(),
+                           job_nodes=JOB_NODES, table_mb=16, epsilon=0.6)
+    (search,) = jobs._SEARCHES.values()
+    assert search.misc[OPTIONS["epsilon"]] == 1638
+    plain = prove_with_jobs(BOARD, tmp_path / "plain", backend=InProcess(),
+                            job_nodes=JOB_NODES, table_mb=16)
+    (search,) = jobs._SEARCHES.values()
+    assert search.misc[OPTIONS["epsilon"]] == 1280
+    assert wide.value == plain.value == "draw"
+    assert wide.check is not None and plain.check is not None
+    assert wide.nodes != plain.nodes  # the two searches differ
+    for bad in (0.0, 4.5):
+        with pytest.raises(TicTacToeError, match="epsilon must be more than 0 and at most 4"):
+            prove_with_jobs(BOARD, tmp_path / f"bad{bad}", backend=InProcess(), epsilon=bad)
+        assert not (tmp_path / f"bad{bad}").exists()
+    result = CliRunner().invoke(app, ["prove", "3x3", "--jobs", str(tmp_path / "cli"),
+                                      "--epsilon", "0"])
+    assert result.exit_code == 2 and "epsilon must be more than 0" in result.output
 
 
 def test_ttt_prove_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -307,6 +343,25 @@ def test_the_master_tree_goes_on_with_a_split_reply_before_trying_every_other() 
     assert reply.dn == 2
     chosen = _select(node, attacker, {})
     assert chosen in reply.children[:2]
+
+
+def test_the_share_settled_counts_one_refutation_where_one_is_enough() -> None:
+    """Where the defender moves, one settled reply settles the node (toward the
+    attacker's defeat); where the attacker moves, every child counts alike."""
+    attacker = Side.X
+    root = Node(Position(BOARD), None, attacker)
+    _expand(root, attacker)
+    assert root.children is not None
+    first = root.children[0]
+    _expand(first, attacker)
+    assert first.children is not None and len(first.children) > 2
+    assert _share(root, attacker) == 0.0
+    first.children[1].outcome = "no-win"  # one refutation of the first move
+    assert _share(first, attacker) == 1.0
+    assert _share(root, attacker) == pytest.approx(1 / len(root.children))
+    first.children[1].outcome = "win"  # toward a win the defender's replies all count
+    assert _share(first, attacker) == pytest.approx(1 / len(first.children))
+    assert _share(root, attacker) == _share(first, attacker)
 
 
 def test_a_job_run_again_replaces_its_older_gzip_file(tmp_path: Path) -> None:

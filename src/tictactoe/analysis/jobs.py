@@ -107,6 +107,8 @@ class JobSpec:
     fault: str | None = None
     """Fault injection for the tests: a file that the first job to see it claims (renames
     to ``.claimed``); that job then kills its own process after its search."""
+    epsilon: float | None = None
+    """df-pn's threshold factor 1 + `epsilon` (`epsilon_setting`); None: the default."""
 
 
 @dataclass(frozen=True)
@@ -138,8 +140,9 @@ class JobResult:
         return data
 
 
-_SEARCHES: dict[tuple[str, float], Any] = {}
-"""Each worker process's searches, kept between jobs (by variant and table size)."""
+_SEARCHES: dict[tuple[str, float, float | None], Any] = {}
+"""Each worker process's searches, kept between jobs (by variant, table size and
+epsilon)."""
 
 
 def prove_job(spec: JobSpec) -> JobResult:
@@ -151,16 +154,19 @@ def prove_job(spec: JobSpec) -> JobResult:
     ('win', [('W', (2,), 0, ())])
     """
     from tictactoe.search.pn import PnSearch
+    from tictactoe.search.pn.driver import epsilon_setting
     from tictactoe.search.pn.proofs import _Extractor, _Limits, _Recorded, _Stop
 
     started = time.perf_counter()
     position = Position(spec.position)
     attacker = Side.parse(spec.attacker)
-    key = (position.variant.name, spec.table_mb)
+    key = (position.variant.name, spec.table_mb, spec.epsilon)
     search = _SEARCHES.get(key)
     if search is None:
         _SEARCHES.clear()  # one table per worker
-        search = _SEARCHES[key] = PnSearch(position.variant, table_mb=spec.table_mb)
+        options = {} if spec.epsilon is None else {"epsilon": epsilon_setting(spec.epsilon)}
+        search = _SEARCHES[key] = PnSearch(position.variant, table_mb=spec.table_mb,
+                                           **options)
     result = search.prove(position, attacker=attacker, nodes=spec.nodes, seconds=spec.seconds)
     if spec.fault is not None:
         _maybe_fail(Path(spec.fault))
@@ -560,14 +566,25 @@ def _frontier(node: Node) -> tuple[int, int]:
     return pending, running
 
 
-def _share(node: Node) -> float:
-    """The share of the tree settled: 1 for a solved node, 0 for an open leaf, else the mean
-    of its children's (an estimate: every child weighs the same)."""
+def _share(node: Node, attacker: Side) -> float:
+    """The share of the tree settled (an estimate): the larger of the shares toward the
+    attacker's win and toward its defeat (`_share_toward`)."""
+    return max(_share_toward(node, attacker, True), _share_toward(node, attacker, False))
+
+
+def _share_toward(node: Node, attacker: Side, win: bool) -> float:
+    """The share of the tree settled toward the attacker's win (`win`) or its defeat: 1 for
+    a node solved that way, 0 for one solved the other way or open; else, where the side
+    that proves it moves, its best child's (it needs only one), and elsewhere the mean of
+    its children's (every child weighs the same)."""
     if node.solved:
-        return 1.0
+        return 1.0 if (node.outcome == "win") == win else 0.0
     if node.children is None:
         return 0.0
-    return sum(_share(c) for c in node.children) / len(node.children)
+    shares = [_share_toward(c, attacker, win) for c in node.children]
+    if (node.position.turn is attacker) == win:
+        return max(shares)
+    return sum(shares) / len(shares)
 
 
 # --------------------------------------------------------------------------- executors
@@ -650,6 +667,10 @@ class JobProgress:
     seconds: float
     share: float
     """The share of the master tree settled (an estimate)."""
+    start_share: float = 0.0
+    start_seconds: float = 0.0
+    """The share settled, and the run's seconds, when this run started its first job: what
+    was settled before (jobs taken from the folder) does not count toward its pace."""
 
     @property
     def rate(self) -> float:
@@ -658,14 +679,18 @@ class JobProgress:
 
     @property
     def estimate(self) -> float | None:
-        """Seconds left for this question, from the share settled so far, or None.
+        """Seconds left for this question at the pace of this run's jobs (the share they
+        settled in their time), or None.
 
         >>> JobProgress("x", 3, 0, 1, 4, 5, 6, 1000, 10.0, 0.25).estimate
         30.0
+        >>> JobProgress("x", 9, 6, 1, 4, 5, 6, 1000, 12.0, 0.6, 0.5, 2.0).estimate
+        40.0
         """
-        if self.share <= 0 or self.share >= 1:
+        gained = self.share - self.start_share
+        if gained <= 0 or self.share >= 1:
             return None
-        return self.seconds * (1 - self.share) / self.share
+        return (self.seconds - self.start_seconds) * (1 - self.share) / gained
 
 
 @dataclass
@@ -708,7 +733,7 @@ class _Driver:
     def __init__(self, folder: JobFolder, executor: JobExecutor, *, job_nodes: int,
                  max_job_nodes: int, table_mb: float, nodes: int | None,
                  seconds: float | None, progress: Callable[[JobProgress], None] | None,
-                 fault: str | None) -> None:
+                 fault: str | None, epsilon: float | None = None) -> None:
         self.folder = folder
         self.executor = executor
         self.job_nodes = job_nodes
@@ -719,12 +744,14 @@ class _Driver:
         self.deadline = None if seconds is None else self.started + seconds
         self.progress = progress
         self.fault = fault
+        self.epsilon = epsilon
         self.spent = 0  # nodes of the jobs finished in this run
         self.jobs_run = 0
         self.jobs_reused = 0
         self.stopped: str | None = None
         self.restarts = 0
         self._last = 0.0
+        self._start: tuple[float, float] | None = None  # (share, seconds) at the first job
         self._pool_restart = getattr(executor, "restart", None)
         self._note = getattr(executor, "note_success", None)
 
@@ -734,6 +761,7 @@ class _Driver:
     def ask(self, question: Question) -> None:
         """Grow the question's master tree until its root is solved or a limit stops it."""
         root = question.root
+        self._start = None  # each question's pace is its own
         running: dict[int, tuple[Any, Node, JobSpec, int]] = {}  # id(leaf) -> (future, ...)
         capacity = max(1, self.executor.workers)
         began = time.perf_counter()
@@ -805,7 +833,11 @@ class _Driver:
             if left is not None and left <= 0:
                 self.stopped = "seconds"
                 return
-            spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault)
+            spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault,
+                           self.epsilon)
+            if self._start is None:
+                self._start = (_share(question.root, attacker),
+                               time.perf_counter() - self.started)
             busy = {w for _, _, _, w in running.values()}
             idle = [w for w in range(capacity) if w not in busy]
             worker = leaf.hint if leaf.hint in idle else idle[0]
@@ -864,8 +896,7 @@ class _Driver:
             if not future.done() or not isinstance(future.exception(), BrokenProcessPool):
                 continue
             left = self.seconds_left()
-            spec = JobSpec(spec.position, spec.attacker, spec.nodes, left, spec.table_mb,
-                           spec.fault)
+            spec = replace(spec, seconds=left)
             running[k] = (self.executor.submit(prove_job, spec, worker=worker), leaf, spec,
                           worker)
 
@@ -906,7 +937,8 @@ class _Driver:
         self.progress(JobProgress(question.attacker.symbol, self.jobs_run + self.jobs_reused,
                                   self.jobs_reused, len(running), pending, question.root.pn,
                                   question.root.dn, self.spent, now - self.started,
-                                  _share(question.root)))
+                                  _share(question.root, question.attacker),
+                                  *(self._start or (0.0, 0.0))))
 
 
 def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: str |
@@ -916,7 +948,7 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                     table_mb: float | None = None, nodes: int | None = None,
                     seconds: float | None = None, out: Path | str | None = None,
                     check: bool = True, progress: Callable[[JobProgress], None] | None = None,
-                    fault: Path | str | None = None) -> JobRun:
+                    fault: Path | str | None = None, epsilon: float | None = None) -> JobRun:
     """The game value of `position` by job-level proof-number search, its proof assembled
     from the jobs' fragments (written to `out`, by default ``proof.txt.gz`` in the folder)
     and, with `check`, verified by the checker.
@@ -928,9 +960,10 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     growth), and then split into its children. Each worker keeps one table of `table_mb`
     megabytes between its jobs (default: room for what a job can store, at most
     `DEFAULT_JOB_TABLE_MB`). `nodes` bounds the nodes of the jobs run (each job's writing
-    counts as much as its search), `seconds` the whole run. A run that a limit stops
-    returns the value ``unknown``; the jobs it finished stay in the
-    folder for the next run. Ctrl-C stops the workers and raises `KeyboardInterrupt`.
+    counts as much as its search), `seconds` the whole run. `epsilon` sets the jobs' df-pn
+    threshold factor 1 + `epsilon` (`epsilon_setting`; default 0.25, as every search here).
+    A run that a limit stops returns the value ``unknown``; the jobs it finished stay in
+    the folder for the next run. Ctrl-C stops the workers and raises `KeyboardInterrupt`.
     """
     if isinstance(position, str):
         position = Position(position)
@@ -944,6 +977,13 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                                  "cells: proof-number search takes boards of at most 64")
     if job_nodes < MIN_JOB_NODES:
         raise TicTacToeError(f"--job-nodes must be at least {MIN_JOB_NODES:,}, not {job_nodes}")
+    if epsilon is not None:
+        from tictactoe.search.pn.driver import epsilon_setting
+
+        try:
+            epsilon_setting(epsilon)
+        except ValueError as err:
+            raise TicTacToeError(str(err)) from None
     largest = job_nodes if max_job_nodes is None else max_job_nodes
     if largest < job_nodes:
         raise TicTacToeError(f"--max-job-nodes ({largest:,}) must be at least --job-nodes "
@@ -962,7 +1002,7 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
         driver = _Driver(jobs, executor, job_nodes=job_nodes, max_job_nodes=largest,
                          table_mb=table_mb, nodes=nodes,
                          seconds=seconds, progress=progress,
-                         fault=None if fault is None else str(fault))
+                         fault=None if fault is None else str(fault), epsilon=epsilon)
         for attacker in (mover, mover.other):
             root = Node(position, None, attacker)
             question = Question(attacker, root)

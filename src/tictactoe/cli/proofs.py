@@ -109,6 +109,10 @@ def prove_command(
                                           "runs again with 4 times as many, up to this, "
                                           "before it is split (default: --job-nodes, no "
                                           "growth).", show_default=False)] = None,
+    epsilon: Annotated[float | None, typer.Option(
+        min=0, help="With --jobs: the jobs' df-pn thresholds grow by the factor 1 + E "
+                    "(default 0.25, as every search here; 0.6 halved the nodes of (8,8,5)'s "
+                    "jobs).", show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="With --jobs: write the folder's job files of older versions "
                           "(gzip) in today's smaller format (xz, about half the bytes), "
@@ -139,11 +143,12 @@ def prove_command(
         _prove_jobs(position, jobs, out=out, backend=backend, address=address,
                     workers=workers, job_nodes=job_nodes, max_job_nodes=max_job_nodes,
                     table_mb=table_mb, seconds=seconds or None, nodes=nodes,
-                    as_json=as_json)
+                    epsilon=epsilon, as_json=as_json)
         return
     for name, given in (("--backend", backend != "local"), ("--address", address),
                         ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000),
-                        ("--max-job-nodes", max_job_nodes), ("--compact", compact)):
+                        ("--max-job-nodes", max_job_nodes), ("--compact", compact),
+                        ("--epsilon", epsilon is not None)):
         if given:
             raise fail(f"{name} goes with --jobs DIR (proving by jobs on workers)")
     from tictactoe.core import Position, TicTacToeError
@@ -284,7 +289,7 @@ def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
 def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 address: str | None, workers: int | None, job_nodes: int,
                 max_job_nodes: int | None, table_mb: float | None, seconds: float | None,
-                nodes: int | None, as_json: bool) -> None:
+                nodes: int | None, as_json: bool, epsilon: float | None = None) -> None:
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
     from tictactoe.analysis.jobs import JobProgress, prove_with_jobs
     from tictactoe.proof import ProofError, check_proof
@@ -315,7 +320,8 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
             run = prove_with_jobs(position, folder, backend=backend, workers=workers,
                                   address=address, job_nodes=job_nodes,
                                   max_job_nodes=max_job_nodes, table_mb=table_mb, nodes=nodes,
-                                  seconds=seconds, out=out, check=False, progress=progress)
+                                  seconds=seconds, out=out, check=False, progress=progress,
+                                  epsilon=epsilon)
         except KeyboardInterrupt:
             raise fail(f"interrupted: the finished jobs are kept in {folder}; the same "
                        "command goes on from there", code=130) from None

@@ -61,6 +61,23 @@ DEFAULTS: dict[int, int] = {
 }
 """The kernels' settings (``misc`` slots) unless a search is given others."""
 
+MAX_EPSILON = 4.0
+"""The largest epsilon `epsilon_setting` takes (the kernels' thresholds stay in range)."""
+
+
+def epsilon_setting(epsilon: float) -> int:
+    """The ``epsilon`` option for df-pn's threshold factor 1 + `epsilon` (the kernels count
+    it in 1/1024 units). The default is 0.25; `ValueError` outside (0, `MAX_EPSILON`].
+
+    >>> epsilon_setting(0.25), epsilon_setting(0.6)
+    (1280, 1638)
+    """
+    if not 0 < epsilon <= MAX_EPSILON:
+        raise ValueError(f"epsilon must be more than 0 and at most {MAX_EPSILON:g}, "
+                         f"not {epsilon:g}")
+    return round((1 + epsilon) * 1024)
+
+
 OPTIONS = {"epsilon": _k.EPSILON, "sym_plies": _k.SYM_PLIES, "eager": _k.EAGER,
            "eval_budget": _k.EVAL_BUDGET, "expand_budget": _k.EXPAND_BUDGET,
            "pairing": _k.PAIRING, "or_pn": _k.OR_PN, "sum_mode": _k.SUM_MODE,
