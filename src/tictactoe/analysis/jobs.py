@@ -684,8 +684,8 @@ class JobProgress:
 
         >>> JobProgress("x", 3, 0, 1, 4, 5, 6, 1000, 10.0, 0.25).estimate
         30.0
-        >>> JobProgress("x", 9, 6, 1, 4, 5, 6, 1000, 12.0, 0.6, 0.5, 2.0).estimate
-        40.0
+        >>> JobProgress("x", 9, 6, 1, 4, 5, 6, 1000, 12.0, 0.75, 0.5, 2.0).estimate
+        10.0
         """
         gained = self.share - self.start_share
         if gained <= 0 or self.share >= 1:
