@@ -668,9 +668,9 @@ class JobProgress:
     share: float
     """The share of the master tree settled (an estimate)."""
     start_share: float = 0.0
+    """The share that jobs taken from the folder settled: not this run's pace."""
     start_seconds: float = 0.0
-    """The share settled, and the run's seconds, when this run started its first job: what
-    was settled before (jobs taken from the folder) does not count toward its pace."""
+    """The run's seconds when it started its first job."""
 
     @property
     def rate(self) -> float:
@@ -680,7 +680,7 @@ class JobProgress:
     @property
     def estimate(self) -> float | None:
         """Seconds left for this question at the pace of this run's jobs (the share they
-        settled in their time), or None.
+        settled, in the time since the first started), or None.
 
         >>> JobProgress("x", 3, 0, 1, 4, 5, 6, 1000, 10.0, 0.25).estimate
         30.0
@@ -751,7 +751,8 @@ class _Driver:
         self.stopped: str | None = None
         self.restarts = 0
         self._last = 0.0
-        self._start: tuple[float, float] | None = None  # (share, seconds) at the first job
+        self._reused_share = 0.0  # the share settled by jobs taken from the folder
+        self._started_at: float | None = None  # the run's seconds at its first job
         self._pool_restart = getattr(executor, "restart", None)
         self._note = getattr(executor, "note_success", None)
 
@@ -761,7 +762,7 @@ class _Driver:
     def ask(self, question: Question) -> None:
         """Grow the question's master tree until its root is solved or a limit stops it."""
         root = question.root
-        self._start = None  # each question's pace is its own
+        self._reused_share, self._started_at = 0.0, None  # each question's pace is its own
         running: dict[int, tuple[Any, Node, JobSpec, int]] = {}  # id(leaf) -> (future, ...)
         capacity = max(1, self.executor.workers)
         began = time.perf_counter()
@@ -817,7 +818,9 @@ class _Driver:
             if found is not None and not self._grows(found):
                 self.jobs_reused += 1
                 question.jobs_reused += 1
+                before = _share(question.root, attacker)
                 self._apply(question, leaf, found)
+                self._reused_share += _share(question.root, attacker) - before
                 continue
             # a job its budget stopped runs again with the nodes its run chose
             budget = leaf.budget = self.job_nodes if found is None else \
@@ -835,9 +838,8 @@ class _Driver:
                 return
             spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault,
                            self.epsilon)
-            if self._start is None:
-                self._start = (_share(question.root, attacker),
-                               time.perf_counter() - self.started)
+            if self._started_at is None:
+                self._started_at = time.perf_counter() - self.started
             busy = {w for _, _, _, w in running.values()}
             idle = [w for w in range(capacity) if w not in busy]
             worker = leaf.hint if leaf.hint in idle else idle[0]
@@ -938,7 +940,7 @@ class _Driver:
                                   self.jobs_reused, len(running), pending, question.root.pn,
                                   question.root.dn, self.spent, now - self.started,
                                   _share(question.root, question.attacker),
-                                  *(self._start or (0.0, 0.0))))
+                                  self._reused_share, self._started_at or 0.0))
 
 
 def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: str |
