@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from tictactoe.analysis.backends import DaskCluster, LocalPool
 from tictactoe.analysis.jobs import (
+    FOCUS,
     InProcess,
     JobFolder,
     JobFolderError,
@@ -343,6 +344,34 @@ def test_the_master_tree_goes_on_with_a_split_reply_before_trying_every_other() 
     assert reply.dn == 2
     chosen = _select(node, attacker, {})
     assert chosen in reply.children[:2]
+
+
+def test_the_master_tree_stays_with_the_reply_it_chose_while_it_is_near_the_best() -> None:
+    """Two split replies of the defender with the same open count: a job settled under the
+    other one does not pull the next job over (both would be worked through, where one
+    refutation is enough), until the chosen one is clearly the worse (`FOCUS`)."""
+    attacker = Side.X
+    after = Position(BOARD).play(Position(BOARD).variant.parse_cell("d2"))  # O to move
+    node = Node(after, None, attacker)
+    _expand(node, attacker)
+    assert node.children is not None
+    first, second = node.children[:2]
+    for reply in (first, second):
+        _expand(reply, attacker)
+        assert reply.children is not None and len(reply.children) > 8
+    _update(node, attacker)
+    assert first.dn == second.dn
+    assert _select(node, attacker, {}) in first.children  # type: ignore[operator]
+    assert first.children is not None and second.children is not None
+    second.children[0].outcome = "no-win"
+    _update(node, attacker)
+    assert second.dn < first.dn
+    assert _select(node, attacker, {}) in first.children  # stays
+    for child in second.children[1:len(second.children) // 2]:
+        child.outcome = "no-win"
+    _update(node, attacker)
+    assert first.dn > second.dn * FOCUS + 1
+    assert _select(node, attacker, {}) in second.children  # far worse: it moves over
 
 
 def test_the_share_settled_counts_one_refutation_where_one_is_enough() -> None:

@@ -76,6 +76,13 @@ JOB_GROWTH = 4
 """A job that its budget stops is run again with this many times the nodes, up to the
 run's largest budget (`max_job_nodes`), before it is split."""
 
+FOCUS = 1.25
+"""A node of the master tree stays with the child it chose last while that child's number
+(the one the node minimises) is at most this many times the best child's, plus one, as
+df-pn's 1+epsilon keeps a search in its child. Without it, two replies of the defender with
+the same count of open third moves took turns: each settled job made the other look
+cheaper, and both were worked through to the end where one was enough."""
+
 MIN_JOB_NODES = 1_000
 """A job is not started with fewer nodes than this (the run's node limit is near)."""
 
@@ -417,8 +424,8 @@ class Node:
     """A position of the master tree, for one question (`attacker` wins?): an OR node where
     the attacker moves, an AND node where the defender does."""
 
-    __slots__ = ("_moves", "budget", "children", "dn", "hint", "move", "outcome", "pn",
-                 "position", "running", "terminal")
+    __slots__ = ("_moves", "budget", "children", "dn", "focus", "hint", "move", "outcome",
+                 "pn", "position", "running", "terminal")
 
     def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
         self.position = position
@@ -426,6 +433,8 @@ class Node:
         self.children: list[Node] | None = None
         self.running = False
         self.hint = -1
+        self.focus: Node | None = None
+        """The child chosen last (`_select` stays with it within `FOCUS`)."""
         """The worker that ran the parent's job (its table holds this position's search
         so far), or -1."""
         self.budget = 0
@@ -542,10 +551,22 @@ def _select(root: Node, attacker: Side, memo: dict[int, bool]) -> Node | None:
     while node.children is not None:
         options = [c for c in node.children if _selectable(c, memo)]
         if node.position.turn is attacker:
-            node = min(options, key=lambda c: c.pn)
+            chosen = _focus(node, options, lambda c: c.pn)
         else:
-            node = min(options, key=lambda c: c.dn)
+            chosen = _focus(node, options, lambda c: c.dn)
+        node.focus = node = chosen
     return node
+
+
+def _focus(node: Node, options: list[Node], number: Callable[[Node], int]) -> Node:
+    """The child to go on with: the one chosen last while its number is within `FOCUS` of
+    the best, else the best."""
+    best = min(options, key=number)
+    last = node.focus
+    if last is not None and last is not best and last in options \
+            and number(last) <= number(best) * FOCUS + 1:
+        return last
+    return best
 
 
 def _expand(node: Node, attacker: Side) -> None:
