@@ -374,6 +374,28 @@ def test_the_master_tree_stays_with_the_reply_it_chose_while_it_is_near_the_best
     assert _select(node, attacker, {}) in second.children  # far worse: it moves over
 
 
+def test_a_run_takes_all_the_folder_knows_before_it_runs_a_job(tmp_path: Path) -> None:
+    """The folder's jobs are taken into the master tree before any job is chosen: with the
+    first job the tree would choose missing, a run that can start no job (`nodes=1`) still
+    takes every other first move's job from the folder."""
+    folder = tmp_path / "jobs"
+    first = prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=JOB_NODES,
+                            table_mb=16)
+    assert first.value == "draw"
+    position = Position(BOARD)
+    root = Node(position, None, Side.X)
+    _expand(root, Side.X)
+    _update(root, Side.X)
+    chosen = _select(root, Side.X, {})
+    assert chosen is not None and root.children is not None
+    jobs = JobFolder(folder, position)
+    jobs._file(chosen.position.to_string(), "x").unlink()
+    again = prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=JOB_NODES,
+                            table_mb=16, nodes=1)
+    assert again.value == "unknown" and again.stopped == "nodes" and again.jobs_run == 0
+    assert again.jobs_reused >= len(root.children) - 1
+
+
 def test_the_share_settled_counts_one_refutation_where_one_is_enough() -> None:
     """Where the defender moves, one settled reply settles the node (toward the
     attacker's defeat); where the attacker moves, every child counts alike."""

@@ -784,6 +784,7 @@ class _Driver:
         """Grow the question's master tree until its root is solved or a limit stops it."""
         root = question.root
         self._reused_share, self._started_at = 0.0, None  # each question's pace is its own
+        self._absorb(question, root)
         running: dict[int, tuple[Any, Node, JobSpec, int]] = {}  # id(leaf) -> (future, ...)
         capacity = max(1, self.executor.workers)
         began = time.perf_counter()
@@ -840,8 +841,11 @@ class _Driver:
                 self.jobs_reused += 1
                 question.jobs_reused += 1
                 before = _share(question.root, attacker)
-                self._apply(question, leaf, found)
+                self._take(question, leaf, found)
+                _update(question.root, attacker)
                 self._reused_share += _share(question.root, attacker) - before
+                if leaf.children is not None:
+                    self._absorb(question, leaf)
                 continue
             # a job its budget stopped runs again with the nodes its run chose
             budget = leaf.budget = self.job_nodes if found is None else \
@@ -932,6 +936,38 @@ class _Driver:
 
     def _apply(self, question: Question, leaf: Node, result: JobResult,
                worker: int = -1) -> None:
+        self._take(question, leaf, result, worker)
+        if leaf.children is not None:
+            self._absorb(question, leaf)
+        _update(question.root, question.attacker)
+
+    def _absorb(self, question: Question, node: Node) -> None:
+        """Take every job of the folder that finished the positions below `node` (the
+        splits of its children's jobs, and theirs, as the runs before left them), so that
+        the master tree knows all the folder knows before it chooses: a tree that stays
+        with its choices (`FOCUS`) would otherwise not meet them and run them again."""
+        attacker = question.attacker
+        before = _share(question.root, attacker)
+        stack = [node]
+        while stack:
+            parent = stack.pop()
+            for child in parent.children or ():
+                if child.solved or child.running or child.children is not None:
+                    continue
+                found = self.folder.load(child.position.to_string(), attacker.symbol)
+                if found is None or self._grows(found):
+                    continue
+                self.jobs_reused += 1
+                question.jobs_reused += 1
+                self._take(question, child, found)
+                if child.children is not None:
+                    stack.append(child)
+        _update(question.root, attacker)
+        self._reused_share += _share(question.root, attacker) - before
+
+    def _take(self, question: Question, leaf: Node, result: JobResult,
+              worker: int = -1) -> None:
+        """A job's result into the master tree (its numbers are not updated here)."""
         attacker = question.attacker
         question.outcomes[result.outcome] = question.outcomes.get(result.outcome, 0) + 1
         if self._grows(result) and not result.cut:
@@ -946,7 +982,6 @@ class _Driver:
                 child.hint = worker if worker >= 0 else leaf.hint
         else:
             leaf.outcome = result.outcome
-        _update(question.root, attacker)
 
     def _report(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]],
                 force: bool = False) -> None:
