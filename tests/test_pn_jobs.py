@@ -396,6 +396,29 @@ def test_a_run_takes_all_the_folder_knows_before_it_runs_a_job(tmp_path: Path) -
     assert again.jobs_reused >= len(root.children) - 1
 
 
+def test_a_second_worker_goes_beside_a_running_job_where_the_tree_leans_to_a_draw() -> None:
+    """A running job counts as settled the way its parent leans: below a defender's reply
+    with many of the attacker's moves still to refute, the next job is another of those
+    moves, not a second reply (which would be moot if the first reply holds)."""
+    attacker = Side.X
+    after = Position(BOARD).play(Position(BOARD).variant.parse_cell("d2"))  # O to move
+    node = Node(after, None, attacker)
+    _expand(node, attacker)
+    assert node.children is not None
+    first, second = node.children[:2]
+    _expand(first, attacker)
+    assert first.children is not None and len(first.children) > 8
+    for child in first.children[-3:]:
+        child.outcome = "no-win"
+    _update(node, attacker)
+    assert first.pn > first.dn  # it leans to the defender
+    assert _select(node, attacker, {}) is first.children[0]
+    first.children[0].running = True
+    _update(node, attacker, virtual=True)
+    chosen = _select(node, attacker, {})
+    assert chosen is not None and chosen in first.children[1:] and chosen is not second
+
+
 def test_the_share_settled_counts_one_refutation_where_one_is_enough() -> None:
     """Where the defender moves, one settled reply settles the node (toward the
     attacker's defeat); where the attacker moves, every child counts alike."""

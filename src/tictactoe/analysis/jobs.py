@@ -495,22 +495,31 @@ class Question:
         return self.root.outcome
 
 
-def _update(node: Node, attacker: Side, virtual: bool = False) -> None:
+def _update(node: Node, attacker: Side, virtual: bool = False,
+            lean: str | None = None) -> None:
     """Outcomes and proof and disproof numbers of a subtree, bottom up. With `virtual`, a
-    running job counts in the numbers (not in the outcomes) as settling its parent the way
-    the parent chose it for: a win below an OR node, a no-win below an AND node. The next
-    job is then sought where the tree needs it if the running one succeeds, not beside it
-    (job-level proof-number search's virtual win)."""
+    running job counts in the numbers (not in the outcomes) as settled the way its parent
+    leans (`lean`, from the parent's numbers before this update: a win where its proof
+    number is the smaller). The next job is then sought where the tree needs it if the
+    running one settles that way, not where it would be moot.
+
+    (Job-level proof-number search's virtual win counts a running job as settling its
+    parent the way the parent chose it. On (8,8,5), with the first worker on one of X's
+    third moves below O's reply d4, that counted d4 as lost for O, so the second worker
+    went to another reply, O e4, and grew it to 16 million nodes, while the other third
+    moves below d4 were the work to do: d4, with dozens of open third moves to refute,
+    leaned to O.)"""
     if node.children is None:
         if node.running and virtual and not node.solved:
-            node.pn, node.dn = _numbers("no-win" if node.position.turn is attacker
-                                        else "win")
+            default = "no-win" if node.position.turn is attacker else "win"
+            node.pn, node.dn = _numbers(lean or default)
         else:
             node.pn, node.dn = _numbers(node.outcome) if node.solved \
                 else _open_leaf_numbers(node, attacker)
         return
+    leaning = "win" if node.pn <= node.dn else "no-win"
     for child in node.children:
-        _update(child, attacker, virtual)
+        _update(child, attacker, virtual, leaning)
     outcomes = [c.outcome for c in node.children]
     good, bad = ("win", "no-win") if node.position.turn is attacker else ("no-win", "win")
     if good in outcomes:
