@@ -433,10 +433,10 @@ class Node:
         self.children: list[Node] | None = None
         self.running = False
         self.hint = -1
-        self.focus: Node | None = None
-        """The child chosen last (`_select` stays with it within `FOCUS`)."""
         """The worker that ran the parent's job (its table holds this position's search
         so far), or -1."""
+        self.focus: Node | None = None
+        """The child chosen last (`_select` stays with it within `FOCUS`)."""
         self.budget = 0
         """The nodes of this position's job, once one is started."""
         self.outcome = "unknown"
