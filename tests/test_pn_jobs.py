@@ -324,22 +324,30 @@ def test_a_damaged_job_file_is_reported(tmp_path: Path) -> None:
         folder.load("8/8 x", "x")
 
 
+def _defender_to_move() -> tuple[Node, list[Node], Side]:
+    """The master tree's node after X d2 on `BOARD` (O to move), expanded: (it, O's replies,
+    the attacker)."""
+    attacker = Side.X
+    after = Position(BOARD).play(Position(BOARD).variant.parse_cell("d2"))
+    node = Node(after, None, attacker)
+    _expand(node, attacker)
+    assert node.children is not None
+    return node, node.children, attacker
+
+
 def test_the_master_tree_goes_on_with_a_split_reply_before_trying_every_other() -> None:
     """After the defender's reply r0 is split and all but two of its children are settled,
     the next job is one of those two, not a reply never tried: an open leaf counts its
     moves (up to symmetry) for the side that needs them all, as df-pn does."""
-    attacker = Side.X
-    after = Position(BOARD).play(Position(BOARD).variant.parse_cell("d2"))  # O to move
-    node = Node(after, None, attacker)
-    _expand(node, attacker)
-    assert node.children is not None and len(node.children) > 2
-    reply = node.children[0]
+    node, replies, attacker = _defender_to_move()
+    assert len(replies) > 2
+    reply = replies[0]
     _expand(reply, attacker)
     assert reply.children is not None and len(reply.children) > 2
     for child in reply.children[2:]:
         child.outcome = "no-win"
     _update(node, attacker)
-    fresh = node.children[1]
+    fresh = replies[1]
     assert fresh.children is None and fresh.dn == len(classes(fresh.position)) > 2
     assert reply.dn == 2
     chosen = _select(node, attacker, {})
@@ -350,19 +358,15 @@ def test_the_master_tree_stays_with_the_reply_it_chose_while_it_is_near_the_best
     """Two split replies of the defender with the same open count: a job settled under the
     other one does not pull the next job over (both would be worked through, where one
     refutation is enough), until the chosen one is clearly the worse (`FOCUS`)."""
-    attacker = Side.X
-    after = Position(BOARD).play(Position(BOARD).variant.parse_cell("d2"))  # O to move
-    node = Node(after, None, attacker)
-    _expand(node, attacker)
-    assert node.children is not None
-    first, second = node.children[:2]
+    node, replies, attacker = _defender_to_move()
+    first, second = replies[:2]
     for reply in (first, second):
         _expand(reply, attacker)
         assert reply.children is not None and len(reply.children) > 8
+    assert first.children is not None and second.children is not None
     _update(node, attacker)
     assert first.dn == second.dn
-    assert _select(node, attacker, {}) in first.children  # type: ignore[operator]
-    assert first.children is not None and second.children is not None
+    assert _select(node, attacker, {}) in first.children
     second.children[0].outcome = "no-win"
     _update(node, attacker)
     assert second.dn < first.dn
@@ -400,12 +404,8 @@ def test_a_second_worker_goes_beside_a_running_job_where_the_tree_leans_to_a_dra
     """A running job counts as settled the way its parent leans: below a defender's reply
     with many of the attacker's moves still to refute, the next job is another of those
     moves, not a second reply (which would be moot if the first reply holds)."""
-    attacker = Side.X
-    after = Position(BOARD).play(Position(BOARD).variant.parse_cell("d2"))  # O to move
-    node = Node(after, None, attacker)
-    _expand(node, attacker)
-    assert node.children is not None
-    first, second = node.children[:2]
+    node, replies, attacker = _defender_to_move()
+    first, second = replies[:2]
     _expand(first, attacker)
     assert first.children is not None and len(first.children) > 8
     for child in first.children[-3:]:
