@@ -793,7 +793,7 @@ class _Driver:
         """Grow the question's master tree until its root is solved or a limit stops it."""
         root = question.root
         self._reused_share, self._started_at = 0.0, None  # each question's pace is its own
-        self._absorb(question, root)
+        self._absorb(question, root.children or [])
         running: dict[int, tuple[Any, Node, JobSpec, int]] = {}  # id(leaf) -> (future, ...)
         capacity = max(1, self.executor.workers)
         began = time.perf_counter()
@@ -847,14 +847,7 @@ class _Driver:
             text = leaf.position.to_string()
             found = self.folder.load(text, attacker.symbol)
             if found is not None and not self._grows(found):
-                self.jobs_reused += 1
-                question.jobs_reused += 1
-                before = _share(question.root, attacker)
-                self._take(question, leaf, found)
-                _update(question.root, attacker)
-                self._reused_share += _share(question.root, attacker) - before
-                if leaf.children is not None:
-                    self._absorb(question, leaf)
+                self._absorb(question, [leaf])
                 continue
             # a job its budget stopped runs again with the nodes its run chose
             budget = leaf.budget = self.job_nodes if found is None else \
@@ -947,30 +940,28 @@ class _Driver:
                worker: int = -1) -> None:
         self._take(question, leaf, result, worker)
         if leaf.children is not None:
-            self._absorb(question, leaf)
+            self._absorb(question, leaf.children)
         _update(question.root, question.attacker)
 
-    def _absorb(self, question: Question, node: Node) -> None:
-        """Take every job of the folder that finished the positions below `node` (the
-        splits of its children's jobs, and theirs, as the runs before left them), so that
+    def _absorb(self, question: Question, leaves: list[Node]) -> None:
+        """Take every job of the folder that finished `leaves` (and, where one was split,
+        its children's, and theirs, as the runs before left them), so that
         the master tree knows all the folder knows before it chooses: a tree that stays
         with its choices (`FOCUS`) would otherwise not meet them and run them again."""
         attacker = question.attacker
         before = _share(question.root, attacker)
-        stack = [node]
+        stack = list(leaves)
         while stack:
-            parent = stack.pop()
-            for child in parent.children or ():
-                if child.solved or child.running or child.children is not None:
-                    continue
-                found = self.folder.load(child.position.to_string(), attacker.symbol)
-                if found is None or self._grows(found):
-                    continue
-                self.jobs_reused += 1
-                question.jobs_reused += 1
-                self._take(question, child, found)
-                if child.children is not None:
-                    stack.append(child)
+            leaf = stack.pop()
+            if leaf.solved or leaf.running or leaf.children is not None:
+                continue
+            found = self.folder.load(leaf.position.to_string(), attacker.symbol)
+            if found is None or self._grows(found):
+                continue
+            self.jobs_reused += 1
+            question.jobs_reused += 1
+            self._take(question, leaf, found)
+            stack.extend(leaf.children or ())
         _update(question.root, attacker)
         self._reused_share += _share(question.root, attacker) - before
 
