@@ -22,6 +22,7 @@ from tictactoe.analysis.jobs import (
     JobFolderError,
     JobProgress,
     JobResult,
+    JobSpec,
     Node,
     _expand,
     _select,
@@ -29,7 +30,9 @@ from tictactoe.analysis.jobs import (
     _update,
     classes,
     decode_fragment,
+    prove_job,
     prove_with_jobs,
+    unused_jobs,
 )
 from tictactoe.cli import app
 from tictactoe.core import Position, Side, TicTacToeError
@@ -311,6 +314,47 @@ def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: P
     (folder / "proof.txt.gz").unlink()
     again = prove_with_jobs(BOARD, folder, backend=pool, job_nodes=JOB_NODES, table_mb=16)
     assert again.value == "draw" and again.check is not None and saved == []
+    assert check_proof(folder / "proof.txt.gz").value == "draw"
+
+
+def test_compact_drops_the_jobs_no_proof_reads(tmp_path: Path) -> None:
+    """Below a settled position where its prover moves, the proof takes one move: the
+    other moves' jobs (here several of O's replies to X d2, each proven a hold, as a run
+    that tried one reply and then another leaves them) are dropped by ``--compact``, and so
+    is a job no tree reaches. The folder then gives the same value and a proof that checks
+    without running a job."""
+    folder = tmp_path / "jobs"
+    jobs = JobFolder(folder, Position(BOARD))
+    node, replies, _ = _defender_to_move()
+    after = node.position.to_string()
+    jobs.save(JobResult(after, "x", "unknown", 1_000, 0.1, 2, 3, 1_000))  # it was split
+    holds = []
+    for reply in replies:
+        job = prove_job(JobSpec(reply.position.to_string(), "x", 400_000, table_mb=16))
+        if job.outcome == "no-win":
+            jobs.save(job)
+            holds.append(reply.position.to_string())
+    assert len(holds) >= 3
+    stray = replies[0].position.play(replies[0].position.legal_moves()[0])
+    jobs.save(JobResult(stray.to_string(), "x", "unknown", 1_000, 0.1, 2, 3, 1_000))
+    first = prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=JOB_NODES,
+                            table_mb=16)
+    assert first.value == "draw" and first.check is not None
+    expected = {jobs._file(text, "x") for text in holds[1:]} | {
+        jobs._file(stray.to_string(), "x")}
+    assert set(unused_jobs(jobs)) == expected
+    files = jobs.count()
+    result = CliRunner().invoke(app, ["prove", BOARD, "--jobs", str(folder), "--compact",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["jobs_dropped"] == len(expected)
+    assert figures["bytes_after"] < figures["bytes_before"]
+    assert jobs.count() == files - len(expected) and unused_jobs(jobs) == []
+    (folder / "proof.txt.gz").unlink()
+    again = prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=JOB_NODES,
+                            table_mb=16)
+    assert again.value == "draw" and again.jobs_run == 0
     assert check_proof(folder / "proof.txt.gz").value == "draw"
 
 

@@ -1093,6 +1093,69 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     return run
 
 
+# --------------------------------------------------------------------------- pruning
+def folder_trees(folder: JobFolder) -> list[Question]:
+    """The master trees as the folder's jobs grew them, one per question (the first
+    player's alone where strategy stealing answers the other's). Every job that its budget
+    stopped counts as split, so that the trees reach every job that any run split."""
+    position = folder.position
+    driver = _Driver(folder, InProcess(), job_nodes=MIN_JOB_NODES,
+                     max_job_nodes=MIN_JOB_NODES, table_mb=1, nodes=None, seconds=None,
+                     progress=None, fault=None)
+    questions = []
+    for attacker in (position.turn, position.turn.other):
+        root = Node(position, None, attacker)
+        question = Question(attacker, root)
+        _expand(root, attacker)
+        driver._absorb(question, root.children or [])
+        questions.append(question)
+        if position.holds_by_strategy_stealing:
+            break
+    return questions
+
+
+def unused_jobs(folder: JobFolder) -> list[Path]:
+    """The folder's job files that no proof will read: below a settled position where the
+    side that proves it moves, the jobs of every move but the one its proof takes (others
+    settled too, or were tried before it), and jobs that no tree reaches."""
+    used: set[Path] = set()
+
+    def reach(node: Node, attacker: Side) -> None:
+        for suffix in (".xz", ".gz"):
+            path = folder._file(node.position.to_string(), attacker.symbol, suffix)
+            if path.exists():
+                used.add(path)
+        if node.children is None:
+            return
+        children = node.children
+        if node.solved:
+            prover = attacker if node.outcome == "win" else attacker.other
+            if node.position.turn is prover:
+                children = [_proving_child(node, node.outcome)]
+        for child in children:
+            reach(child, attacker)
+
+    for question in folder_trees(folder):
+        reach(question.root, question.attacker)
+    return sorted(p for p in folder.done.iterdir()
+                  if p.suffix in (".xz", ".gz") and p not in used)
+
+
+def drop_unused_jobs(folder: JobFolder) -> int:
+    """Delete the folder's `unused_jobs` (run it while no run uses the folder); how many."""
+    unused = unused_jobs(folder)
+    for path in unused:
+        path.unlink()
+    return len(unused)
+
+
+def _proving_child(node: Node, outcome: str) -> Node:
+    """The move that a settled node's proof takes, where the side that proves it moves:
+    the first child settled that way (the proof and `unused_jobs` agree on it)."""
+    assert node.children is not None
+    return next(c for c in node.children if c.outcome == outcome)
+
+
 # --------------------------------------------------------------------------- the proof
 def write_job_proof(position: Position, questions: list[Question], value: str,
                     folder: JobFolder, target: Path, **extra: Any) -> int:
@@ -1145,7 +1208,7 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
             writer.node(kind, cells, base + target if kind == "=" else 0, cover)
         return
     if position.turn is prover:
-        child = next(c for c in node.children if c.outcome == wanted)
+        child = _proving_child(node, wanted)
         assert child.move is not None
         if child.terminal and child.position.winner() is prover:
             writer.win(child.move)

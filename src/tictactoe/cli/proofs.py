@@ -114,9 +114,11 @@ def prove_command(
                     "(default 0.25, as every search here; 0.6 halved the nodes of (8,8,5)'s "
                     "jobs).", show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
-        "--compact", help="With --jobs: write the folder's job files of older versions "
-                          "(gzip) in today's smaller format (xz, about half the bytes), "
-                          "then stop.")] = False,
+        "--compact", help="With --jobs: drop the folder's jobs that no proof will read "
+                          "(below a settled position, the moves its proof does not take), "
+                          "write job files of older versions (gzip) in today's smaller "
+                          "format (xz, about half the bytes), then stop. Not while a run "
+                          "uses the folder.")] = False,
 ) -> None:
     """Prove the value of a position by proof-number search, and write the proof.
 
@@ -264,8 +266,9 @@ def prove_command(
 
 
 def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
-    """``ttt prove --jobs DIR --compact``: older job files rewritten as xz."""
-    from tictactoe.analysis.jobs import MANIFEST, JobFolder
+    """``ttt prove --jobs DIR --compact``: the jobs no proof reads dropped, older job files
+    rewritten as xz."""
+    from tictactoe.analysis.jobs import MANIFEST, JobFolder, drop_unused_jobs
     from tictactoe.core import Position
 
     if not (folder / MANIFEST).is_file():
@@ -278,12 +281,17 @@ def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
             bar.update(task, description=f"compacting {folder}: {done:,} of {total:,} "
                                          "older job files")
 
-        before, after = JobFolder(folder, Position(position)).compact(progress)
+        jobs = JobFolder(folder, Position(position))
+        before = jobs.size()
+        bar.update(task, description=f"compacting {folder}: reading its master tree")
+        dropped = drop_unused_jobs(jobs)
+        after = jobs.compact(progress)[1]
     if as_json:
         print(json.dumps({"folder": str(folder), "bytes_before": before,
-                          "bytes_after": after}))
+                          "bytes_after": after, "jobs_dropped": dropped}))
     else:
-        console.print(f"{folder}: {before:,} bytes before, {after:,} after")
+        console.print(f"{folder}: {before:,} bytes before, {after:,} after; {dropped:,} "
+                      "jobs dropped that no proof reads")
 
 
 def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
