@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import lzma
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 from tictactoe.analysis.backends import DaskCluster, LocalPool
 from tictactoe.analysis.jobs import (
     FOCUS,
+    Assembly,
     InProcess,
     JobFolder,
     JobFolderError,
@@ -259,6 +261,46 @@ def test_ttt_prove_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
                                        "--seconds", "0.5"])
     assert stopped.exit_code == 1, stopped.output
     assert "unproven: stopped by the time limit" in stopped.output
+
+
+def test_the_time_limit_bounds_the_assembly_and_the_check(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value proven by the folder's jobs whose assembly the time limit stops writes no
+    proof and says how far it got; the next run writes it (its progress heard, to the last
+    fragment). In ``ttt prove``, a check the limit stops is reported as not checked."""
+    folder = tmp_path / "jobs"
+    proof = folder / "proof.txt.gz"
+    assert prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=JOB_NODES,
+                           table_mb=16).check is not None
+    proof.unlink()
+    stopped = prove_with_jobs(BOARD, folder, backend=InProcess(), seconds=1e-9)
+    assert stopped.value == "draw" and stopped.jobs_run == 0 and stopped.proof is None
+    assert stopped.stopped == "seconds" and stopped.unwritten is not None
+    assert stopped.unwritten.assembly.jobs < stopped.unwritten.assembly.total
+    assert not proof.exists() and not list(folder.glob(".*tmp"))
+    args = ["prove", BOARD, "--jobs", str(folder), "--workers", "1"]
+    result = CliRunner().invoke(app, [*args, "--seconds", "1e-9", "--json"])
+    assert result.exit_code == 1, result.output
+    figures = json.loads(result.stdout)
+    assert figures["value"] == "draw" and not figures["written"]
+    assert figures["unwritten"]["jobs_in_all"] > 0 and not proof.exists()
+    heard: list[Assembly] = []
+    written = prove_with_jobs(BOARD, folder, backend=InProcess(), writing=heard.append)
+    assert written.check is not None and written.jobs_run == 0
+    assert heard[-1].jobs == heard[-1].total == stopped.unwritten.assembly.total
+    assert heard[-1].lines == written.lines
+
+    def slow_check(source: Path, **options: object) -> None:
+        time.sleep(1.5)  # past the limit of 1 s
+        progress = options["progress"]
+        assert callable(progress)
+        progress(4096, 10_000)
+        raise AssertionError("the check went on past the time limit")
+
+    monkeypatch.setattr("tictactoe.proof.check_proof", slow_check)
+    result = CliRunner().invoke(app, [*args, "--seconds", "1"])
+    assert result.exit_code == 1, result.output
+    assert "not checked: the time limit stopped the check at line 4,096" in result.output
 
 
 def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: Path,

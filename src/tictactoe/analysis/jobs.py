@@ -743,6 +743,9 @@ class JobRun:
     lines: int = 0
     check: CheckStats | None = None
     restarts: int = 0
+    unwritten: AssemblyStopped | None = None
+    """A proven value whose proof's assembly the time limit stopped (nothing was
+    written): how far it got."""
 
     def to_json(self) -> dict[str, Any]:
         return {"position": self.position, "value": self.value, "nodes": self.nodes,
@@ -751,6 +754,7 @@ class JobRun:
                 "backend": self.backend, "stopped": self.stopped,
                 "proof": None if self.proof is None else str(self.proof),
                 "lines": self.lines, "checked": self.check is not None,
+                "written": self.proof is not None,
                 "questions": [{"attacker": q.attacker.symbol, "outcome": q.outcome,
                                "root_pn": q.root.pn, "root_dn": q.root.dn,
                                "jobs_run": q.jobs_run, "jobs_reused": q.jobs_reused,
@@ -1006,7 +1010,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                     table_mb: float | None = None, nodes: int | None = None,
                     seconds: float | None = None, out: Path | str | None = None,
                     check: bool = True, progress: Callable[[JobProgress], None] | None = None,
-                    fault: Path | str | None = None, epsilon: float | None = None) -> JobRun:
+                    fault: Path | str | None = None, epsilon: float | None = None,
+                    writing: Callable[[Assembly], None] | None = None) -> JobRun:
     """The game value of `position` by job-level proof-number search, its proof assembled
     from the jobs' fragments (written to `out`, by default ``proof.txt.gz`` in the folder)
     and, with `check`, verified by the checker.
@@ -1021,7 +1026,10 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     counts as much as its search), `seconds` the whole run. `epsilon` sets the jobs' df-pn
     threshold factor 1 + `epsilon` (`epsilon_setting`; default 0.25, as every search here).
     A run that a limit stops returns the value ``unknown``; the jobs it finished stay in
-    the folder for the next run. Ctrl-C stops the workers and raises `KeyboardInterrupt`.
+    the folder for the next run. `seconds` bounds the proof's assembly too (`writing` hears
+    how far it has got): one it stops writes nothing, and the run says how far it got
+    (`JobRun.unwritten`); the next run assembles it from the folder. Ctrl-C stops the
+    workers and raises `KeyboardInterrupt`.
     """
     if isinstance(position, str):
         position = Position(position)
@@ -1085,8 +1093,15 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     if value == "unknown":
         return run
     target = Path(out) if out is not None else jobs.path / "proof.txt.gz"
-    run.lines = write_job_proof(position, questions, value, jobs, target,
-                                jobs=driver.jobs_run + driver.jobs_reused, nodes=run.nodes)
+    try:
+        run.lines = write_job_proof(position, questions, value, jobs, target,
+                                    deadline=driver.deadline, progress=writing,
+                                    jobs=driver.jobs_run + driver.jobs_reused,
+                                    nodes=run.nodes)
+    except AssemblyStopped as stopped:
+        run.unwritten = stopped
+        run.stopped = "seconds"
+        return run
     run.proof = target
     if check:
         run.check = check_proof(target)
@@ -1157,30 +1172,111 @@ def _proving_child(node: Node, outcome: str) -> Node:
 
 
 # --------------------------------------------------------------------------- the proof
+@dataclass(frozen=True)
+class Assembly:
+    """How far the assembly of a proof from a folder's fragments has got."""
+
+    lines: int
+    """Lines written so far."""
+    jobs: int
+    """Jobs whose fragments were read so far."""
+    total: int
+    """Jobs the proof reads in all (a position met again is written as a reference to
+    its first fragment; it counts here too)."""
+    seconds: float
+
+    def summary(self) -> str:
+        """
+        >>> Assembly(1234, 5, 40, 2.0).summary()
+        '1,234 lines, the fragments of 5 of 40 jobs'
+        """
+        return f"{self.lines:,} lines, the fragments of {self.jobs:,} of {self.total:,} jobs"
+
+
+class AssemblyStopped(TicTacToeError):
+    """The time limit stopped the assembly of a proven value's proof: nothing was
+    written. `assembly` says how far it got."""
+
+    def __init__(self, assembly: Assembly) -> None:
+        super().__init__(f"the time limit stopped the proof's assembly after "
+                         f"{assembly.summary()}; nothing was written")
+        self.assembly = assembly
+
+
+class _Assembler:
+    """Counts the fragments read, tells `progress` a few times a second, and stops at
+    the `deadline` (a `time.perf_counter` time)."""
+
+    def __init__(self, writer: ProofWriter, total: int, deadline: float | None,
+                 progress: Callable[[Assembly], None] | None) -> None:
+        self.writer = writer
+        self.total = total
+        self.deadline = deadline
+        self.progress = progress
+        self.jobs = 0
+        self.started = self._last = time.perf_counter()
+
+    def state(self) -> Assembly:
+        return Assembly(self.writer.next_line - 2, self.jobs, self.total,
+                        time.perf_counter() - self.started)
+
+    def read(self) -> None:
+        """One more job's fragment is about to be written."""
+        now = time.perf_counter()
+        if self.deadline is not None and now > self.deadline:
+            raise AssemblyStopped(self.state())
+        self.jobs += 1
+        if self.progress is not None and now - self._last >= 0.2:
+            self._last = now
+            self.progress(self.state())
+
+
 def write_job_proof(position: Position, questions: list[Question], value: str,
-                    folder: JobFolder, target: Path, **extra: Any) -> int:
-    """Assemble the proof from the master trees and the fragments; its line count."""
+                    folder: JobFolder, target: Path, *, deadline: float | None = None,
+                    progress: Callable[[Assembly], None] | None = None, **extra: Any) -> int:
+    """Assemble the proof from the master trees and the fragments; its line count.
+    `progress` hears how far it has got; past `deadline` (a `time.perf_counter` time) it
+    stops with `AssemblyStopped` and writes nothing."""
     with ProofWriter(target, position=position, value=value, compress=True,
                      generator="tictactoe.analysis.jobs", **extra) as writer:
         if value != "draw":
             winner = Side.parse(value)
             question = next(q for q in questions if q.attacker is winner)
+            assembler = _Assembler(writer, _proof_jobs(question.root, winner, True),
+                                   deadline, progress)
             writer.section(winner, "win")
-            _emit(writer, question.root, winner, True, folder, {})
+            _emit(writer, question.root, winner, True, folder, {}, assembler)
         else:
+            assembler = _Assembler(writer, sum(_proof_jobs(q.root, q.attacker, False)
+                                               for q in questions), deadline, progress)
             for question in questions:  # each side's hold is the other's no-win
                 holder = question.attacker.other
                 writer.section(holder, "hold")
-                _emit(writer, question.root, question.attacker, False, folder, {})
+                _emit(writer, question.root, question.attacker, False, folder, {},
+                      assembler)
             if len(questions) == 1:  # the first player's hold at the empty board
                 writer.section(position.turn, "hold")
                 writer.stealing()
+        if progress is not None:
+            progress(assembler.state())
     assert writer.header is not None
     return writer.header.lines
 
 
+def _proof_jobs(node: Node, attacker: Side, win: bool) -> int:
+    """The jobs that the proof of `node` reads (as `_emit` walks it)."""
+    if node.terminal:
+        return 0
+    if node.children is None:
+        return 1
+    prover = attacker if win else attacker.other
+    if node.position.turn is prover:
+        return _proof_jobs(_proving_child(node, "win" if win else "no-win"), attacker, win)
+    return sum(_proof_jobs(c, attacker, win) for c in node.children)
+
+
 def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: JobFolder,
-          seen: dict[tuple[int, int, bool], int]) -> None:
+          seen: dict[tuple[int, int, bool], int], assembler: _Assembler) -> None:
     """Write the proof of `node` for its question's prover: the attacker (`win`) or the
     defender (a hold)."""
     prover = attacker if win else attacker.other
@@ -1193,6 +1289,7 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
             writer.replies([])
         return
     if node.children is None:
+        assembler.read()
         key = (position.marks(prover), position.marks(prover.other), position.turn is prover)
         if key in seen:
             writer.same(seen[key])
@@ -1214,9 +1311,9 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
             writer.win(child.move)
             return
         writer.move(child.move)
-        _emit(writer, child, attacker, win, folder, seen)
+        _emit(writer, child, attacker, win, folder, seen, assembler)
         return
     writer.replies([c.move for c in node.children if c.move is not None])
     for child in node.children:
-        _emit(writer, child, attacker, win, folder, seen)
+        _emit(writer, child, attacker, win, folder, seen, assembler)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -114,11 +115,9 @@ def prove_command(
                     "(default 0.25, as every search here; 0.6 halved the nodes of (8,8,5)'s "
                     "jobs).", show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
-        "--compact", help="With --jobs: drop the folder's jobs that no proof will read "
-                          "(below a settled position, the moves its proof does not take), "
-                          "write job files of older versions (gzip) in today's smaller "
-                          "format (xz, about half the bytes), then stop. Not while a run "
-                          "uses the folder.")] = False,
+        "--compact", help="With --jobs, when no run uses the folder: drop the jobs no "
+                          "proof reads, write older (gzip) job files as xz, and stop.")] \
+        = False,
 ) -> None:
     """Prove the value of a position by proof-number search, and write the proof.
 
@@ -299,7 +298,7 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 max_job_nodes: int | None, table_mb: float | None, seconds: float | None,
                 nodes: int | None, as_json: bool, epsilon: float | None = None) -> None:
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
-    from tictactoe.analysis.jobs import JobProgress, prove_with_jobs
+    from tictactoe.analysis.jobs import Assembly, JobProgress, prove_with_jobs
     from tictactoe.proof import ProofError, check_proof
 
     if backend not in ("local", "dask"):
@@ -310,37 +309,61 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
 
         logged = -LOG_EVERY  # when the last log line was printed
 
-        def progress(state: JobProgress) -> None:
+        def show(text: str, seconds: float) -> None:
             nonlocal logged
+            bar.update(task, description=text)
+            if not errors.is_terminal and seconds - logged >= LOG_EVERY:
+                logged = seconds  # a log of a long run: a line now and then
+                errors.print(f"[{_duration(seconds)}] {text}", soft_wrap=True)
+
+        def progress(state: JobProgress) -> None:
             left = state.estimate
             guess = "" if left is None else f", about {_duration(left)} left"
-            text = (f"does {state.attacker.upper()} win? jobs: {state.done:,} done "
-                    f"({state.reused:,} from the folder), {state.running} running, "
-                    f"{state.pending:,} pending; root pn {_number(state.root_pn)} dn "
-                    f"{_number(state.root_dn)}; {state.rate:,.0f} nodes/s; "
-                    f"{state.share:.1%} settled{guess}")
-            bar.update(task, description=text)
-            if not errors.is_terminal and state.seconds - logged >= LOG_EVERY:
-                logged = state.seconds  # a log of a long run: a line now and then
-                errors.print(f"[{_duration(state.seconds)}] {text}", soft_wrap=True)
+            show(f"does {state.attacker.upper()} win? jobs: {state.done:,} done "
+                 f"({state.reused:,} from the folder), {state.running} running, "
+                 f"{state.pending:,} pending; root pn {_number(state.root_pn)} dn "
+                 f"{_number(state.root_dn)}; {state.rate:,.0f} nodes/s; "
+                 f"{state.share:.1%} settled{guess}", state.seconds)
 
+        def writing(state: Assembly) -> None:
+            show(f"writing the proof: {state.summary()}", time.perf_counter() - began)
+
+        began = time.perf_counter()
+        deadline = None if seconds is None else began + seconds
         try:
             run = prove_with_jobs(position, folder, backend=backend, workers=workers,
                                   address=address, job_nodes=job_nodes,
                                   max_job_nodes=max_job_nodes, table_mb=table_mb, nodes=nodes,
                                   seconds=seconds, out=out, check=False, progress=progress,
-                                  epsilon=epsilon)
+                                  epsilon=epsilon, writing=writing)
         except KeyboardInterrupt:
             raise fail(f"interrupted: the finished jobs are kept in {folder}; the same "
                        "command goes on from there", code=130) from None
+        checked_to: int | None = None  # the line the time limit stopped the check at
         if run.proof is not None:
-            bar.update(task, description=f"checking the proof ({run.lines:,} lines)")
+
+            def checking(done: int, total: int) -> None:
+                nonlocal checked_to
+                now = time.perf_counter()
+                if deadline is not None and now > deadline:
+                    checked_to = done
+                    raise _CheckStopped
+                show(f"checking the proof: {done:,} of {total:,} lines", now - began)
+
             try:
-                run.check = check_proof(run.proof)
+                run.check = check_proof(run.proof, progress=checking)
+            except _CheckStopped:
+                pass
             except ProofError as err:
                 raise fail(f"{run.proof}: the assembled proof is invalid: {err}",
                            code=1) from None
     figures = run.to_json()
+    if run.unwritten is not None:
+        figures["unwritten"] = {"lines": run.unwritten.assembly.lines,
+                                "jobs": run.unwritten.assembly.jobs,
+                                "jobs_in_all": run.unwritten.assembly.total}
+    if checked_to is not None:
+        figures["check_stopped_at_line"] = checked_to
     if as_json:
         print(json.dumps(figures))
     else:
@@ -355,16 +378,27 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                       f"{run.jobs_reused:,} from the folder, {run.nodes:,} nodes, "
                       f"{run.seconds:.1f} s on {run.workers} {run.backend} workers)",
                       soft_wrap=True)
-        if run.proof is not None:
+        if run.unwritten is not None:
+            console.print(f"proof: {run.unwritten}: the same command assembles it from "
+                          f"{folder}", soft_wrap=True)
+        elif run.proof is not None and run.check is None:
+            console.print(f"proof: {run.proof} ({run.lines:,} lines), not checked: the time "
+                          f"limit stopped the check at line {checked_to:,}; check it with "
+                          f"ttt check-proof {run.proof}", soft_wrap=True)
+        elif run.proof is not None:
             console.print(f"proof: {run.proof} ({run.lines:,} lines), checked: valid",
                           soft_wrap=True)
-    if run.value == "unknown":
+    if run.value == "unknown" or run.check is None:
         raise typer.Exit(1)
 
 
 LOG_EVERY = 60.0
 """Seconds between the progress lines of ``ttt prove --jobs`` when its error stream is not a
 terminal (a log file): the live view needs one."""
+
+
+class _CheckStopped(Exception):
+    """The time limit stopped the check of an assembled proof."""
 
 
 def _duration(seconds: float) -> str:
