@@ -1,7 +1,8 @@
 """The package's shape: imports point downward, no module imports itself in a circle, and
 the rules core stays light.
 
-Layers, from the bottom: core, and extras (which optional packages are installed); proof (the
+Layers, from the bottom: core, extras (which optional packages are installed) and pools
+(process pools that start and stop cleanly, on the standard library); proof (the
 proof format and its checker, on the core alone); search; analysis, players and svg (pictures);
 web, tui and envs (environments for PettingZoo, Gymnasium and OpenSpiel); cli. A module may
 import its own package and any lower layer, never a sibling layer or a higher one.
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "tictactoe"
-LAYERS = {"core": 0, "extras": 0, "proof": 1, "search": 2, "analysis": 3, "players": 3,
+LAYERS = {"core": 0, "extras": 0, "pools": 0, "proof": 1, "search": 2, "analysis": 3, "players": 3,
           "svg": 3, "web": 4, "tui": 4, "envs": 4, "cli": 5}
 
 

@@ -17,10 +17,8 @@ require("fast", "the sharded census")
 
 import importlib
 import logging
-import multiprocessing
 import os
 import shutil
-import signal
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -33,6 +31,7 @@ from typing import Any
 from tictactoe.analysis.sharded import Job, PlyProgress, Task, TaskResult, run_task, sharded_census
 from tictactoe.core import BoardTooLargeError, Variant
 from tictactoe.core.errors import CensusBackendError, SpillError
+from tictactoe.pools import process_pool
 
 BACKENDS = ("memory", "local", "dask")
 """Where a census can run: in this process's memory, on a local process pool, on Dask."""
@@ -69,10 +68,6 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the process that drives them, which stops them itself."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
 
 # --------------------------------------------------------------------------- local
 class LocalPool:
@@ -99,12 +94,7 @@ class LocalPool:
         self._failures = 0
 
     def _start(self, size: int | None = None) -> ProcessPoolExecutor:
-        # forkserver: workers are forked from a clean server process, never from this one
-        # (which may run threads, such as a progress display's).
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(list(self.preload))
-        return ProcessPoolExecutor(size or self.workers, mp_context=context,
-                                   initializer=_ignore_interrupts)
+        return process_pool(size or self.workers, self.preload)
 
     def __enter__(self) -> LocalPool:
         self._pool = self._start()

@@ -21,11 +21,9 @@ mean of the ladder.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import random
-import signal
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -33,6 +31,7 @@ from tictactoe.core import Position, TicTacToeError, Variant
 from tictactoe.players.arena import play_game
 from tictactoe.players.base import Limit, check_playable
 from tictactoe.players.levels import make_player
+from tictactoe.pools import process_pool
 
 DEFAULT_PLAYERS = ("random", "greedy", "easy", "medium", "hard", "perfect")
 """The players of a ladder unless told otherwise, weakest first."""
@@ -363,18 +362,9 @@ def _play(task: _Task) -> LadderGame:
                       game.result, game.length)
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the process that drives them, which stops them itself."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _run_parallel(tasks: list[_Task], jobs: int,
                   on_game: Callable[[LadderGame], None] | None) -> list[LadderGame]:
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if context.get_start_method() == "forkserver":
-        context.set_forkserver_preload(["tictactoe.players.ladder"])
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts)
+    pool = process_pool(jobs, ["tictactoe.players.ladder"])
     done_games: list[LadderGame] = []
     try:
         futures: set[Future[LadderGame]] = {pool.submit(_play, task) for task in tasks}

@@ -1,0 +1,84 @@
+"""Process pools that start and stop cleanly, for the engines that run work on this
+machine's cores (the sharded census, job-level proving, the ladder).
+
+Workers are forked from a forkserver that has imported the modules they need, and leave
+Ctrl-C to the process that drives them, which stops them itself. A worker is started by the
+`submit` that needs it, and a Ctrl-C there waits until it has started: a worker half-started
+when its parent exits would print a traceback after the command has ended.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from types import FrameType
+from typing import Any
+
+
+def ignore_interrupts() -> None:
+    """In a worker: leave Ctrl-C to the process that drives it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Take a Ctrl-C that comes during the block after it (in the main thread; elsewhere,
+    or where Ctrl-C is ignored, the block runs as it is).
+
+    >>> import os
+    >>> try:
+    ...     with interrupts_deferred():
+    ...         os.kill(os.getpid(), signal.SIGINT)
+    ...         print("the block ends")
+    ... except KeyboardInterrupt:
+    ...     print("then Ctrl-C is taken")
+    the block ends
+    then Ctrl-C is taken
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+    taken: list[FrameType | None] = []
+
+    def take(number: int, frame: FrameType | None) -> None:
+        taken.append(frame)
+
+    signal.signal(signal.SIGINT, take)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if taken:
+            previous(signal.SIGINT, taken[-1])
+
+
+class WorkerPool(ProcessPoolExecutor):
+    """A `ProcessPoolExecutor` whose `submit` (which starts a worker when none is idle)
+    takes a Ctrl-C only once the worker has started (`interrupts_deferred`)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with interrupts_deferred():
+            return super().submit(fn, *args, **kwargs)
+
+
+def process_pool(workers: int, preload: Sequence[str] = ()) -> WorkerPool:
+    """A pool of `workers` processes forked from a forkserver that has imported `preload`
+    (spawned where there is no forkserver); the workers ignore Ctrl-C.
+
+    >>> import os
+    >>> with process_pool(1) as pool:
+    ...     pool.submit(os.getpid).result() != os.getpid()
+    True
+    """
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if context.get_start_method() == "forkserver":
+        # workers are forked from a clean server process, never from this one (which may
+        # run threads, such as a progress display's)
+        context.set_forkserver_preload(list(preload))
+    return WorkerPool(workers, mp_context=context, initializer=ignore_interrupts)
