@@ -30,6 +30,7 @@ def interrupts_deferred() -> Iterator[None]:
     or where Ctrl-C is ignored, the block runs as it is).
 
     >>> import os
+    >>> before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
     >>> try:
     ...     with interrupts_deferred():
     ...         os.kill(os.getpid(), signal.SIGINT)
@@ -38,6 +39,7 @@ def interrupts_deferred() -> Iterator[None]:
     ...     print("then Ctrl-C is taken")
     the block ends
     then Ctrl-C is taken
+    >>> _ = signal.signal(signal.SIGINT, before)
     """
     previous = signal.getsignal(signal.SIGINT)
     if threading.current_thread() is not threading.main_thread() or not callable(previous):
