@@ -67,6 +67,11 @@ class WorkerPool(ProcessPoolExecutor):
         with interrupts_deferred():
             return super().submit(fn, *args, **kwargs)
 
+    def kill(self) -> None:
+        """Stop the workers now (their unfinished calls leave nothing half-written)."""
+        for process in list((getattr(self, "_processes", None) or {}).values()):
+            process.kill()
+
 
 def process_pool(workers: int, preload: Sequence[str] = ()) -> WorkerPool:
     """A pool of `workers` processes forked from a forkserver that has imported `preload`

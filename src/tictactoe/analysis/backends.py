@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import TracebackType
@@ -31,7 +31,7 @@ from typing import Any
 from tictactoe.analysis.sharded import Job, PlyProgress, Task, TaskResult, run_task, sharded_census
 from tictactoe.core import BoardTooLargeError, Variant
 from tictactoe.core.errors import CensusBackendError, SpillError
-from tictactoe.pools import process_pool
+from tictactoe.pools import WorkerPool, process_pool
 
 BACKENDS = ("memory", "local", "dask")
 """Where a census can run: in this process's memory, on a local process pool, on Dask."""
@@ -86,14 +86,14 @@ class LocalPool:
         self.preload = preload
         if self.workers < 1:
             raise CensusBackendError(f"--workers must be at least 1, not {self.workers}")
-        self._pool: ProcessPoolExecutor | None = None
-        self._pinned: dict[int, ProcessPoolExecutor] = {}
+        self._pool: WorkerPool | None = None
+        self._pinned: dict[int, WorkerPool] = {}
         """Pools of one process each, for calls sent to one worker (`submit`'s `worker`)."""
         self.restarts = 0
         """How often the pool was started again after a worker died."""
         self._failures = 0
 
-    def _start(self, size: int | None = None) -> ProcessPoolExecutor:
+    def _start(self, size: int | None = None) -> WorkerPool:
         return process_pool(size or self.workers, self.preload)
 
     def __enter__(self) -> LocalPool:
@@ -117,9 +117,7 @@ class LocalPool:
         """Stop the workers now (their unfinished tasks leave nothing half-written)."""
         assert self._pool is not None
         for pool in [self._pool, *self._pinned.values()]:
-            processes = getattr(pool, "_processes", None) or {}
-            for process in list(processes.values()):
-                process.kill()
+            pool.kill()
 
     def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
                worker: int | None = None) -> Future[Any]:

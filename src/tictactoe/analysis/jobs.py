@@ -755,6 +755,10 @@ class JobRun:
                 "proof": None if self.proof is None else str(self.proof),
                 "lines": self.lines, "checked": self.check is not None,
                 "written": self.proof is not None,
+                **({} if self.unwritten is None else {"unwritten": {
+                    "lines": self.unwritten.assembly.lines,
+                    "jobs": self.unwritten.assembly.jobs,
+                    "jobs_in_all": self.unwritten.assembly.total}}),
                 "questions": [{"attacker": q.attacker.symbol, "outcome": q.outcome,
                                "root_pn": q.root.pn, "root_dn": q.root.dn,
                                "jobs_run": q.jobs_run, "jobs_reused": q.jobs_reused,
@@ -1140,14 +1144,7 @@ def unused_jobs(folder: JobFolder) -> list[Path]:
             path = folder._file(node.position.to_string(), attacker.symbol, suffix)
             if path.exists():
                 used.add(path)
-        if node.children is None:
-            return
-        children = node.children
-        if node.solved:
-            prover = attacker if node.outcome == "win" else attacker.other
-            if node.position.turn is prover:
-                children = [_proving_child(node, node.outcome)]
-        for child in children:
+        for child in _needed(node, attacker):
             reach(child, attacker)
 
     for question in folder_trees(folder):
@@ -1164,11 +1161,16 @@ def drop_unused_jobs(folder: JobFolder) -> int:
     return len(unused)
 
 
-def _proving_child(node: Node, outcome: str) -> Node:
-    """The move that a settled node's proof takes, where the side that proves it moves:
-    the first child settled that way (the proof and `unused_jobs` agree on it)."""
-    assert node.children is not None
-    return next(c for c in node.children if c.outcome == outcome)
+def _needed(node: Node, attacker: Side) -> list[Node]:
+    """The children that a settled node's proof walks (the proof's writer, its count of jobs
+    and `unused_jobs` agree on them): where the side that proves it moves, the first child
+    settled that way; elsewhere, and below an open node, every child."""
+    children = node.children or []
+    if node.solved and children:
+        prover = attacker if node.outcome == "win" else attacker.other
+        if node.position.turn is prover:
+            return [next(c for c in children if c.outcome == node.outcome)]
+    return children
 
 
 # --------------------------------------------------------------------------- the proof
@@ -1183,11 +1185,10 @@ class Assembly:
     total: int
     """Jobs the proof reads in all (a position met again is written as a reference to
     its first fragment; it counts here too)."""
-    seconds: float
 
     def summary(self) -> str:
         """
-        >>> Assembly(1234, 5, 40, 2.0).summary()
+        >>> Assembly(1234, 5, 40).summary()
         '1,234 lines, the fragments of 5 of 40 jobs'
         """
         return f"{self.lines:,} lines, the fragments of {self.jobs:,} of {self.total:,} jobs"
@@ -1214,11 +1215,10 @@ class _Assembler:
         self.deadline = deadline
         self.progress = progress
         self.jobs = 0
-        self.started = self._last = time.perf_counter()
+        self._last = time.perf_counter()
 
     def state(self) -> Assembly:
-        return Assembly(self.writer.next_line - 2, self.jobs, self.total,
-                        time.perf_counter() - self.started)
+        return Assembly(self.writer.next_line - 2, self.jobs, self.total)
 
     def read(self) -> None:
         """One more job's fragment is about to be written."""
@@ -1242,12 +1242,12 @@ def write_job_proof(position: Position, questions: list[Question], value: str,
         if value != "draw":
             winner = Side.parse(value)
             question = next(q for q in questions if q.attacker is winner)
-            assembler = _Assembler(writer, _proof_jobs(question.root, winner, True),
-                                   deadline, progress)
+            assembler = _Assembler(writer, _proof_jobs(question.root, winner), deadline,
+                                   progress)
             writer.section(winner, "win")
             _emit(writer, question.root, winner, True, folder, {}, assembler)
         else:
-            assembler = _Assembler(writer, sum(_proof_jobs(q.root, q.attacker, False)
+            assembler = _Assembler(writer, sum(_proof_jobs(q.root, q.attacker)
                                                for q in questions), deadline, progress)
             for question in questions:  # each side's hold is the other's no-win
                 holder = question.attacker.other
@@ -1263,16 +1263,13 @@ def write_job_proof(position: Position, questions: list[Question], value: str,
     return writer.header.lines
 
 
-def _proof_jobs(node: Node, attacker: Side, win: bool) -> int:
-    """The jobs that the proof of `node` reads (as `_emit` walks it)."""
+def _proof_jobs(node: Node, attacker: Side) -> int:
+    """The jobs that the proof of a settled `node` reads (as `_emit` walks it)."""
     if node.terminal:
         return 0
     if node.children is None:
         return 1
-    prover = attacker if win else attacker.other
-    if node.position.turn is prover:
-        return _proof_jobs(_proving_child(node, "win" if win else "no-win"), attacker, win)
-    return sum(_proof_jobs(c, attacker, win) for c in node.children)
+    return sum(_proof_jobs(c, attacker) for c in _needed(node, attacker))
 
 
 def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: JobFolder,
@@ -1305,7 +1302,7 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
             writer.node(kind, cells, base + target if kind == "=" else 0, cover)
         return
     if position.turn is prover:
-        child = _proving_child(node, wanted)
+        (child,) = _needed(node, attacker)
         assert child.move is not None
         if child.terminal and child.position.winner() is prover:
             writer.win(child.move)

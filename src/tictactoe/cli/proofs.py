@@ -358,10 +358,6 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 raise fail(f"{run.proof}: the assembled proof is invalid: {err}",
                            code=1) from None
     figures = run.to_json()
-    if run.unwritten is not None:
-        figures["unwritten"] = {"lines": run.unwritten.assembly.lines,
-                                "jobs": run.unwritten.assembly.jobs,
-                                "jobs_in_all": run.unwritten.assembly.total}
     if checked_to is not None:
         figures["check_stopped_at_line"] = checked_to
     if as_json:

@@ -376,8 +376,7 @@ def _run_parallel(tasks: list[_Task], jobs: int,
                 if on_game is not None:
                     on_game(game)
     except BaseException:
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.kill()  # a game in progress leaves nothing behind
+        pool.kill()  # a game in progress leaves nothing behind
         raise
     finally:
         # wait even after an error: the workers are dead, so this is quick, and it leaves no
