@@ -26,7 +26,9 @@ from tictactoe.analysis.jobs import (
     JobResult,
     JobSpec,
     Node,
+    _combine,
     _expand,
+    _leaning,
     _select,
     _share,
     _update,
@@ -486,6 +488,82 @@ def test_a_run_takes_all_the_folder_knows_before_it_runs_a_job(tmp_path: Path) -
     assert again.jobs_reused >= len(root.children) - 1
 
 
+def test_a_split_job_keeps_its_numbers_until_its_children_settle() -> None:
+    """Splitting a job where the defender moves does not by itself change the numbers (as
+    a leaf its disproof number is 1; its children, each counting the attacker's moves,
+    would make it dozens): the reply above it keeps its number, and the master tree stays
+    with the reply it chose. What its children's jobs settle lowers it."""
+    node, replies, attacker = _defender_to_move()
+    first, second = replies[:2]
+    for reply in (first, second):
+        _expand(reply, attacker)
+        assert reply.children is not None and len(reply.children) > 8
+    assert first.children is not None and second.children is not None
+    for child in first.children[-3:]:  # fewer open third moves: the tree's choice
+        child.outcome = "no-win"
+    _update(node, attacker)
+    assert _select(node, attacker, {}) in first.children
+    before = first.dn
+    hard = first.children[0]
+    _expand(hard, attacker)  # a third move its job did not settle
+    assert hard.children is not None
+    _update(node, attacker)
+    assert first.dn == pytest.approx(before) and hard.dn == pytest.approx(1)
+    assert _combine(hard, attacker)[1] == _least_count(hard) > 1  # unscaled: dozens on 8x8
+    chosen = _select(node, attacker, {})
+    assert chosen is not None and chosen in hard.children  # it goes on below it
+    # half the attacker's moves below the defender's first answer refuted: half a job left
+    answer = chosen
+    _expand(answer, attacker)
+    assert answer.children is not None
+    half = len(answer.children) // 2
+    for child in answer.children[:half]:
+        child.outcome = "no-win"
+    _update(node, attacker)
+    left = 1 - half / len(answer.children)
+    assert hard.dn == pytest.approx(left * len(answer.children) / _least_count(hard))
+    assert first.dn == pytest.approx(before - 1 + hard.dn)
+
+
+def _least_count(node: Node) -> int:
+    """The fewest moves (up to symmetry) of `node`'s children."""
+    assert node.children is not None
+    return min(len(classes(child.position)) for child in node.children)
+
+
+def test_a_job_split_by_a_run_with_fewer_nodes_grows_again(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """A job an older run split at a smaller largest budget, none of whose children has a
+    job, runs again with `JOB_GROWTH` times the nodes before it is split; one whose
+    children have jobs stays split as before."""
+    position = Position(BOARD)
+    first = position.play(classes(position)[0]).to_string()
+    child = Position(first).play(classes(Position(first))[0]).to_string()
+
+    def run(folder: Path, with_child: bool) -> list[tuple[str, int]]:
+        jobs = JobFolder(folder, position)
+        jobs.save(JobResult(first, "x", "unknown", 2_000, 0.1, 5, 5, 2_000))
+        if with_child:
+            jobs.save(JobResult(child, "x", "unknown", 2_000, 0.1, 5, 5, 2_000))
+        saved: list[tuple[str, int]] = []
+        keep = JobFolder.save
+
+        def save(self: JobFolder, result: JobResult) -> None:
+            saved.append((result.position, result.budget))
+            keep(self, result)
+
+        monkeypatch.setattr(JobFolder, "save", save)
+        done = prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=2_000,
+                               max_job_nodes=8_000, table_mb=16)
+        monkeypatch.setattr(JobFolder, "save", keep)
+        assert done.value == "draw" and done.check is not None
+        return saved
+
+    assert (first, 8_000) in run(tmp_path / "grows", with_child=False)
+    assert first not in {job for job, _ in run(tmp_path / "split", with_child=True)}
+
+
 def test_a_second_worker_goes_beside_a_running_job_where_the_tree_leans_to_a_draw() -> None:
     """A running job counts as settled the way its parent leans: below a defender's reply
     with many of the attacker's moves still to refute, the next job is another of those
@@ -497,7 +575,7 @@ def test_a_second_worker_goes_beside_a_running_job_where_the_tree_leans_to_a_dra
     for child in first.children[-3:]:
         child.outcome = "no-win"
     _update(node, attacker)
-    assert first.pn > first.dn  # it leans to the defender
+    assert _leaning(first) == "no-win"  # it leans to the defender
     assert _select(node, attacker, {}) is first.children[0]
     first.children[0].running = True
     _update(node, attacker, virtual=True)

@@ -331,6 +331,11 @@ class JobFolder:
         # an older gzip file of the same job (a job run again with more nodes) is stale now
         self._file(result.position, result.attacker, ".gz").unlink(missing_ok=True)
 
+    def has(self, position: str, attacker: str) -> bool:
+        """Whether a run finished the job (without reading it)."""
+        return self._file(position, attacker).exists() or \
+            self._file(position, attacker, ".gz").exists()
+
     def load(self, position: str, attacker: str) -> JobResult | None:
         """The job's result if a run finished it, else None."""
         path = self._file(position, attacker)
@@ -424,8 +429,8 @@ class Node:
     """A position of the master tree, for one question (`attacker` wins?): an OR node where
     the attacker moves, an AND node where the defender does."""
 
-    __slots__ = ("_moves", "budget", "children", "dn", "focus", "hint", "move", "outcome",
-                 "pn", "position", "running", "terminal")
+    __slots__ = ("_moves", "budget", "children", "dn", "dn_scale", "focus", "hint", "move",
+                 "outcome", "pn", "pn_scale", "position", "running", "terminal")
 
     def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
         self.position = position
@@ -446,6 +451,8 @@ class Node:
         if self.terminal:
             self.outcome = "win" if position.winner() is attacker else "no-win"
         self.pn, self.dn = _numbers(self.outcome)
+        self.pn_scale = self.dn_scale = 1.0
+        """Once split, what the children's numbers are multiplied by (`_expand`)."""
 
     @property
     def solved(self) -> bool:
@@ -461,11 +468,11 @@ class Node:
         return self._moves
 
 
-def _numbers(outcome: str) -> tuple[int, int]:
+def _numbers(outcome: str) -> tuple[float, float]:
     return {"win": (0, INF), "no-win": (INF, 0)}.get(outcome, (1, 1))
 
 
-def _open_leaf_numbers(node: Node, attacker: Side) -> tuple[int, int]:
+def _open_leaf_numbers(node: Node, attacker: Side) -> tuple[float, float]:
     """An open leaf's proof and disproof numbers: 1 for the side that needs one move, and
     the count of moves (up to symmetry) for the side that needs them all, as df-pn counts
     an unexpanded node (its ``and_pn``). With 1 and 1, a defender's node whose best reply
@@ -517,7 +524,7 @@ def _update(node: Node, attacker: Side, virtual: bool = False,
             node.pn, node.dn = _numbers(node.outcome) if node.solved \
                 else _open_leaf_numbers(node, attacker)
         return
-    leaning = "win" if node.pn <= node.dn else "no-win"
+    leaning = _leaning(node)
     for child in node.children:
         _update(child, attacker, virtual, leaning)
     outcomes = [c.outcome for c in node.children]
@@ -531,12 +538,25 @@ def _update(node: Node, attacker: Side, virtual: bool = False,
     if node.solved:
         node.pn, node.dn = _numbers(node.outcome)
         return
+    pn, dn = _combine(node, attacker)
+    node.pn, node.dn = min(INF, pn * node.pn_scale), min(INF, dn * node.dn_scale)
+
+
+def _leaning(node: Node) -> str:
+    """The way a split node leans: ``win`` where its proof number is the smaller, as its
+    children last made them (before its scales, which keep its numbers as they were as a
+    leaf and so say nothing of where it leans)."""
+    return "win" if node.pn / node.pn_scale <= node.dn / node.dn_scale else "no-win"
+
+
+def _combine(node: Node, attacker: Side) -> tuple[float, float]:
+    """A split node's proof and disproof numbers from its children's, before its scales."""
+    assert node.children is not None
     pns = [c.pn for c in node.children]
     dns = [c.dn for c in node.children]
     if node.position.turn is attacker:  # OR
-        node.pn, node.dn = min(pns), min(INF, sum(dns))
-    else:
-        node.pn, node.dn = min(INF, sum(pns)), min(dns)
+        return min(pns), min(INF, sum(dns))
+    return min(INF, sum(pns)), min(dns)
 
 
 def _selectable(node: Node, memo: dict[int, bool]) -> bool:
@@ -567,7 +587,7 @@ def _select(root: Node, attacker: Side, memo: dict[int, bool]) -> Node | None:
     return node
 
 
-def _focus(node: Node, options: list[Node], number: Callable[[Node], int]) -> Node:
+def _focus(node: Node, options: list[Node], number: Callable[[Node], float]) -> Node:
     """The child to go on with: the one chosen last while its number is within `FOCUS` of
     the best, else the best."""
     best = min(options, key=number)
@@ -579,7 +599,22 @@ def _focus(node: Node, options: list[Node], number: Callable[[Node], int]) -> No
 
 
 def _expand(node: Node, attacker: Side) -> None:
+    """Split a leaf into its children, scaled so that its numbers stay what they were as a
+    leaf until its children's jobs say more (`Node.pn_scale`, `Node.dn_scale`).
+
+    (Unscaled, a split job where the defender moves jumped: as a leaf its disproof number
+    is 1 (one reply refutes), split it is the least of its children's, each the count of
+    the attacker's moves, about 60 on 8x8. On (8,8,5) one hard third move that its job did
+    not settle added 60 to its parent reply's disproof number, and the tree left a reply
+    with 37 open third moves for one with 50.)"""
+    pn, dn = _open_leaf_numbers(node, attacker)
     node.children = [Node(node.position.play(c), c, attacker) for c in node.moves]
+    for child in node.children:
+        if not child.solved:
+            child.pn, child.dn = _open_leaf_numbers(child, attacker)
+    joint_pn, joint_dn = _combine(node, attacker)
+    node.pn_scale = pn / joint_pn if 0 < joint_pn < INF else 1.0
+    node.dn_scale = dn / joint_dn if 0 < joint_dn < INF else 1.0
 
 
 def _frontier(node: Node) -> tuple[int, int]:
@@ -691,8 +726,8 @@ class JobProgress:
     running: int
     pending: int
     """Frontier positions of the master tree not yet started."""
-    root_pn: int
-    root_dn: int
+    root_pn: float
+    root_dn: float
     nodes: int
     seconds: float
     share: float
@@ -792,6 +827,7 @@ class _Driver:
         self._reused_share = 0.0  # the share settled by jobs taken from the folder
         self._started_at: float | None = None  # the run's seconds at its first job
         self._pool_restart = getattr(executor, "restart", None)
+        self._split_before: dict[str, bool] = {}  # `_regrow`: a job's children have jobs
         self._note = getattr(executor, "note_success", None)
 
     def seconds_left(self) -> float | None:
@@ -858,8 +894,7 @@ class _Driver:
                 self._absorb(question, [leaf])
                 continue
             # a job its budget stopped runs again with the nodes its run chose
-            budget = leaf.budget = self.job_nodes if found is None else \
-                min(found.regrow, self.max_job_nodes)
+            budget = leaf.budget = self.job_nodes if found is None else self._regrow(found)
             if self.limit_nodes is not None:
                 budget = min(budget, (self.limit_nodes - self.spent
                                       - self._committed(running)) // 2)
@@ -939,10 +974,30 @@ class _Driver:
 
     def _grows(self, result: JobResult) -> bool:
         """Whether a job that its budget stopped runs again with more nodes rather than
-        being split: the run that stopped it said so (`JobResult.regrow`), within this
-        run's largest budget. A folder's jobs are split as the runs before decided."""
-        return result.outcome == "unknown" and \
-            min(result.regrow, self.max_job_nodes) > result.budget
+        being split (`_regrow`)."""
+        return self._regrow(result) > result.budget
+
+    def _regrow(self, result: JobResult) -> int:
+        """The nodes a job that its budget stopped runs again with (at most its budget:
+        it is split). The run that stopped it said (`JobResult.regrow`), within this run's
+        largest budget. A job that a run with a smaller largest budget split, none of whose
+        children has a job in the folder, grows again too (`JOB_GROWTH`): a run with more
+        nodes to give may settle it as one job, where its children are many jobs. Else a
+        folder's jobs are split as the runs before decided."""
+        if result.outcome != "unknown":
+            return 0
+        if result.regrow:
+            return min(result.regrow, self.max_job_nodes)
+        if result.budget >= self.max_job_nodes:
+            return 0
+        key = result.position
+        if key not in self._split_before:
+            position = Position(key)
+            self._split_before[key] = any(
+                self.folder.has(position.play(move).to_string(), result.attacker)
+                for move in classes(position))
+        return 0 if self._split_before[key] else \
+            min(self.max_job_nodes, result.budget * JOB_GROWTH)
 
     def _apply(self, question: Question, leaf: Node, result: JobResult,
                worker: int = -1) -> None:

@@ -436,5 +436,8 @@ def _report_stopped(figures: dict[str, object], nodes: int, seconds: float, thre
                       f"{threads} threads ({nodes:,} nodes, {seconds:.1f} s)", soft_wrap=True)
 
 
-def _number(n: int) -> str:
-    return "inf" if n >= 1 << 60 else f"{n:,}"
+def _number(n: float) -> str:
+    """A proof or disproof number: a job run's master tree scales them (fractions)."""
+    if n >= 1 << 60:
+        return "inf"
+    return f"{n:,.0f}" if n >= 100 or n == int(n) else f"{n:.3g}"
