@@ -258,6 +258,8 @@ def test_ttt_prove_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert "] does X win? jobs: " in result.stderr and "settled" in result.stderr
     again = json.loads(CliRunner().invoke(app, args).stdout)
     assert again["value"] == "x" and again["jobs_run"] == 0 and again["jobs_reused"] > 0
+    text = CliRunner().invoke(app, args[:-1]).stdout
+    assert "X wins (0 jobs run, " in text and " on 1 local worker)" in text
     stopped = CliRunner().invoke(app, ["prove", BOARD, "--jobs", str(tmp_path / "timed"),
                                        "--workers", "1", "--job-nodes", "10000",
                                        "--seconds", "0.5"])

@@ -370,9 +370,9 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 run.stopped or "", "a limit")
             text = (f"unproven: stopped by {why} with root pn {_number(last.root.pn)}, dn "
                     f"{_number(last.root.dn)}; the finished jobs are kept in {folder}")
-        console.print(f"{run.position}: {text} ({run.jobs_run:,} jobs run, "
+        console.print(f"{run.position}: {text} ({_count(run.jobs_run, 'job')} run, "
                       f"{run.jobs_reused:,} from the folder, {run.nodes:,} nodes, "
-                      f"{run.seconds:.1f} s on {run.workers} {run.backend} workers)",
+                      f"{run.seconds:.1f} s on {_count(run.workers, run.backend + ' worker')})",
                       soft_wrap=True)
         if run.unwritten is not None:
             console.print(f"proof: {run.unwritten}: the same command assembles it from "
@@ -434,6 +434,15 @@ def _report_stopped(figures: dict[str, object], nodes: int, seconds: float, thre
     else:
         console.print(f"{figures['position']}: unproven: stopped by the limit, by replies on "
                       f"{threads} threads ({nodes:,} nodes, {seconds:.1f} s)", soft_wrap=True)
+
+
+def _count(n: int, noun: str) -> str:
+    """`n` and `noun`, plural unless `n` is 1.
+
+    >>> _count(1, "job"), _count(1_200, "local worker")
+    ('1 job', '1,200 local workers')
+    """
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _number(n: float) -> str:
