@@ -24,10 +24,26 @@ def ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Ctrl-C, and ``kill``'s default (`stop_on_terminate` takes it as Ctrl-C)."""
+
+
+def stop_on_terminate() -> None:
+    """In a command's main thread: take SIGTERM (``kill``, a batch system's time limit) as
+    Ctrl-C, so that a long command stops its workers and keeps its work. By default SIGTERM
+    ends the process at once, and its pool's workers run on without it."""
+
+    def interrupt(number: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 @contextlib.contextmanager
 def interrupts_deferred() -> Iterator[None]:
-    """Take a Ctrl-C that comes during the block after it (in the main thread; elsewhere,
-    or where Ctrl-C is ignored, the block runs as it is).
+    """Take a Ctrl-C (or a SIGTERM taken as one) that comes during the block after it (in
+    the main thread; elsewhere, or where the signal is ignored or left to its default, the
+    block runs as it is).
 
     >>> import os
     >>> before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
@@ -41,22 +57,26 @@ def interrupts_deferred() -> Iterator[None]:
     then Ctrl-C is taken
     >>> _ = signal.signal(signal.SIGINT, before)
     """
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    taken: list[FrameType | None] = []
+    handlers = {number: signal.getsignal(number) for number in STOPPING_SIGNALS}
+    handled = {number: handler for number, handler in handlers.items() if callable(handler)}
+    taken: list[tuple[int, FrameType | None]] = []
 
     def take(number: int, frame: FrameType | None) -> None:
-        taken.append(frame)
+        taken.append((number, frame))
 
-    signal.signal(signal.SIGINT, take)
+    for number in handled:
+        signal.signal(number, take)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in handled.items():
+            signal.signal(number, handler)
         if taken:
-            previous(signal.SIGINT, taken[-1])
+            first, frame = taken[0]
+            handled[signal.Signals(first)](first, frame)
 
 
 class WorkerPool(ProcessPoolExecutor):

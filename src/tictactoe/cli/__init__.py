@@ -14,10 +14,12 @@ from tictactoe.cli import (
     show,  # noqa: F401
 )
 from tictactoe.cli.app import app
+from tictactoe.pools import stop_on_terminate
 
 
 def main() -> None:
-    """Entry point of the ``ttt`` console script."""
+    """Entry point of the ``ttt`` console script. SIGTERM stops a command as Ctrl-C does."""
+    stop_on_terminate()
     app()
 
 
