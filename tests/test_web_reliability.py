@@ -2,9 +2,9 @@
 serve`` processes: SIGKILL in the middle of 50 clients' games loses no acknowledged move and
 tears no record; two clients racing on one game lose nothing (the loser gets 409); bad
 storage gives 503 with a reason while analysis goes on; light requests are not held up by
-heavy ones, nor a 3×3 game against ``hard`` by 4×4 games; and the game load, also from
-``wrk``, gets no errors. The long runs, with the
-figures, are `scripts/bench_reliability.py`."""
+heavy ones, nor a 3×3 game against ``hard`` by 4×4 games; the game load, also from
+``wrk``, gets no errors; and SIGTERM stops the server and its workers at once. The long
+runs, with the figures, are `scripts/bench_reliability.py`."""
 
 from __future__ import annotations
 
@@ -44,6 +44,21 @@ def test_no_acknowledged_move_is_lost_when_the_server_is_killed(tmp_path: Path) 
                 (0, 0, "ok", 0), crash.problems
             acknowledged += crash.acknowledged
         assert acknowledged > 0, "the clients got moves through before the kills"
+    finally:
+        server.stop()
+
+
+def test_sigterm_during_the_warm_up_stops_the_server_and_its_workers_at_once(
+        tmp_path: Path) -> None:
+    """``kill`` while the engine workers warm up: the server shuts down and stops them,
+    rather than wait for their warm-up (about 20 s) before its process can exit."""
+    server = Server(tmp_path / "data")
+    try:
+        family = server.family()
+        server.process.terminate()
+        server.process.wait(timeout=8)
+        assert reliability.wait_gone(family, seconds=5) == []
+        assert server.process.returncode == 0, server.log.read_text()
     finally:
         server.stop()
 

@@ -31,11 +31,12 @@ import logging
 import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from enum import IntEnum
 from typing import TypeVar
 
+from tictactoe.pools import WorkerPool
 from tictactoe.web import worker
 
 log = logging.getLogger("tictactoe.web")
@@ -90,7 +91,7 @@ class Lane:
     def _start(self) -> Executor:
         if self._executor is None:
             if self.processes:
-                self._executor = ProcessPoolExecutor(
+                self._executor = WorkerPool(
                     max_workers=1, mp_context=multiprocessing.get_context("spawn"),
                     initializer=worker.start, initargs=(os.getpid(), self.niceness))
             else:
@@ -172,8 +173,11 @@ class Lane:
         self._running = False
 
     def close(self) -> None:
-        """Stop the worker (running work is not waited for)."""
+        """Stop the worker now: its running work (the start-up warm-up, say) is not waited
+        for, here or when the server's process exits."""
         executor, self._executor = self._executor, None
+        if isinstance(executor, WorkerPool):
+            executor.kill()
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
 
