@@ -431,6 +431,17 @@ def _defender_to_move() -> tuple[Node, list[Node], Side]:
     return node, node.children, attacker
 
 
+def _two_split_replies() -> tuple[Node, Node, Node, Side]:
+    """`_defender_to_move` with its first two replies split: (the node, them, the
+    attacker)."""
+    node, replies, attacker = _defender_to_move()
+    first, second = replies[:2]
+    for reply in (first, second):
+        _expand(reply, attacker)
+        assert reply.children is not None and len(reply.children) > 8
+    return node, first, second, attacker
+
+
 def test_the_master_tree_goes_on_with_a_split_reply_before_trying_every_other() -> None:
     """After the defender's reply r0 is split and all but two of its children are settled,
     the next job is one of those two, not a reply never tried: an open leaf counts its
@@ -454,11 +465,7 @@ def test_the_master_tree_stays_with_the_reply_it_chose_while_it_is_near_the_best
     """Two split replies of the defender with the same open count: a job settled under the
     other one does not pull the next job over (both would be worked through, where one
     refutation is enough), until the chosen one is clearly the worse (`FOCUS`)."""
-    node, replies, attacker = _defender_to_move()
-    first, second = replies[:2]
-    for reply in (first, second):
-        _expand(reply, attacker)
-        assert reply.children is not None and len(reply.children) > 8
+    node, first, second, attacker = _two_split_replies()
     assert first.children is not None and second.children is not None
     _update(node, attacker)
     assert first.dn == second.dn
@@ -501,11 +508,7 @@ def test_a_split_job_keeps_its_numbers_until_its_children_settle() -> None:
     a leaf its disproof number is 1; its children, each counting the attacker's moves,
     would make it dozens): the reply above it keeps its number, and the master tree stays
     with the reply it chose. What its children's jobs settle lowers it."""
-    node, replies, attacker = _defender_to_move()
-    first, second = replies[:2]
-    for reply in (first, second):
-        _expand(reply, attacker)
-        assert reply.children is not None and len(reply.children) > 8
+    node, first, second, attacker = _two_split_replies()
     assert first.children is not None and second.children is not None
     for child in first.children[-3:]:  # fewer open third moves: the tree's choice
         child.outcome = "no-win"
