@@ -371,7 +371,7 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
             text = (f"unproven: stopped by {why} with root pn {_number(last.root.pn)}, dn "
                     f"{_number(last.root.dn)}; the finished jobs are kept in {folder}")
         console.print(f"{run.position}: {text} ({_count(run.jobs_run, 'job')} run, "
-                      f"{run.jobs_reused:,} from the folder, {run.nodes:,} nodes, "
+                      f"{run.jobs_reused:,} from the folder, {_count(run.nodes, 'node')}, "
                       f"{run.seconds:.1f} s on {_count(run.workers, run.backend + ' worker')})",
                       soft_wrap=True)
         if run.unwritten is not None:
