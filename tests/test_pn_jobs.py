@@ -629,3 +629,32 @@ def test_a_job_run_again_replaces_its_older_gzip_file(tmp_path: Path) -> None:
     folder.compact()
     again = folder.load("8/8 x", "x")
     assert not gz.exists() and again is not None and again.budget == 40
+
+
+def test_a_job_reached_by_two_move_orders_is_taken_from_the_folder_once(
+        tmp_path: Path) -> None:
+    """X a, O r, X b and X b, O r, X a are one position: one job in the folder, counted
+    once among the jobs taken from it, though the master tree meets it twice."""
+    root = Position(BOARD)
+    first, second = classes(root)[0], classes(root)[1]
+    reply = next(r for r in classes(root.play(first))
+                 if r in classes(root.play(second)) and r not in (first, second)
+                 and second in classes(root.play(first).play(r))
+                 and first in classes(root.play(second).play(r)))
+    third = root.play(first).play(reply).play(second).to_string()
+    assert third == root.play(second).play(reply).play(first).to_string()
+    split = [root.play(first).to_string(), root.play(first).play(reply).to_string(),
+             root.play(second).to_string(), root.play(second).play(reply).to_string(), third]
+    jobs = JobFolder(tmp_path / "jobs", root)
+    for position in split:
+        jobs.save(JobResult(position, "x", "unknown", 2_000, 0.1, 5, 5, 2_000))
+    seen: list[JobProgress] = []
+
+    def stop(state: JobProgress) -> None:
+        seen.append(state)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        prove_with_jobs(BOARD, tmp_path / "jobs", backend=InProcess(), job_nodes=2_000,
+                        table_mb=16, progress=stop)
+    assert seen[0].reused == len(split)

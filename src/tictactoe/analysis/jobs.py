@@ -496,6 +496,9 @@ class Question:
     seconds: float = 0.0
     outcomes: dict[str, int] = field(default_factory=dict)
     """How many jobs ended in each outcome."""
+    reused: set[str] = field(default_factory=set, repr=False)
+    """The positions of the jobs taken from the folder: a job reached by two move orders
+    is one job."""
 
     @property
     def outcome(self) -> str:
@@ -1018,11 +1021,14 @@ class _Driver:
             leaf = stack.pop()
             if leaf.solved or leaf.running or leaf.children is not None:
                 continue
-            found = self.folder.load(leaf.position.to_string(), attacker.symbol)
+            key = leaf.position.to_string()
+            found = self.folder.load(key, attacker.symbol)
             if found is None or self._grows(found):
                 continue
-            self.jobs_reused += 1
-            question.jobs_reused += 1
+            if key not in question.reused:
+                question.reused.add(key)
+                self.jobs_reused += 1
+                question.jobs_reused += 1
             self._take(question, leaf, found)
             stack.extend(leaf.children or ())
         _update(question.root, attacker)
