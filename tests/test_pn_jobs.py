@@ -658,3 +658,51 @@ def test_a_job_reached_by_two_move_orders_is_taken_from_the_folder_once(
         prove_with_jobs(BOARD, tmp_path / "jobs", backend=InProcess(), job_nodes=2_000,
                         table_mb=16, progress=stop)
     assert seen[0].reused == len(split)
+
+
+def test_a_job_whose_writing_overruns_on_a_warm_table_is_tried_on_a_cleared_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's table kept from earlier jobs can settle a position through a large
+    subtree whose writing overruns the job's nodes: the job is then searched and written
+    once more on a cleared table, its nodes counted in all. On a cold table, or when the
+    second try overruns too, the job is given up (cut) as before."""
+    from tictactoe.analysis import jobs
+    from tictactoe.search.pn import PnSearch, proofs
+
+    overruns = [0]
+    clears = [0]
+    writers = {name: getattr(proofs._Extractor, name)
+               for name in ("prover_node", "opponent_node")}
+
+    def overrunning(name: str) -> object:
+        def node(self: proofs._Extractor, *args: object) -> None:
+            if overruns[0] > 0:
+                overruns[0] -= 1
+                self.limits.halt("nodes")
+                raise proofs._Stop("nodes")
+            writers[name](self, *args)
+        return node
+
+    for name in writers:
+        monkeypatch.setattr(proofs._Extractor, name, overrunning(name))
+    clear = PnSearch.clear
+
+    def counted(self: PnSearch) -> None:
+        clears[0] += 1
+        clear(self)
+
+    monkeypatch.setattr(PnSearch, "clear", counted)
+    spec = JobSpec("x2/1o1/3 x", "x", 5_000, table_mb=1)
+    jobs._SEARCHES.clear()
+    overruns[0] = 1
+    cold = prove_job(spec)  # the first job of this worker: nothing to clear
+    assert cold.outcome == "unknown" and cold.cut and clears[0] == 0
+    warm = prove_job(spec)  # after a job: the table is warm
+    assert warm.outcome == "no-win" and not warm.cut and clears[0] == 0
+    overruns[0] = 1
+    again = prove_job(spec)
+    assert again.outcome == "no-win" and not again.cut and clears[0] == 1
+    assert decode_fragment(again.fragment) == decode_fragment(warm.fragment)
+    overruns[0] = 2
+    given_up = prove_job(spec)
+    assert given_up.outcome == "unknown" and given_up.cut and clears[0] == 2

@@ -156,17 +156,21 @@ def prove_job(spec: JobSpec) -> JobResult:
     """Run one job in this process: the df-pn search, then, if it proved or disproved the
     win, the fragment read off its table.
 
+    The worker keeps its table from job to job (a split job's children go to the worker
+    that searched it). If that table held earlier jobs and the writing runs out of the
+    job's nodes, the job is tried once more on a cleared table before it is given up: on
+    (8,8,5) a warm table can settle a position at once through an earlier job's large
+    subtree, whose writing then overruns, where a cold search finds a small proof.
+
     >>> r = prove_job(JobSpec("xx1/oo1/3 x", "x", 1000, table_mb=1))
     >>> r.outcome, decode_fragment(r.fragment)
     ('win', [('W', (2,), 0, ())])
     """
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.driver import epsilon_setting
-    from tictactoe.search.pn.proofs import _Extractor, _Limits, _Recorded, _Stop
 
     started = time.perf_counter()
     position = Position(spec.position)
-    attacker = Side.parse(spec.attacker)
     key = (position.variant.name, spec.table_mb, spec.epsilon)
     search = _SEARCHES.get(key)
     if search is None:
@@ -174,20 +178,46 @@ def prove_job(spec: JobSpec) -> JobResult:
         options = {} if spec.epsilon is None else {"epsilon": epsilon_setting(spec.epsilon)}
         search = _SEARCHES[key] = PnSearch(position.variant, table_mb=spec.table_mb,
                                            **options)
-    result = search.prove(position, attacker=attacker, nodes=spec.nodes, seconds=spec.seconds)
+    warm = _WARM.get(key, False)
+    _WARM.clear()
+    _WARM[key] = True
+    result, stop = _attempt(spec, search, started, spent=0)
+    if stop == "nodes" and warm:
+        search.clear()
+        result, stop = _attempt(spec, search, started, spent=result.nodes)
+    return result
+
+
+_WARM: dict[tuple[str, float, float | None], bool] = {}
+"""Whether this worker's table holds an earlier job's search."""
+
+
+def _attempt(spec: JobSpec, search: Any, started: float, spent: int
+             ) -> tuple[JobResult, str | None]:
+    """One search and writing of a job on `search`'s table, and why its writing stopped
+    (``nodes``, ``seconds`` or None); `spent`: the nodes of an earlier attempt, counted
+    in the figures."""
+    from tictactoe.search.pn.proofs import _Extractor, _Limits, _Recorded, _Stop
+
+    position = Position(spec.position)
+    attacker = Side.parse(spec.attacker)
+    seconds = spec.seconds
+    if seconds is not None:
+        seconds = max(0.0, seconds - (time.perf_counter() - started))
+    result = search.prove(position, attacker=attacker, nodes=spec.nodes, seconds=seconds)
     if spec.fault is not None:
         _maybe_fail(Path(spec.fault))
     elapsed = time.perf_counter() - started
 
     def unknown(nodes: int, cut: bool) -> JobResult:
-        return JobResult(spec.position, spec.attacker, "unknown", nodes,
+        return JobResult(spec.position, spec.attacker, "unknown", spent + nodes,
                          time.perf_counter() - started, result.root_pn, result.root_dn,
                          spec.nodes, cut=cut, worker=os.getpid())
 
     if result.outcome == "unknown":
         # the job's own budget, or the run's deadline (then it is not kept)
         cut = result.nodes < spec.nodes
-        return unknown(result.nodes, cut)
+        return unknown(result.nodes, cut), None
     win = result.outcome == "win"
     prover = attacker if win else attacker.other
     recorded = _Recorded()
@@ -202,14 +232,15 @@ def prove_job(spec: JobSpec) -> JobResult:
         else:
             extractor.opponent_node(mine, theirs, win, {})
     except _Stop:
-        return unknown(result.nodes + extractor.research_nodes, True)
+        return unknown(result.nodes + extractor.research_nodes, True), limits.reason
     text = "\n".join(format_node(kind, cells, target, cover)
                      for kind, cells, target, cover in recorded.nodes).encode("ascii")
     return JobResult(spec.position, spec.attacker, result.outcome,
-                     result.nodes + extractor.research_nodes, elapsed
-                     + extractor.state().seconds, result.root_pn, result.root_dn, spec.nodes,
-                     lines=len(recorded.nodes),
-                     fragment=lzma.compress(text, preset=FRAGMENT_PRESET), worker=os.getpid())
+                     spent + result.nodes + extractor.research_nodes,
+                     elapsed + extractor.state().seconds, result.root_pn, result.root_dn,
+                     spec.nodes, lines=len(recorded.nodes),
+                     fragment=lzma.compress(text, preset=FRAGMENT_PRESET),
+                     worker=os.getpid()), None
 
 
 def _maybe_fail(fault: Path) -> None:
