@@ -327,6 +327,18 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
+async def footer(pilot: Pilot[None]) -> str:
+    """The footer's words, once it is drawn (its first frame can come late under load)."""
+    app = pilot.app
+    assert isinstance(app, TicTacToeApp)
+    for _ in range(100):
+        text = words(screen_lines(app)[-1])
+        if text:
+            return text
+        await pilot.pause(0.05)
+    raise AssertionError("the footer was never drawn")
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE])
 async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]) -> None:
@@ -366,11 +378,11 @@ async def test_the_footer_always_says_how_to_quit(size: tuple[int, int]) -> None
     app = TicTacToeApp(Game("3x3"))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        footer = words(screen_lines(app)[-1])
+        drawn = await footer(pilot)
         shown = [f"{b.key_display or b.key} {b.description}" for b in app.BINDINGS
                  if isinstance(b, Binding) and b.show]
         assert shown[:2] == ["q Quit", "? Help"]
-        assert footer == " ".join(shown)  # every key, none cut off
+        assert drawn == " ".join(shown)  # every key, none cut off
         await pilot.press("tab")  # the move box takes the letter keys
         await pilot.pause()
         assert words(screen_lines(app)[-1]) == "^q Quit esc Board"
