@@ -173,33 +173,26 @@ def prove_job(spec: JobSpec) -> JobResult:
     position = Position(spec.position)
     key = (position.variant.name, spec.table_mb, spec.epsilon)
     search = _SEARCHES.get(key)
+    warm = search is not None  # its table holds an earlier job's search
     if search is None:
         _SEARCHES.clear()  # one table per worker
         options = {} if spec.epsilon is None else {"epsilon": epsilon_setting(spec.epsilon)}
         search = _SEARCHES[key] = PnSearch(position.variant, table_mb=spec.table_mb,
                                            **options)
-    warm = _WARM.get(key, False)
-    _WARM.clear()
-    _WARM[key] = True
-    result, stop = _attempt(spec, search, started, spent=0)
+    result, stop = _attempt(spec, position, search, started, spent=0)
     if stop == "nodes" and warm:
         search.clear()
-        result, stop = _attempt(spec, search, started, spent=result.nodes)
+        result, stop = _attempt(spec, position, search, started, spent=result.nodes)
     return result
 
 
-_WARM: dict[tuple[str, float, float | None], bool] = {}
-"""Whether this worker's table holds an earlier job's search."""
-
-
-def _attempt(spec: JobSpec, search: Any, started: float, spent: int
+def _attempt(spec: JobSpec, position: Position, search: Any, started: float, spent: int
              ) -> tuple[JobResult, str | None]:
     """One search and writing of a job on `search`'s table, and why its writing stopped
     (``nodes``, ``seconds`` or None); `spent`: the nodes of an earlier attempt, counted
     in the figures."""
     from tictactoe.search.pn.proofs import _Extractor, _Limits, _Recorded, _Stop
 
-    position = Position(spec.position)
     attacker = Side.parse(spec.attacker)
     seconds = spec.seconds
     if seconds is not None:
@@ -522,7 +515,6 @@ class Question:
     attacker: Side
     root: Node
     jobs_run: int = 0
-    jobs_reused: int = 0
     nodes: int = 0
     seconds: float = 0.0
     outcomes: dict[str, int] = field(default_factory=dict)
@@ -530,6 +522,10 @@ class Question:
     reused: set[str] = field(default_factory=set, repr=False)
     """The positions of the jobs taken from the folder: a job reached by two move orders
     is one job."""
+
+    @property
+    def jobs_reused(self) -> int:
+        return len(self.reused)
 
     @property
     def outcome(self) -> str:
@@ -1059,7 +1055,6 @@ class _Driver:
             if key not in question.reused:
                 question.reused.add(key)
                 self.jobs_reused += 1
-                question.jobs_reused += 1
             self._take(question, leaf, found)
             stack.extend(leaf.children or ())
         _update(question.root, attacker)
