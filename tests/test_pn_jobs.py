@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from tictactoe.analysis.backends import DaskCluster, LocalPool
 from tictactoe.analysis.jobs import (
     FOCUS,
+    GROWTH_PLY,
     Assembly,
     InProcess,
     JobFolder,
@@ -27,6 +28,7 @@ from tictactoe.analysis.jobs import (
     JobSpec,
     Node,
     _combine,
+    _Driver,
     _expand,
     _leaning,
     _select,
@@ -136,6 +138,11 @@ def test_a_job_its_budget_stops_runs_again_with_more_nodes_before_it_is_split(
     regrown = [b for b in by_position.values() if len(b) > 1]
     assert regrown and all(b == sorted(b) and b[1] == 4 * b[0] for b in regrown)
     assert max(budget for _, budget, _ in budgets) > 2_000
+    # the first moves and their replies are split at the first budget (`GROWTH_PLY`)
+    assert all(Position(job).ply >= GROWTH_PLY for job, budget, _ in budgets
+               if budget > 2_000)
+    assert any(Position(job).ply < GROWTH_PLY and outcome == "unknown"
+               for job, _, outcome in budgets)
     budgets.clear()
     plain = prove_with_jobs(BOARD, tmp_path / "plain", backend=pool, job_nodes=2_000,
                             table_mb=10)
@@ -547,32 +554,51 @@ def test_a_job_split_by_a_run_with_fewer_nodes_grows_again(tmp_path: Path,
                                                            ) -> None:
     """A job an older run split at a smaller largest budget, none of whose children has a
     job, runs again with `JOB_GROWTH` times the nodes before it is split; one whose
-    children have jobs stays split as before."""
+    children have jobs stays split as before. The first moves and their replies never
+    grow (`GROWTH_PLY`): a run with growth splits a first move as the older run did."""
     position = Position(BOARD)
-    first = position.play(classes(position)[0]).to_string()
-    child = Position(first).play(classes(Position(first))[0]).to_string()
+    line = [position]
+    for _ in range(GROWTH_PLY + 1):
+        line.append(line[-1].play(classes(line[-1])[0]))
+    first, reply, deep, child = (line[ply].to_string() for ply in range(1, GROWTH_PLY + 2))
 
-    def run(folder: Path, with_child: bool) -> list[tuple[str, int]]:
-        jobs = JobFolder(folder, position)
-        jobs.save(JobResult(first, "x", "unknown", 2_000, 0.1, 5, 5, 2_000))
-        if with_child:
-            jobs.save(JobResult(child, "x", "unknown", 2_000, 0.1, 5, 5, 2_000))
-        saved: list[tuple[str, int]] = []
-        keep = JobFolder.save
+    def unknown(job: str, regrow: int = 0) -> JobResult:
+        return JobResult(job, "x", "unknown", 2_000, 0.1, 5, 5, 2_000, regrow=regrow)
 
-        def save(self: JobFolder, result: JobResult) -> None:
-            saved.append((result.position, result.budget))
-            keep(self, result)
+    def driver(folder: Path, *jobs: str) -> _Driver:
+        found = JobFolder(folder, position)
+        for job in jobs:
+            found.save(unknown(job))
+        return _Driver(found, InProcess(), job_nodes=2_000, max_job_nodes=8_000,
+                       table_mb=16, nodes=None, seconds=None, progress=None, fault=None)
 
-        monkeypatch.setattr(JobFolder, "save", save)
-        done = prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=2_000,
-                               max_job_nodes=8_000, table_mb=16)
-        monkeypatch.setattr(JobFolder, "save", keep)
-        assert done.value == "draw" and done.check is not None
-        return saved
+    # each alone in its folder: none of its children has a job
+    grows = [driver(tmp_path / str(ply), job)._regrow(unknown(job))
+             for ply, job in enumerate((first, reply, deep))]
+    assert grows == [0, 0, 8_000]
+    # a job the run that stopped it said to grow: as it said, from the third ply on
+    alone = driver(tmp_path / "alone")
+    assert alone._regrow(unknown(deep, regrow=32_000)) == 8_000
+    assert alone._regrow(unknown(reply, regrow=8_000)) == 0
+    assert driver(tmp_path / "split", deep, child)._regrow(unknown(deep)) == 0
 
-    assert (first, 8_000) in run(tmp_path / "grows", with_child=False)
-    assert first not in {job for job, _ in run(tmp_path / "split", with_child=True)}
+    # end to end: the older run's first move is split, not run again
+    folder = tmp_path / "run"
+    JobFolder(folder, position).save(unknown(first))
+    saved: list[tuple[str, int]] = []
+    keep = JobFolder.save
+
+    def save(self: JobFolder, result: JobResult) -> None:
+        saved.append((result.position, result.budget))
+        keep(self, result)
+
+    monkeypatch.setattr(JobFolder, "save", save)
+    done = prove_with_jobs(BOARD, folder, backend=InProcess(), job_nodes=2_000,
+                           max_job_nodes=8_000, table_mb=16)
+    assert done.value == "draw" and done.check is not None
+    assert first not in {job for job, _ in saved}
+    below = {Position(first).play(move).to_string() for move in classes(Position(first))}
+    assert below & {job for job, _ in saved}
 
 
 def test_a_second_worker_goes_beside_a_running_job_where_the_tree_leans_to_a_draw() -> None:

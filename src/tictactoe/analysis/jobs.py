@@ -76,6 +76,13 @@ JOB_GROWTH = 4
 """A job that its budget stops is run again with this many times the nodes, up to the
 run's largest budget (`max_job_nodes`), before it is split."""
 
+GROWTH_PLY = 3
+"""Jobs this many plies below the folder's position, or deeper, grow (`JOB_GROWTH`); the
+first moves and their replies are split at the first budget. On (8,8,5) the first moves
+are far past one job; of 10 replies grown to 16 million nodes 2 settled, and each of the
+other 8 lost about 700 s of CPU; third moves grown to 4 million settled where 1 million
+split them into about 60 jobs each."""
+
 FOCUS = 1.25
 """A node of the master tree stays with the child it chose last while that child's number
 (the one the node minimises) is at most this many times the best child's, plus one, as
@@ -982,7 +989,8 @@ class _Driver:
                 # stopped early for another reason: split it, but do not keep it
                 self._apply(question, leaf, result, worker)
                 continue
-            if result.outcome == "unknown" and result.budget < self.max_job_nodes:
+            if (result.outcome == "unknown" and result.budget < self.max_job_nodes
+                    and self._deep_enough(result)):
                 result = replace(result, regrow=min(self.max_job_nodes,
                                                     result.budget * JOB_GROWTH))
             self.folder.save(result)
@@ -1007,6 +1015,10 @@ class _Driver:
         being split (`_regrow`)."""
         return self._regrow(result) > result.budget
 
+    def _deep_enough(self, result: JobResult) -> bool:
+        """Whether the job is `GROWTH_PLY` plies below the folder's position or deeper."""
+        return Position(result.position).ply - self.folder.position.ply >= GROWTH_PLY
+
     def _regrow(self, result: JobResult) -> int:
         """The nodes a job that its budget stopped runs again with (at most its budget:
         it is split). The run that stopped it said (`JobResult.regrow`), within this run's
@@ -1014,7 +1026,7 @@ class _Driver:
         children has a job in the folder, grows again too (`JOB_GROWTH`): a run with more
         nodes to give may settle it as one job, where its children are many jobs. Else a
         folder's jobs are split as the runs before decided."""
-        if result.outcome != "unknown":
+        if result.outcome != "unknown" or not self._deep_enough(result):
             return 0
         if result.regrow:
             return min(result.regrow, self.max_job_nodes)
