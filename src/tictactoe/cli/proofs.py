@@ -108,8 +108,9 @@ def prove_command(
     max_job_nodes: Annotated[int | None, typer.Option(
         "--max-job-nodes", min=1000, help="With --jobs: a job that its nodes do not settle "
                                           "runs again with 4 times as many, up to this, "
-                                          "before it is split (default: --job-nodes, no "
-                                          "growth).", show_default=False)] = None,
+                                          "before it is split, from the third ply on "
+                                          "(default: --job-nodes, no growth).",
+        show_default=False)] = None,
     epsilon: Annotated[float | None, typer.Option(
         min=0, help="With --jobs: the jobs' df-pn thresholds grow by the factor 1 + E "
                     "(default 0.25, as every search here; 0.6 halved the nodes of (8,8,5)'s "
