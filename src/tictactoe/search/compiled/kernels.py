@@ -117,12 +117,15 @@ SHARED_OPTIONS = SHARED_COUNT + 32
 SHARED_WIDTH = 28
 """Room for the pairs of one line's empty cells (8 cells: 28 pairs)."""
 SHARED_SCORES = SHARED_OPTIONS + 32 * SHARED_WIDTH
-SHARED_UNSERVED = SHARED_SCORES + 32 * SHARED_WIDTH
-SHARED_BUDGET = SHARED_UNSERVED + 64
+SHARED_BUDGET = SHARED_SCORES + 32 * SHARED_WIDTH
 """Steps allowed to each `shared_pairing` search (0: never tried)."""
 SHARED_FOUND = SHARED_BUDGET + 1
 """How many pairs the last `shared_pairing` that succeeded chose (``SHARED_PAIRS`` on)."""
-STOPPED_AT = SHARED_FOUND + 1
+SHARED_SERVED = SHARED_FOUND + 1
+"""Per level of `shared_pairing`'s search, the lines (bits by index) that its pairs serve."""
+SHARED_CELL_LINES = SHARED_SERVED + 33
+"""Per cell, the unserved lines (bits by index) through it, while a level is scored."""
+STOPPED_AT = SHARED_CELL_LINES + 64
 """The empty cells of the node where the node limit last stopped `search`: the moves in
 ``buf[n, CURRENT]`` for every ``n`` above it are the path to that node."""
 MISC_SIZE = STOPPED_AT + 1
@@ -328,23 +331,25 @@ def _open_level(level: int, count: int, used: np.uint64,
                 misc: np.ndarray) -> int:  # pragma: no cover - compiled
     """List the options of `shared_pairing`'s search at ``level``: the free pairs of the
     unserved line with the fewest free cells, those serving the most unserved lines first.
-    Returns 1 if there are options, 0 at a dead end, -1 if every line is served."""
-    unserved = 0
+    Returns 1 if there are options, 0 at a dead end, -1 if every line is served.
+
+    The lines served so far are kept per level as bits (``SHARED_SERVED``): the level's
+    last pair adds the lines holding it. A pair's score is the count of unserved lines
+    through both its cells (``SHARED_CELL_LINES``)."""
+    served = ZERO
+    if level > 0:
+        served = np.uint64(misc[SHARED_SERVED + level - 1])
+        pair = np.uint64(misc[SHARED_PAIRS + level - 1])
+        for i in range(count):
+            if np.uint64(misc[SHARED_SETS + i]) & pair == pair:
+                served |= ONE << np.uint64(i)
+    misc[SHARED_SERVED + level] = np.int64(served)
     fewest = 99
     best = -1
     for i in range(count):
-        e = np.uint64(misc[SHARED_SETS + i])
-        served = False
-        for t in range(level):
-            pair = np.uint64(misc[SHARED_PAIRS + t])
-            if pair & e == pair:
-                served = True
-                break
-        if served:
+        if served & ONE << np.uint64(i) != ZERO:
             continue
-        misc[SHARED_UNSERVED + unserved] = i
-        unserved += 1
-        c = popcount(e & ~used)
+        c = popcount(np.uint64(misc[SHARED_SETS + i]) & ~used)
         if c < fewest:
             fewest = int(c)
             best = i
@@ -355,21 +360,29 @@ def _open_level(level: int, count: int, used: np.uint64,
     if level == 32:
         return 0
     free = np.uint64(misc[SHARED_SETS + best]) & ~used
+    rest = free
+    while rest != ZERO:  # the unserved lines through each free cell
+        bit = rest & (ZERO - rest)
+        rest ^= bit
+        through = ZERO
+        for i in range(count):
+            if np.uint64(misc[SHARED_SETS + i]) & bit != ZERO:
+                through |= ONE << np.uint64(i)
+        misc[SHARED_CELL_LINES + popcount(bit - ONE)] = np.int64(through & ~served)
     base = SHARED_OPTIONS + level * SHARED_WIDTH
     n = 0
     rest = free
     while rest != ZERO and n < SHARED_WIDTH:
         a = rest & (ZERO - rest)
         rest ^= a
+        lines_a = np.uint64(misc[SHARED_CELL_LINES + popcount(a - ONE)])
         others = rest
         while others != ZERO and n < SHARED_WIDTH:
             b = others & (ZERO - others)
             others ^= b
             pair = a | b
-            score = 0
-            for u in range(unserved):
-                if np.uint64(misc[SHARED_SETS + misc[SHARED_UNSERVED + u]]) & pair == pair:
-                    score += 1
+            score = int(popcount(lines_a & np.uint64(misc[SHARED_CELL_LINES
+                                                           + popcount(b - ONE)])))
             j = n  # insertion by score, the highest first
             while j > 0 and misc[base + 32 * SHARED_WIDTH + j - 1] < score:
                 misc[base + j] = misc[base + j - 1]
