@@ -18,6 +18,10 @@ from llvmlite import ir  # type: ignore[import-untyped]
 from numba import njit, types
 from numba.extending import intrinsic
 
+from tictactoe.search import jit_cache
+
+jit_cache.configure()  # before any kernel is compiled or loaded
+
 ZERO = np.uint64(0)
 ONE = np.uint64(1)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)

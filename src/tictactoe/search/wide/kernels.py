@@ -18,6 +18,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tictactoe.search import jit_cache
+
+jit_cache.configure()  # before any kernel is compiled or loaded
+
 NODES = 0
 """``misc`` slot: positions visited (all calls)."""
 LIMIT = 1
