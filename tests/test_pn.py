@@ -9,12 +9,16 @@ import signal
 import threading
 from functools import cache
 
+import numpy as np
 import pytest
 
-from tictactoe.core import IllegalMoveError, Position, Side
+from tictactoe.core import IllegalMoveError, Position, Side, Variant
 from tictactoe.proof.patashnik import Dictionary, find_dictionary, load_dictionary
+from tictactoe.proof.threats import board_of
+from tictactoe.proof.threats import scan as readable_scan
 from tictactoe.search import solve_value
 from tictactoe.search.pn import PnSearch, game_value, prove
+from tictactoe.search.pn.tss import scan
 
 
 def random_position(rng: random.Random, variant: str, marks: int) -> Position | None:
@@ -178,3 +182,31 @@ def test_proving_by_replies_agrees_with_one_search(variant: str, outcome: str) -
     found = search.prove_by_replies(variant, report=lambda text, result: parts.append(text))
     assert found.outcome == outcome == PnSearch(variant, table_mb=8).prove(variant).outcome
     assert parts and all(Position(text).ply == 2 for text in parts)
+
+
+@pytest.mark.parametrize("name", ["3x3", "5x5k4", "7x7k5", "4x8k4", "4x4x4"])
+def test_the_compiled_scan_agrees_with_the_checkers(name: str) -> None:
+    """The kernels' branch-free one-pass `scan` against the checker's readable one: each
+    side's threat cells, and the cells on two or more of the prover's lines two marks short."""
+    variant = Variant.parse(name)
+    board = board_of(variant)
+    lines = np.array(variant.line_masks, dtype=np.uint64)
+    full = np.uint64(variant.full_mask)
+    rng = random.Random(name)
+    seen_twice = 0
+    for _ in range(300):
+        cells = rng.sample(range(variant.cells), variant.cells)
+        n = rng.randint(0, variant.cells // 3)
+        mine = sum(1 << c for c in cells[:n])
+        theirs = sum(1 << c for c in cells[n:n + rng.randint(max(0, n - 1), n)])
+        ours, others, twos = readable_scan(board, mine, theirs)
+        p_threat, d_threat, cand, twice = scan(np.uint64(mine), np.uint64(theirs), full, lines)
+        assert (int(p_threat), int(d_threat)) == (ours, others)
+        empties = [m & ~(mine | theirs) for m in twos]  # two empty cells each
+        expected_cand = expected_twice = 0
+        for e in empties:
+            expected_twice |= expected_cand & e
+            expected_cand |= e
+        assert (int(cand), int(twice)) == (expected_cand, expected_twice)
+        seen_twice += expected_twice != 0
+    assert seen_twice > 0
