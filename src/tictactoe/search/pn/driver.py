@@ -163,6 +163,7 @@ class PnSearch:
         self.tt = np.zeros((_rows(table_mb, 8 * _k.ROW), _k.ROW), dtype=np.int64)
         self.ttss = np.zeros((_rows(table_mb / 8, 8 * _t.TSS_ROW), _t.TSS_ROW), dtype=np.uint64)
         _k.zero_table(self.tt)  # touch every page now, not during the search
+        self.ttss.fill(0)
         self.buf = np.zeros((_k.MAX_PLY, _k.BUF_WIDTH), dtype=np.int64)
         self.hv = np.zeros((_k.MAX_PLY, self.t.zobrist.shape[0]), dtype=np.uint64)
         self.seqs = np.zeros((_k.MAX_PLY + 2, 64), dtype=np.int64)
