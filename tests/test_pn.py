@@ -186,7 +186,7 @@ def test_proving_by_replies_agrees_with_one_search(variant: str, outcome: str) -
 
 @pytest.mark.parametrize("name", ["3x3", "5x5k4", "7x7k5", "4x8k4", "4x4x4"])
 def test_the_compiled_scan_agrees_with_the_checkers(name: str) -> None:
-    """The kernels' branch-free one-pass `scan` against the checker's readable one: each
+    """The kernels' one-pass `scan` against the checker's readable one: each
     side's threat cells, and the cells on two or more of the prover's lines two marks short."""
     variant = Variant.parse(name)
     board = board_of(variant)

@@ -106,15 +106,14 @@ def _pack(status: int, move: int, depth: int, size: int) -> np.uint64:  # pragma
     return np.uint64(status | move << 2 | depth << 10 | size << 18)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def scan(p: np.uint64, d: np.uint64, full: np.uint64,
          lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64,
                                      np.uint64]:  # pragma: no cover - compiled
     """One pass over the lines: the prover's threat cells, the opponent's threat cells,
     the cells of the prover's lines two marks short (its threat-making moves) and those of
     them on two or more such lines (each makes two threats at once, unless the lines
-    overlap and share their other empty cell). Without branches, so that the loop
-    vectorises."""
+    overlap and share their other empty cell)."""
     empty = full & ~(p | d)
     p_threat = ZERO
     d_threat = ZERO
@@ -123,16 +122,16 @@ def scan(p: np.uint64, d: np.uint64, full: np.uint64,
     for i in range(lines.shape[0]):
         line = lines[i]
         e = line & empty
-        f = e & (e - ONE)  # e without its lowest cell
-        single = (e != ZERO) & (f == ZERO)
-        double = (f != ZERO) & (f & (f - ONE) == ZERO)
-        prover = line & d == ZERO
-        opponent = (line & p == ZERO) & ~prover
-        p_threat |= e & (ZERO - np.uint64(prover & single))
-        d_threat |= e & (ZERO - np.uint64(opponent & single))
-        two = e & (ZERO - np.uint64(prover & double))
-        twice |= cand & two
-        cand |= two
+        if e == ZERO:
+            continue
+        if line & d == ZERO:
+            if e & (e - ONE) == ZERO:
+                p_threat |= e
+            elif popcount(e) == 2:
+                twice |= cand & e
+                cand |= e
+        elif line & p == ZERO and e & (e - ONE) == ZERO:
+            d_threat |= e
     return p_threat, d_threat, cand, twice
 
 
