@@ -113,8 +113,16 @@ def test_an_interrupted_run_goes_on_without_running_a_finished_job_again(
     assert all(s.share >= s.start_share for s in started)
 
 
+@pytest.fixture(scope="module")
+def one_worker() -> Iterator[LocalPool]:
+    """One worker: jobs finish in the order they start, so two runs compare exactly."""
+    with LocalPool(1, preload=("tictactoe.analysis.jobs", "tictactoe.search.pn.proofs")) \
+            as running:
+        yield running
+
+
 def test_a_job_its_budget_stops_runs_again_with_more_nodes_before_it_is_split(
-        pool: LocalPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        one_worker: LocalPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With --max-job-nodes, a job that its nodes do not settle runs again with four times
     as many (its file then records the larger budget); a run with growth splits fewer
     positions into jobs than one without, gives the same value and a proof that checks;
@@ -129,7 +137,7 @@ def test_a_job_its_budget_stops_runs_again_with_more_nodes_before_it_is_split(
 
     monkeypatch.setattr(JobFolder, "save", save)
     # tables of their own sizes: a worker keeps its table between runs of the same size
-    run = prove_with_jobs(BOARD, grown, backend=pool, job_nodes=2_000, max_job_nodes=32_000,
+    run = prove_with_jobs(BOARD, grown, backend=one_worker, job_nodes=2_000, max_job_nodes=32_000,
                           table_mb=11)
     assert run.value == "draw" and run.check is not None and run.check.value == "draw"
     by_position: dict[str, list[int]] = {}
@@ -144,7 +152,7 @@ def test_a_job_its_budget_stops_runs_again_with_more_nodes_before_it_is_split(
     assert any(Position(job).ply < GROWTH_PLY and outcome == "unknown"
                for job, _, outcome in budgets)
     budgets.clear()
-    plain = prove_with_jobs(BOARD, tmp_path / "plain", backend=pool, job_nodes=2_000,
+    plain = prove_with_jobs(BOARD, tmp_path / "plain", backend=one_worker, job_nodes=2_000,
                             table_mb=10)
     assert plain.value == "draw"
     assert len(by_position) < plain.jobs_run  # fewer positions became jobs
@@ -153,12 +161,12 @@ def test_a_job_its_budget_stops_runs_again_with_more_nodes_before_it_is_split(
     # first run cancelled when its root was proven may run now)
     finished = {position for position, _, _ in budgets}
     budgets.clear()
-    more = prove_with_jobs(BOARD, tmp_path / "plain", backend=pool, job_nodes=2_000,
+    more = prove_with_jobs(BOARD, tmp_path / "plain", backend=one_worker, job_nodes=2_000,
                            max_job_nodes=8_000, table_mb=9)
     assert more.value == "draw" and more.check is not None and more.jobs_reused > 0
     assert not finished & {position for position, _, _ in budgets}
     with pytest.raises(TicTacToeError, match="must be at least"):
-        prove_with_jobs(BOARD, tmp_path / "bad", backend=pool, job_nodes=5_000,
+        prove_with_jobs(BOARD, tmp_path / "bad", backend=one_worker, job_nodes=5_000,
                         max_job_nodes=2_000)
 
 
