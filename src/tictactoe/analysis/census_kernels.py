@@ -20,10 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search import jit_cache
 from tictactoe.search.compiled.kernels import transform
-
-jit_cache.configure()  # before any kernel is compiled or loaded
 
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 ZERO = np.uint64(0)

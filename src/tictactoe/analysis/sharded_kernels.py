@@ -17,9 +17,6 @@ import numpy as np
 from numba import njit
 
 from tictactoe.analysis.census_kernels import GOING, children, insert, mul_small
-from tictactoe.search import jit_cache
-
-jit_cache.configure()  # before any kernel is compiled or loaded
 
 ZERO = np.uint64(0)
 _SHARD_MUL = np.uint64(0xD6E8FEB86659FD93)

@@ -47,11 +47,8 @@ def _module_files(root: Path, dotted: str, names: str) -> set[Path]:
 
 def kernel_digest(root: Path = PACKAGE) -> str:
     """A digest of every module under `root` that defines numba kernels (names ``njit``),
-    and of the package's modules that those import.
+    and of the package's modules that those import."""
 
-    >>> kernel_digest() == kernel_digest()
-    True
-    """
     files: set[Path] = set()
     for path in root.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
@@ -94,8 +91,9 @@ def _prune(folder: Path) -> None:
 
 
 def configure() -> None:
-    """Point numba's cache at this version's folder; call before any ``@njit(cache=True)``
-    runs. If the folder cannot be written, numba falls back to its own places."""
+    """Point numba's cache at this version's folder. `tictactoe.search.bits`, which every
+    kernel module but ``wide/kernels.py`` imports first, calls it, and so does that one.
+    If the folder cannot be written, numba falls back to its own places."""
     global _configured
     if _configured:
         return

@@ -55,10 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search import jit_cache
 from tictactoe.search.bits import prefetch_row
-
-jit_cache.configure()  # before any kernel is compiled or loaded
 
 BIG = 1000
 """A win in ``d`` plies scores ``BIG - d``."""

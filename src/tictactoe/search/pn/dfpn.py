@@ -44,12 +44,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search import jit_cache
 from tictactoe.search.bits import ONE, ZERO, lowest, popcount
 from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.pn.tss import TSS_MISC, replay, scan, tss
-
-jit_cache.configure()  # before any kernel is compiled or loaded
 
 INF = 1 << 60
 """Proof number of a disproven node (and disproof number of a proven one)."""

@@ -44,7 +44,6 @@ from tictactoe.core import Position, Side, canonical_masks
 from tictactoe.proof.format import Header, NodeWriter, ProofWriter
 from tictactoe.proof.small import PAIRING_BUDGET
 from tictactoe.proof.threats import Board, board_of, cells_of, stabiliser, threat_cells
-from tictactoe.search import jit_cache
 from tictactoe.search.compiled.workspace import shared_pairs
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
@@ -56,8 +55,6 @@ from tictactoe.search.pn.driver import (
     Progress,
     _classes,
 )
-
-jit_cache.configure()  # before any kernel is compiled or loaded
 
 FIRST_BUDGET = 20_000
 """Nodes of the first search again of a position whose proven child's entry was lost; each

@@ -27,10 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search import jit_cache
 from tictactoe.search.bits import ONE, ZERO, lowest, popcount, prefetch_row
-
-jit_cache.configure()  # before any kernel is compiled or loaded
 
 # ``misc`` (int64) slots that the threat search uses; the proof-number search adds its own.
 TSS_NODES = 0
