@@ -30,7 +30,6 @@ from tictactoe.analysis.jobs import (
     _combine,
     _Driver,
     _expand,
-    _leaning,
     _select,
     _share,
     _update,
@@ -609,23 +608,43 @@ def test_a_job_split_by_a_run_with_fewer_nodes_grows_again(tmp_path: Path,
     assert below & {job for job, _ in saved}
 
 
-def test_a_second_worker_goes_beside_a_running_job_where_the_tree_leans_to_a_draw() -> None:
-    """A running job counts as settled the way its parent leans: below a defender's reply
-    with many of the attacker's moves still to refute, the next job is another of those
-    moves, not a second reply (which would be moot if the first reply holds)."""
+def test_a_second_worker_stays_below_the_reply_that_is_clearly_the_best() -> None:
+    """A path with a running job weighs more (`FOCUS` times its number, plus one), but not
+    so much that a second worker leaves a reply with far fewer of the attacker's moves left
+    to refute: the next job is another of those moves, not a second reply (moot if the
+    first reply holds)."""
     node, replies, attacker = _defender_to_move()
     first, second = replies[:2]
     _expand(first, attacker)
     assert first.children is not None and len(first.children) > 8
-    for child in first.children[-3:]:
+    for child in first.children[len(first.children) // 2:]:
         child.outcome = "no-win"
     _update(node, attacker)
-    assert _leaning(first) == "no-win"  # it leans to the defender
+    assert first.dn * FOCUS + 1 < second.dn
     assert _select(node, attacker, {}) is first.children[0]
     first.children[0].running = True
-    _update(node, attacker, virtual=True)
     chosen = _select(node, attacker, {})
     assert chosen is not None and chosen in first.children[1:] and chosen is not second
+
+
+def test_a_second_worker_goes_beside_a_running_job_between_near_tied_replies() -> None:
+    """Two split replies of the defender, near tied: one worker stays with the reply it
+    chose last (`FOCUS`), but with its job running there the second worker takes the
+    other reply (as on (9,4,4) it takes X's other first move where O refutes the first)
+    instead of working through the rest of a reply that may be moot."""
+    node, first, second, attacker = _two_split_replies()
+    assert first.children is not None and second.children is not None
+    second.children[0].outcome = "no-win"  # second is a little ahead
+    _update(node, attacker)
+    assert second.dn < first.dn <= second.dn * FOCUS + 1
+    node.focus = first
+    running = _select(node, attacker, {})
+    assert running in first.children  # stays with the reply chosen last
+    running.running = True
+    assert _select(node, attacker, {}) in second.children
+    running.running = False  # its job split it, say: the focus is on first again
+    node.focus = first
+    assert _select(node, attacker, {}) in first.children
 
 
 def test_the_share_settled_counts_one_refutation_where_one_is_enough() -> None:

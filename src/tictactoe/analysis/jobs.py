@@ -88,7 +88,12 @@ FOCUS = 1.25
 (the one the node minimises) is at most this many times the best child's, plus one, as
 df-pn's 1+epsilon keeps a search in its child. Without it, two replies of the defender with
 the same count of open third moves took turns: each settled job made the other look
-cheaper, and both were worked through to the end where one was enough."""
+cheaper, and both were worked through to the end where one was enough.
+
+The same margin keeps a second worker beside a running job (`_select`): a child with a
+job running below it is chosen for another only while its number, times `FOCUS` plus one,
+is still the best. (Parallel df-pn's virtual proof and disproof numbers make a busy path
+dearer in the same way.)"""
 
 MIN_JOB_NODES = 1_000
 """A job is not started with fewer nodes than this (the run's node limit is near)."""
@@ -539,31 +544,16 @@ class Question:
         return self.root.outcome
 
 
-def _update(node: Node, attacker: Side, virtual: bool = False,
-            lean: str | None = None) -> None:
-    """Outcomes and proof and disproof numbers of a subtree, bottom up. With `virtual`, a
-    running job counts in the numbers (not in the outcomes) as settled the way its parent
-    leans (`lean`, from the parent's numbers before this update: a win where its proof
-    number is the smaller). The next job is then sought where the tree needs it if the
-    running one settles that way, not where it would be moot.
-
-    (Job-level proof-number search's virtual win counts a running job as settling its
-    parent the way the parent chose it. On (8,8,5), with the first worker on one of X's
-    third moves below O's reply d4, that counted d4 as lost for O, so the second worker
-    went to another reply, O e4, and grew it to 16 million nodes, while the other third
-    moves below d4 were the work to do: d4, with dozens of open third moves to refute,
-    leaned to O.)"""
+def _update(node: Node, attacker: Side) -> None:
+    """Outcomes and proof and disproof numbers of a subtree, bottom up."""
     if node.children is None:
-        if node.running and virtual and not node.solved:
-            default = "no-win" if node.position.turn is attacker else "win"
-            node.pn, node.dn = _numbers(lean or default)
+        if node.solved:
+            node.pn, node.dn = _numbers(node.outcome)
         else:
-            node.pn, node.dn = _numbers(node.outcome) if node.solved \
-                else _open_leaf_numbers(node, attacker)
+            node.pn, node.dn = _open_leaf_numbers(node, attacker)
         return
-    leaning = _leaning(node)
     for child in node.children:
-        _update(child, attacker, virtual, leaning)
+        _update(child, attacker)
     outcomes = [c.outcome for c in node.children]
     good, bad = ("win", "no-win") if node.position.turn is attacker else ("no-win", "win")
     if good in outcomes:
@@ -577,13 +567,6 @@ def _update(node: Node, attacker: Side, virtual: bool = False,
         return
     pn, dn = _combine(node, attacker)
     node.pn, node.dn = min(INF, pn * node.pn_scale), min(INF, dn * node.dn_scale)
-
-
-def _leaning(node: Node) -> str:
-    """The way a split node leans: ``win`` where its proof number is the smaller, as its
-    children last made them (before its scales, which keep its numbers as they were as a
-    leaf and so say nothing of where it leans)."""
-    return "win" if node.pn / node.pn_scale <= node.dn / node.dn_scale else "no-win"
 
 
 def _combine(node: Node, attacker: Side) -> tuple[float, float]:
@@ -609,30 +592,65 @@ def _selectable(node: Node, memo: dict[int, bool]) -> bool:
 
 
 def _select(root: Node, attacker: Side, memo: dict[int, bool]) -> Node | None:
-    """The most-proving frontier position that is not running (nor made needless by the
-    running ones, as `_update` counted them), or None."""
+    """The most-proving frontier position that is not running, or None: from the root,
+    the child with the least proof number where the attacker moves, else the least
+    disproof number, as `_focus` weighs them.
+
+    (Job-level proof-number search counts a running job as settled, a "virtual win" the
+    way its parent chose it. On (8,8,5), with the first worker on one of X's third moves
+    below O's reply d4, that counted d4 as lost for O, and the second worker went to
+    another reply, O e4, and grew it to 16 million nodes, while the other third moves below
+    d4 were the work to do: d4's disproof number was 37 open third moves, e4's 50. Counted
+    as settled the way its parent leaned, on (9,4,4) X's first moves a5 and b5 were near
+    tied, 16 open replies against 18, and both workers went on below a5, which O refutes:
+    1.5-1.6 million nodes where one worker needs 1.0 million.)"""
     node = root
     if not _selectable(node, memo):
         return None
+    busy: dict[int, bool] = {}
     while node.children is not None:
         options = [c for c in node.children if _selectable(c, memo)]
         if node.position.turn is attacker:
-            chosen = _focus(node, options, lambda c: c.pn)
+            chosen = _focus(node, options, lambda c: c.pn, lambda c: _busy(c, busy))
         else:
-            chosen = _focus(node, options, lambda c: c.dn)
+            chosen = _focus(node, options, lambda c: c.dn, lambda c: _busy(c, busy))
         node.focus = node = chosen
     return node
 
 
-def _focus(node: Node, options: list[Node], number: Callable[[Node], float]) -> Node:
-    """The child to go on with: the one chosen last while its number is within `FOCUS` of
-    the best, else the best."""
-    best = min(options, key=number)
+def _focus(node: Node, options: list[Node], number: Callable[[Node], float],
+           busy: Callable[[Node], bool]) -> Node:
+    """The child to go on with. A child with a job running below it counts `FOCUS` times
+    its number plus one (a worker is there already: the next goes beside it unless it is
+    still clearly the best place). The child chosen last stays while no job runs below it
+    and its number is within `FOCUS` of the best's, plus one; else the best.
+
+    >>> a, b = Node(Position("3x3"), 0, Side.X), Node(Position("3x3"), 1, Side.X)
+    >>> a.pn, b.pn = 16, 18
+    >>> parent = Node(Position("3x3"), None, Side.X)
+    >>> _focus(parent, [a, b], lambda c: c.pn, lambda c: False) is a
+    True
+    >>> _focus(parent, [a, b], lambda c: c.pn, lambda c: c is a) is b  # 16 * 1.25 + 1 > 18
+    True
+    """
+    def weighed(child: Node) -> float:
+        return number(child) * FOCUS + 1 if busy(child) else number(child)
+
+    best = min(options, key=weighed)
     last = node.focus
-    if last is not None and last is not best and last in options \
-            and number(last) <= number(best) * FOCUS + 1:
+    if last is not None and last is not best and last in options and not busy(last) \
+            and number(last) <= weighed(best) * FOCUS + 1:
         return last
     return best
+
+
+def _busy(node: Node, memo: dict[int, bool]) -> bool:
+    """Whether a job runs at `node` or below it."""
+    key = id(node)
+    if key not in memo:
+        memo[key] = node.running if node.children is None else \
+            any(_busy(c, memo) for c in node.children)
+    return memo[key]
 
 
 def _expand(node: Node, attacker: Side) -> None:
@@ -904,16 +922,9 @@ class _Driver:
         self._report(question, running, force=True)
 
     def _next(self, question: Question) -> Node | None:
-        """The next job's position: the most-proving one when the running jobs count as
-        settling their parents (`_update`), else (when that leaves nothing to do) when
-        they are merely skipped."""
-        attacker = question.attacker
-        _update(question.root, attacker, virtual=True)
-        leaf = _select(question.root, attacker, {})
-        _update(question.root, attacker)  # the true numbers again
-        if leaf is not None:
-            return leaf
-        return _select(question.root, attacker, {})
+        """The next job's position: the most-proving one that is not running, a path
+        with a running job weighed dearer (`_focus`)."""
+        return _select(question.root, question.attacker, {})
 
     def _committed(self, running: dict[int, tuple[Any, Node, JobSpec, int]]) -> int:
         return sum(2 * spec.nodes for _, _, spec, _ in running.values())
