@@ -642,7 +642,7 @@ def test_a_second_worker_goes_beside_a_running_job_between_near_tied_replies() -
     assert running in first.children  # stays with the reply chosen last
     running.running = True
     assert _select(node, attacker, {}) in second.children
-    running.running = False  # its job split it, say: the focus is on first again
+    running.running = False  # with no job below it, the reply chosen last stays
     node.focus = first
     assert _select(node, attacker, {}) in first.children
 
