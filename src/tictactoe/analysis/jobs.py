@@ -600,20 +600,24 @@ def _select(root: Node, attacker: Side, memo: dict[int, bool]) -> Node | None:
     way its parent chose it. On (8,8,5), with the first worker on one of X's third moves
     below O's reply d4, that counted d4 as lost for O, and the second worker went to
     another reply, O e4, and grew it to 16 million nodes, while the other third moves below
-    d4 were the work to do: d4's disproof number was 37 open third moves, e4's 50. Counted
-    as settled the way its parent leaned, on (9,4,4) X's first moves a5 and b5 were near
-    tied, 16 open replies against 18, and both workers went on below a5, which O refutes:
-    1.5-1.6 million nodes where one worker needs 1.0 million.)"""
+    d4 were the work to do. Counted as settled the way its parent leaned, on (9,4,4) X's
+    first moves a5 and b5 were near tied, 16 open replies against 17, and both workers went
+    on below a5, which O refutes: 1.3-1.8 million nodes where one worker needs 1.0
+    million.)"""
     node = root
     if not _selectable(node, memo):
         return None
     busy: dict[int, bool] = {}
+
+    def running_below(child: Node) -> bool:
+        return _busy(child, busy)
+
     while node.children is not None:
         options = [c for c in node.children if _selectable(c, memo)]
         if node.position.turn is attacker:
-            chosen = _focus(node, options, lambda c: c.pn, lambda c: _busy(c, busy))
+            chosen = _focus(node, options, lambda c: c.pn, running_below)
         else:
-            chosen = _focus(node, options, lambda c: c.dn, lambda c: _busy(c, busy))
+            chosen = _focus(node, options, lambda c: c.dn, running_below)
         node.focus = node = chosen
     return node
 

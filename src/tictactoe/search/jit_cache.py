@@ -48,7 +48,6 @@ def _module_files(root: Path, dotted: str, names: str) -> set[Path]:
 def kernel_digest(root: Path = PACKAGE) -> str:
     """A digest of every module under `root` that defines numba kernels (names ``njit``),
     and of the package's modules that those import."""
-
     files: set[Path] = set()
     for path in root.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
