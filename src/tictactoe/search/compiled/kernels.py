@@ -125,7 +125,9 @@ SHARED_SERVED = SHARED_FOUND + 1
 """Per level of `shared_pairing`'s search, the lines (bits by index) that its pairs serve."""
 SHARED_CELL_LINES = SHARED_SERVED + 33
 """Per cell, the unserved lines (bits by index) through it, while a level is scored."""
-STOPPED_AT = SHARED_CELL_LINES + 64
+SHARED_CELL_ALL = SHARED_CELL_LINES + 64
+"""Per cell, every listed line (bits by index) through it, for the whole search."""
+STOPPED_AT = SHARED_CELL_ALL + 64
 """The empty cells of the node where the node limit last stopped `search`: the moves in
 ``buf[n, CURRENT]`` for every ``n`` above it are the path to that node."""
 MISC_SIZE = STOPPED_AT + 1
@@ -340,9 +342,9 @@ def _open_level(level: int, count: int, used: np.uint64,
     if level > 0:
         served = np.uint64(misc[SHARED_SERVED + level - 1])
         pair = np.uint64(misc[SHARED_PAIRS + level - 1])
-        for i in range(count):
-            if np.uint64(misc[SHARED_SETS + i]) & pair == pair:
-                served |= ONE << np.uint64(i)
+        a = pair & (ZERO - pair)  # the lines holding both cells of the pair
+        served |= np.uint64(misc[SHARED_CELL_ALL + popcount(a - ONE)]) \
+            & np.uint64(misc[SHARED_CELL_ALL + popcount((pair ^ a) - ONE)])
     misc[SHARED_SERVED + level] = np.int64(served)
     fewest = 99
     best = -1
@@ -364,11 +366,8 @@ def _open_level(level: int, count: int, used: np.uint64,
     while rest != ZERO:  # the unserved lines through each free cell
         bit = rest & (ZERO - rest)
         rest ^= bit
-        through = ZERO
-        for i in range(count):
-            if np.uint64(misc[SHARED_SETS + i]) & bit != ZERO:
-                through |= ONE << np.uint64(i)
-        misc[SHARED_CELL_LINES + popcount(bit - ONE)] = np.int64(through & ~served)
+        c = popcount(bit - ONE)
+        misc[SHARED_CELL_LINES + c] = np.int64(np.uint64(misc[SHARED_CELL_ALL + c]) & ~served)
     base = SHARED_OPTIONS + level * SHARED_WIDTH
     n = 0
     rest = free
@@ -418,6 +417,19 @@ def shared_pairing(other: np.uint64, empty: np.uint64, lines: np.ndarray, buf: n
                 return False
             misc[SHARED_SETS + count] = np.int64(line & empty)
             count += 1
+    rest = empty
+    while rest != ZERO:
+        bit = rest & (ZERO - rest)
+        rest ^= bit
+        misc[SHARED_CELL_ALL + popcount(bit - ONE)] = 0
+    for i in range(count):
+        rest = np.uint64(misc[SHARED_SETS + i])
+        while rest != ZERO:
+            bit = rest & (ZERO - rest)
+            rest ^= bit
+            c = popcount(bit - ONE)
+            misc[SHARED_CELL_ALL + c] = np.int64(np.uint64(misc[SHARED_CELL_ALL + c])
+                                                 | ONE << np.uint64(i))
     misc[SHARED_FOUND] = 0
     state = _open_level(0, count, ZERO, misc)
     if state != 1:
