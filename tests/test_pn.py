@@ -17,7 +17,7 @@ from tictactoe.proof.patashnik import Dictionary, find_dictionary, load_dictiona
 from tictactoe.proof.threats import board_of
 from tictactoe.proof.threats import scan as readable_scan
 from tictactoe.search import solve_value
-from tictactoe.search.pn import PnSearch, game_value, prove
+from tictactoe.search.pn import PnSearch, dfpn, game_value, prove
 from tictactoe.search.pn.tss import scan
 
 
@@ -210,3 +210,33 @@ def test_the_compiled_scan_agrees_with_the_checkers(name: str) -> None:
         assert (int(cand), int(twice)) == (expected_cand, expected_twice)
         seen_twice += expected_twice != 0
     assert seen_twice > 0
+
+
+@pytest.mark.parametrize("name", ["5x5k4", "7x7k5", "4x4x4"])
+def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str) -> None:
+    """`survey` (the evaluations' one pass, without branches) gives `scan`'s masks and the
+    open lines and the defender's threat-making cells, counted line by line."""
+    variant = Variant.parse(name)
+    lines = np.array(variant.line_masks, dtype=np.uint64)
+    full = np.uint64(variant.full_mask)
+    rng = random.Random(name)
+    seen = {"open": 0, "make": 0, "threat": 0}
+    for _ in range(300):
+        cells = rng.sample(range(variant.cells), variant.cells)
+        n = rng.randint(0, variant.cells // 2)
+        mine = sum(1 << c for c in cells[:n])
+        theirs = sum(1 << c for c in cells[n:n + rng.randint(max(0, n - 2), n + 1)])
+        p, d = np.uint64(mine), np.uint64(theirs)
+        *masks, n_open, d_make = dfpn.survey(p, d, full, lines)
+        assert [int(m) for m in masks] == [int(m) for m in scan(p, d, full, lines)]
+        empty = variant.full_mask & ~(mine | theirs)
+        expected_open = sum(1 for m in variant.line_masks if m & theirs == 0)
+        expected_make = 0
+        for m in variant.line_masks:
+            if m & theirs and not m & mine and bin(m & empty).count("1") == 2:
+                expected_make |= m & empty
+        assert (n_open, int(d_make)) == (expected_open, expected_make)
+        seen["open"] += 0 < n_open < len(lines)
+        seen["make"] += expected_make != 0
+        seen["threat"] += int(masks[1]) != 0
+    assert all(seen.values()), seen

@@ -77,9 +77,11 @@ def lowest(x: np.uint64) -> int:  # pragma: no cover - compiled
 
 @njit(cache=True, inline="always")
 def prefetch_row(table: np.ndarray, row: int) -> None:  # pragma: no cover - compiled
-    """Start loading the first cache line of ``table[row]`` (a 2-D array), to be read
-    soon: a table probe's cache miss then overlaps other work."""
-    _prefetch(table.ctypes.data + row * table.strides[0])  # type: ignore[call-arg]
+    """Start loading the cache lines of ``table[row]`` (a 2-D array), to be read soon: a
+    table probe's cache miss then overlaps other work."""
+    start = table.ctypes.data + row * table.strides[0]
+    for address in range(start & ~63, start + table.strides[0], 64):
+        _prefetch(address)  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")

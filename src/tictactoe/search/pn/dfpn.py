@@ -44,9 +44,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search.bits import ONE, ZERO, lowest, popcount
+from tictactoe.search.bits import ONE, ZERO, lowest, popcount, prefetch_row
 from tictactoe.search.compiled import kernels as _sk
-from tictactoe.search.pn.tss import TSS_MISC, replay, scan, tss
+from tictactoe.search.pn.tss import FAIL, TSS_MISC, replay, scan, tss
 
 INF = 1 << 60
 """Proof number of a disproven node (and disproof number of a proven one)."""
@@ -342,22 +342,35 @@ def pairing(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
 
 # --------------------------------------------------------------------------- evaluation
 @njit(cache=True)
-def open_info(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
-              k: int) -> tuple[int, np.uint64]:  # pragma: no cover - compiled
-    """The attacker's open lines (no defender mark) and the defender's threat-making cells
-    (on its lines two marks short with no attacker mark)."""
+def survey(p: np.uint64, d: np.uint64, full: np.uint64,
+           lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, int,
+                                       np.uint64]:  # pragma: no cover - compiled
+    """`scan`'s four masks and, in the same pass over the lines, the attacker's open lines
+    (no defender mark) and the defender's threat-making cells (on its lines two marks short
+    with no attacker mark)."""
     empty = full & ~(p | d)
+    p_threat = ZERO
+    d_threat = ZERO
+    cand = ZERO
+    twice = ZERO
     n_open = 0
     d_make = ZERO
-    for i in range(lines.shape[0]):
+    for i in range(lines.shape[0]):  # without branches: masks of all ones or zeros
         line = lines[i]
-        if line & d == ZERO:
-            n_open += 1
-        elif line & p == ZERO:
-            e = line & empty
-            if popcount(e) == 2:
-                d_make |= e
-    return n_open, d_make
+        e = line & empty
+        open_line = (line & d) == ZERO
+        one = ZERO - np.uint64(popcount(e) == 1)
+        two = ZERO - np.uint64(popcount(e) == 2)
+        mine = ZERO - np.uint64(open_line)
+        theirs = (ZERO - np.uint64((line & p) == ZERO)) & ~mine
+        p_threat |= e & mine & one
+        t = e & mine & two
+        twice |= cand & t
+        cand |= t
+        d_threat |= e & theirs & one
+        d_make |= e & theirs & two
+        n_open += open_line
+    return p_threat, d_threat, cand, twice, n_open, d_make
 
 
 @njit(cache=True)
@@ -460,14 +473,14 @@ def hitting(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
 @njit(cache=True)
 def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
              through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
-             misc: np.ndarray, seq: np.ndarray, work: np.ndarray,
+             misc: np.ndarray, seqs: np.ndarray, row: int, work: np.ndarray,
              sp: np.ndarray) -> tuple[int, int, np.uint64]:  # pragma: no cover - compiled
     """Initial (pn, dn) of a new AND node: the defender to move, with no threat; and when
-    disproven, its relevance zone (see `mid`)."""
+    disproven, its relevance zone (see `mid`). A threat sequence goes to ``seqs[row]``."""
     empty = full & ~(p | d)
     if empty == ZERO:
         return INF, 0, ZERO
-    p_threat, d_threat, _, _ = scan(p, d, full, lines)
+    p_threat, d_threat, cand, _, n_open, d_make = survey(p, d, full, lines)
     if d_threat != ZERO:
         # the defender completes its line
         return INF, 0, (ONE << np.uint64(lowest(d_threat))) | hitting(p, d, full, lines, 1)
@@ -477,7 +490,6 @@ def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
         if empty & (empty - ONE) == ZERO:
             return INF, 0, empty  # the defender blocks on the last empty cell: a draw
         return misc[OR_PN], popcount(empty) - 1, full  # one reply, then an OR node
-    n_open, d_make = open_info(p, d, full, lines, k)
     if n_open == 0:
         return INF, 0, ZERO
     if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
@@ -490,9 +502,11 @@ def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
             return INF, 0, z
     if misc[EAGER] != 0:
         misc[TSS_EVALS] += 1
-        r = tss(p, d, 64, misc[EVAL_BUDGET], full, lines, through, count, k, ttss, misc, seq)
+        # no line two marks short: no sequence, and no need to look the position up
+        r = tss(p, d, 64, misc[EVAL_BUDGET], full, lines, through, count, k, ttss, misc,
+                seqs[row]) if cand != ZERO else FAIL
         if r >= 0:
-            cells = sequence_cells(p, d, seq, r, full, lines) | d_make
+            cells = sequence_cells(p, d, seqs[row], r, full, lines) | d_make
             return max(1, popcount(cells & empty)), 1, full
     return max(1, popcount(empty) * misc[AND_PN] >> 2), 1, full
 
@@ -506,14 +520,13 @@ def eval_or(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray, k: i
     empty = full & ~(p | d)
     if empty == ZERO:
         return INF, 0, ZERO
-    p_threat, d_threat, _, _ = scan(p, d, full, lines)
+    p_threat, d_threat, _, _, n_open, _ = survey(p, d, full, lines)
     if p_threat != ZERO:
         return 0, INF, full
     if d_threat != ZERO:
         if d_threat & (d_threat - ONE) != ZERO:
             return INF, 0, d_threat | hitting(p, d, full, lines, 2)
         return misc[OR_PN], 1, full
-    n_open, _ = open_info(p, d, full, lines, k)
     if n_open == 0:
         return INF, 0, ZERO
     if misc[PAIRING] != 0 and 2 * n_open <= popcount(empty) and pairing(p, d, full, lines, work):
@@ -536,9 +549,11 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
     """The defender's replies at an AND node that no threat sequence refutes at once:
     after a pass, the attacker's threat search; every reply after which its sequence
     still wins (replayed) or another one does is left out."""
-    p_threat, _, _, _ = scan(p, d, full, lines)
+    p_threat, _, cand, _ = scan(p, d, full, lines)
     if p_threat != ZERO:
         return p_threat & candidates  # the only reply that does not lose at once
+    if cand == ZERO:
+        return candidates  # no line two marks short: no sequence now or after a reply
     seq = seqs[depth]
     r = tss(p, d, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss, misc, seq)
     if r < 0:
@@ -678,9 +693,15 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
                              cells)
         misc[EXPANDED] += 1
     mask = cells
+    side = 0 if is_or else 1
+    rest = cells
+    while rest != ZERO:  # start loading the children's table rows: the misses overlap
+        c = lowest(rest)
+        rest &= rest - ONE
+        ck, _ = child_key(hv, depth, zob, c, side, nsym)
+        prefetch_row(tt, _row(ck if is_or else ck ^ _OR_SALT, tt.shape[0]))
     n = 0
     rest = cells
-    side = 0 if is_or else 1
     mode = misc[SUM_MODE]
     while rest != ZERO:
         c = lowest(rest)
@@ -705,7 +726,7 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         else:
             if is_or:
                 cpn, cdn, zone = eval_and(p | b, d, full, lines, through, count, k, ttss,
-                                          misc, seqs[depth + 1], work, sp)
+                                          misc, seqs, depth + 1, work, sp)
             else:
                 cpn, cdn, zone = eval_or(p, d | b, full, lines, k, misc, work, sp)
             if cpn >= INF and zones:
@@ -922,21 +943,22 @@ def search(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: np.n
 @njit(cache=True, nogil=True)
 def root_value(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: np.ndarray,
                through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
-               misc: np.ndarray, seq: np.ndarray, work: np.ndarray,
+               misc: np.ndarray, seqs: np.ndarray, work: np.ndarray,
                sp: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
     """(pn, dn) of a root position by the checks done when a node is created, and for an
-    OR root the threat search too: solved, or unsolved numbers for `search`."""
+    OR root the threat search too (its sequence in ``seqs[0]``): solved, or unsolved
+    numbers for `search`."""
     if is_or:
         p_threat, _, _, _ = scan(p, d, full, lines)
         if p_threat != ZERO:
             return 0, INF
-        r = tss(p, d, 64, 0, full, lines, through, count, k, ttss, misc, seq)
+        r = tss(p, d, 64, 0, full, lines, through, count, k, ttss, misc, seqs[0])
         if r >= 0:
             return 0, INF
         pn, dn, _ = eval_or(p, d, full, lines, k, misc, work, sp)
         return pn, dn
     saved = misc[EAGER]
     misc[EAGER] = 0
-    pn, dn, _ = eval_and(p, d, full, lines, through, count, k, ttss, misc, seq, work, sp)
+    pn, dn, _ = eval_and(p, d, full, lines, through, count, k, ttss, misc, seqs, 0, work, sp)
     misc[EAGER] = saved
     return pn, dn

@@ -224,7 +224,7 @@ class PnSearch:
             misc[slot] = 0
         started = time.perf_counter()
         pn, dn = _k.root_value(p, d, is_or, t.full, t.lines, t.through, t.line_count, t.k,
-                               self.ttss, misc, self.seqs[0], self.work, self.sp)
+                               self.ttss, misc, self.seqs, self.work, self.sp)
         if pn != 0 and dn != 0:
             misc[_k.LIMIT] = (1 << 62) if nodes is None else max(1, nodes)
             args = (p, d, is_or, t.full, t.lines, t.through, t.line_count, t.k, t.zobrist,

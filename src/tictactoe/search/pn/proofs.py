@@ -452,7 +452,7 @@ class _Extractor:
         p, d = np.uint64(attacker), np.uint64(defender)
         misc = s.misc
         pn, dn = _k.root_value(p, d, attacker_to_move, t.full, t.lines, t.through,
-                               t.line_count, t.k, s.ttss, misc, s.seqs[0], s.work, s.sp)
+                               t.line_count, t.k, s.ttss, misc, s.seqs, s.work, s.sp)
         if pn == 0 or dn == 0:
             return int(pn), int(dn)
         limits = self.limits
