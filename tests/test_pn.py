@@ -17,8 +17,8 @@ from tictactoe.proof.patashnik import Dictionary, find_dictionary, load_dictiona
 from tictactoe.proof.threats import board_of
 from tictactoe.proof.threats import scan as readable_scan
 from tictactoe.search import solve_value
-from tictactoe.search.pn import PnSearch, dfpn, game_value, prove
-from tictactoe.search.pn.tss import scan
+from tictactoe.search.pn import PnSearch, game_value, prove
+from tictactoe.search.pn.tss import scan, survey
 
 
 def random_position(rng: random.Random, variant: str, marks: int) -> Position | None:
@@ -214,8 +214,9 @@ def test_the_compiled_scan_agrees_with_the_checkers(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["5x5k4", "7x7k5", "4x4x4"])
 def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str) -> None:
-    """`survey` (the evaluations' one pass, without branches) gives `scan`'s masks and the
-    open lines and the defender's threat-making cells, counted line by line."""
+    """`survey` (the one pass, without branches, that `scan` and the evaluations share)
+    gives `scan`'s masks and the open lines and the defender's threat-making cells,
+    counted line by line."""
     variant = Variant.parse(name)
     lines = np.array(variant.line_masks, dtype=np.uint64)
     full = np.uint64(variant.full_mask)
@@ -227,7 +228,7 @@ def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str
         mine = sum(1 << c for c in cells[:n])
         theirs = sum(1 << c for c in cells[n:n + rng.randint(max(0, n - 2), n + 1)])
         p, d = np.uint64(mine), np.uint64(theirs)
-        *masks, n_open, d_make = dfpn.survey(p, d, full, lines)
+        *masks, n_open, d_make = survey(p, d, full, lines)
         assert [int(m) for m in masks] == [int(m) for m in scan(p, d, full, lines)]
         empty = variant.full_mask & ~(mine | theirs)
         expected_open = sum(1 for m in variant.line_masks if m & theirs == 0)

@@ -46,7 +46,7 @@ from numba import njit
 
 from tictactoe.search.bits import ONE, ZERO, lowest, popcount, prefetch_row
 from tictactoe.search.compiled import kernels as _sk
-from tictactoe.search.pn.tss import FAIL, TSS_MISC, replay, scan, tss
+from tictactoe.search.pn.tss import FAIL, TSS_MISC, replay, scan, survey, tss
 
 INF = 1 << 60
 """Proof number of a disproven node (and disproof number of a proven one)."""
@@ -341,38 +341,6 @@ def pairing(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
 
 
 # --------------------------------------------------------------------------- evaluation
-@njit(cache=True)
-def survey(p: np.uint64, d: np.uint64, full: np.uint64,
-           lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, int,
-                                       np.uint64]:  # pragma: no cover - compiled
-    """`scan`'s four masks and, in the same pass over the lines, the attacker's open lines
-    (no defender mark) and the defender's threat-making cells (on its lines two marks short
-    with no attacker mark)."""
-    empty = full & ~(p | d)
-    p_threat = ZERO
-    d_threat = ZERO
-    cand = ZERO
-    twice = ZERO
-    n_open = 0
-    d_make = ZERO
-    for i in range(lines.shape[0]):  # without branches: masks of all ones or zeros
-        line = lines[i]
-        e = line & empty
-        open_line = (line & d) == ZERO
-        one = ZERO - np.uint64(popcount(e) == 1)
-        two = ZERO - np.uint64(popcount(e) == 2)
-        mine = ZERO - np.uint64(open_line)
-        theirs = (ZERO - np.uint64((line & p) == ZERO)) & ~mine
-        p_threat |= e & mine & one
-        t = e & mine & two
-        twice |= cand & t
-        cand |= t
-        d_threat |= e & theirs & one
-        d_make |= e & theirs & two
-        n_open += open_line
-    return p_threat, d_threat, cand, twice, n_open, d_make
-
-
 @njit(cache=True)
 def live_cells(p: np.uint64, d: np.uint64, full: np.uint64,
                lines: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
@@ -694,24 +662,32 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         misc[EXPANDED] += 1
     mask = cells
     side = 0 if is_or else 1
+    # every child's key first (kept in the buffer in cell order), and its table row starts
+    # loading: the misses overlap
+    i = 0
     rest = cells
-    while rest != ZERO:  # start loading the children's table rows: the misses overlap
-        c = lowest(rest)
+    while rest != ZERO:
+        ck, cg = child_key(hv, depth, zob, lowest(rest), side, nsym)
+        if not is_or:
+            ck ^= _OR_SALT  # the child is an OR node
+        prefetch_row(tt, _row(ck, tt.shape[0]))
+        buf[depth, B_KEY + i] = np.int64(ck)
+        buf[depth, B_SYM + i] = cg
         rest &= rest - ONE
-        ck, _ = child_key(hv, depth, zob, c, side, nsym)
-        prefetch_row(tt, _row(ck if is_or else ck ^ _OR_SALT, tt.shape[0]))
+        i += 1
     n = 0
+    i = 0
     rest = cells
     mode = misc[SUM_MODE]
     while rest != ZERO:
         c = lowest(rest)
         rest &= rest - ONE
         b = ONE << np.uint64(c)
+        i += 1  # the child's key is at i - 1; the kept children's go to n <= i - 1
         if covered & b != ZERO:
             continue  # outside a disproven sibling's zone: not even evaluated
-        ck, cg = child_key(hv, depth, zob, c, side, nsym)
-        if not is_or:
-            ck ^= _OR_SALT  # the child is an OR node
+        ck = np.uint64(buf[depth, B_KEY + i - 1])
+        cg = buf[depth, B_SYM + i - 1]
         buf[depth, B_CELL + n] = c
         buf[depth, B_KEY + n] = np.int64(ck)
         buf[depth, B_SYM + n] = cg

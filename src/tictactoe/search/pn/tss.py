@@ -103,32 +103,50 @@ def _pack(status: int, move: int, depth: int, size: int) -> np.uint64:  # pragma
     return np.uint64(status | move << 2 | depth << 10 | size << 18)
 
 
-@njit(cache=True)
-def scan(p: np.uint64, d: np.uint64, full: np.uint64,
-         lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64,
-                                     np.uint64]:  # pragma: no cover - compiled
-    """One pass over the lines: the prover's threat cells, the opponent's threat cells,
-    the cells of the prover's lines two marks short (its threat-making moves) and those of
-    them on two or more such lines (each makes two threats at once, unless the lines
-    overlap and share their other empty cell)."""
+@njit(cache=True, inline="always")
+def survey(p: np.uint64, d: np.uint64, full: np.uint64,
+           lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64, np.uint64, int,
+                                       np.uint64]:  # pragma: no cover - compiled
+    """One pass over the lines: `scan`'s four masks, then the prover's open lines (no
+    opponent mark) and the opponent's threat-making cells (on its lines two marks short
+    with no prover mark), which the proof-number search's evaluations use.
+
+    The pass has no branches, only masks of all ones or zeros: alone, on random positions,
+    2.2-2.6 times as fast as tests and jumps."""
     empty = full & ~(p | d)
     p_threat = ZERO
     d_threat = ZERO
     cand = ZERO
     twice = ZERO
-    # without branches: masks of all ones or zeros (on random positions alone, 2.2-2.6
-    # times as fast as tests and jumps; the same inside the proof-number search)
+    n_open = 0
+    d_make = ZERO
     for i in range(lines.shape[0]):
         line = lines[i]
         e = line & empty
+        open_line = (line & d) == ZERO
         one = ZERO - np.uint64(popcount(e) == 1)
-        mine = ZERO - np.uint64((line & d) == ZERO)
+        two = ZERO - np.uint64(popcount(e) == 2)
+        mine = ZERO - np.uint64(open_line)
         theirs = (ZERO - np.uint64((line & p) == ZERO)) & ~mine
         p_threat |= e & mine & one
-        t = e & mine & (ZERO - np.uint64(popcount(e) == 2))
+        t = e & mine & two
         twice |= cand & t
         cand |= t
         d_threat |= e & theirs & one
+        d_make |= e & theirs & two
+        n_open += open_line
+    return p_threat, d_threat, cand, twice, n_open, d_make
+
+
+@njit(cache=True)
+def scan(p: np.uint64, d: np.uint64, full: np.uint64,
+         lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64,
+                                     np.uint64]:  # pragma: no cover - compiled
+    """One pass over the lines (`survey`'s): the prover's threat cells, the opponent's
+    threat cells, the cells of the prover's lines two marks short (its threat-making moves)
+    and those of them on two or more such lines (each makes two threats at once, unless
+    the lines overlap and share their other empty cell)."""
+    p_threat, d_threat, cand, twice, _, _ = survey(p, d, full, lines)
     return p_threat, d_threat, cand, twice
 
 
