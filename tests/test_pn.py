@@ -241,3 +241,22 @@ def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str
         seen["make"] += expected_make != 0
         seen["threat"] += int(masks[1]) != 0
     assert all(seen.values()), seen
+
+
+def test_a_search_loads_its_kernels_before_it_starts_its_clock(monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """`PnSearch.prove` warms the kernels first (`warm_up`), so a process's first search
+    does not count compiling them in its seconds."""
+    from tictactoe.search.pn import driver
+
+    calls: list[float] = []
+    monkeypatch.setattr(driver, "_WARM", [False])
+    real = driver.warm_up
+
+    def counting() -> float:
+        calls.append(real())
+        return calls[-1]
+
+    monkeypatch.setattr(driver, "warm_up", counting)
+    result = PnSearch("4x3", table_mb=1).prove("4x3")
+    assert result.outcome == "win" and len(calls) >= 1 and driver._WARM[0]
