@@ -33,9 +33,10 @@ random, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard,
 from __future__ import annotations
 
 import random
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from tictactoe.core import Position, TicTacToeError
+from tictactoe.extras import available
 from tictactoe.players.base import (
     Choice,
     Limit,
@@ -49,6 +50,9 @@ from tictactoe.players.mcts import MctsPlayer
 from tictactoe.players.perfect import PerfectPlayer
 from tictactoe.players.rules import RulesPlayer
 from tictactoe.players.tactical import GreedyPlayer, TacticalPlayer
+
+if TYPE_CHECKING:
+    from tictactoe.players.wide import WideLevel
 
 PLAYER_NAMES = ("random", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
@@ -148,4 +152,13 @@ def player_for_level(level: str, seed: int | None = None) -> Player:
         raise UnknownPlayerError(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}")
     if key == "perfect":
         return PerfectPlayer(seed)
-    return TacticalPlayer(**LEVEL_SETTINGS[key], seed=seed, name=key)
+    return TacticalPlayer(**LEVEL_SETTINGS[key], seed=seed, name=key, wide=_wide_level(key))
+
+
+def _wide_level(level: str) -> WideLevel | None:
+    """A level's search past 64 cells, where the ``fast`` extra brings it."""
+    if not available("fast"):
+        return None
+    from tictactoe.players.wide import WIDE_LEVELS
+
+    return WIDE_LEVELS.get(level)

@@ -20,9 +20,10 @@ It tries, in order:
    else the slowest proven loss. Only the open moves are unproven, and their score is a
    `Heuristic`, which every interface labels as an estimate.
 
-On boards past 64 cells (gomoku) it plays `PerfectPlayer.on_large_board` instead: proven
-wins by threat sequences, never a move proven to lose while another is open, otherwise an
-estimate, labelled so.
+On boards past 64 cells (gomoku) it plays `PerfectPlayer.on_large_board` instead: the
+``perfect`` level of `tictactoe.players.wide` (proven wins by threats with threes, never a
+move proven to lose to the opponent's while another is open, otherwise the α-β search's
+move, labelled an estimate), the same knowledge as ``hard`` with a deeper and wider search.
 
 >>> from tictactoe.core import Position
 >>> choice = PerfectPlayer(seed=7).choose(Position("xx1/oo1/x2 o"))
@@ -38,16 +39,16 @@ from typing import TYPE_CHECKING
 
 from tictactoe.core import Position, Side, Variant
 from tictactoe.extras import available
-from tictactoe.players.base import Choice, Limit
+from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.tactical import (
     DEFENCE_POSITIONS,
     DEFENCE_QUESTIONS,
-    WIDE_CELLS,
     TacticalPlayer,
     preferred,
     quiet_wins,
 )
 from tictactoe.proof.strategy import strategy_move
+from tictactoe.search.knowledge import WIDE_CELLS
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Score
 from tictactoe.search.solution import Solution
 from tictactoe.search.solver import quickest_engine, solve
@@ -59,9 +60,9 @@ if TYPE_CHECKING:
 SOLVER_SHARE = 0.4
 """The share of the time limit the solver gets before proof-number search takes over."""
 
-LARGE_BOARD_SETTINGS: dict[str, int] = {"depth": 4, "beam": 10, "defence": 8}
-"""The tactical search behind `PerfectPlayer.on_large_board` (one ply deeper than ``hard``,
-no solver)."""
+LARGE_BOARD_DEPTH = 4
+"""The depth of the tactical search behind `PerfectPlayer.on_large_board` without the
+``fast`` extra (one ply deeper than ``hard``, no solver; beam 10, defence 8)."""
 
 RANK_DEPTH = 2
 """Plies of the tactical search that ranks the moves the solver left open."""
@@ -78,7 +79,7 @@ class PerfectPlayer:
     def __init__(self, seed: int | None = None) -> None:
         self.name = "perfect"
         self.rng = random.Random(seed)
-        self._large: TacticalPlayer | None = None
+        self._large: Player | None = None
 
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
         known = self.from_strategy(position)
@@ -103,10 +104,11 @@ class PerfectPlayer:
                                      solution)
 
     def on_large_board(self, position: Position, limit: Limit = Limit()) -> Choice:
-        """Past 64 cells (gomoku) no solver finishes: a win by a threat sequence (proven) is
-        played at once, a move after which the opponent wins so is never played while
-        another is open, and otherwise the move of a deeper tactical search, labelled an
-        estimate (`Heuristic`).
+        """Past 64 cells (gomoku) no solver finishes: a win by threats (proven) is played at
+        once, a move after which the opponent wins so is never played while another is
+        open, and otherwise the move of the α-β search, labelled an estimate (`Heuristic`):
+        `tictactoe.players.wide`'s ``perfect`` level (without the ``fast`` extra, a deeper
+        tactical search than ``hard``'s).
 
         >>> p = Position("15x15k5")
         >>> for name in ("h8", "a1", "i8", "a3", "j8", "a5"):
@@ -115,8 +117,14 @@ class PerfectPlayer:
         'win in 3'
         """
         if self._large is None:
-            self._large = TacticalPlayer(**LARGE_BOARD_SETTINGS, seed=self.rng.randrange(2**32),
-                                         name=self.name)
+            seed = self.rng.randrange(2**32)
+            if available("fast"):
+                from tictactoe.players.wide import WIDE_LEVELS, WidePlayer
+
+                self._large = WidePlayer(WIDE_LEVELS["perfect"], seed=seed, name=self.name)
+            else:
+                self._large = TacticalPlayer(depth=LARGE_BOARD_DEPTH, beam=10, defence=8,
+                                             seed=seed, name=self.name)
         return self._large.choose(position, limit)
 
     def from_strategy(self, position: Position) -> Choice | None:

@@ -27,9 +27,12 @@ import random
 import time
 from dataclasses import replace
 from functools import cache
+from typing import TYPE_CHECKING
 
 from tictactoe.core import Position, Side, TicTacToeError, Variant
-from tictactoe.players.base import Choice, Limit, check_playable
+from tictactoe.extras import available
+from tictactoe.players.base import Choice, Limit, Player, check_playable
+from tictactoe.search.knowledge import WIDE_CELLS
 from tictactoe.search.score import ForcedLoss, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import quickest_engine, solve
 from tictactoe.search.tactics import (
@@ -39,11 +42,12 @@ from tictactoe.search.tactics import (
     tactical_scores,
 )
 
+if TYPE_CHECKING:
+    from tictactoe.players.wide import WideLevel
+
 _MATE = 1_000_000
 """A win at ply p from the root scores ``_MATE - p``."""
 
-WIDE_CELLS = 64
-"""On boards of more cells (gomoku), the search considers only moves near the marks."""
 
 LARGE_BOARD_SECONDS = 0.6
 """The time a move may take on a large board when the caller gives no limit."""
@@ -269,14 +273,16 @@ class TacticalPlayer:
     - `defence`: look for a quiet win first, then check that many of the best moves against
       the opponent's quiet attacks (`tictactoe.search.tactics.quiet_refutation`), and
       with `verify_nodes` by proof-number search too (does the opponent win after it?), and
-      of those that hold play the one that leaves the most room (`room_left`).
+      of those that hold play the one that leaves the most room (`room_left`);
+    - `wide`: the level's search past 64 cells (`tictactoe.players.wide`), used there
+      instead of all the above when the ``fast`` extra is installed.
     """
 
     def __init__(self, *, depth: int = 2, beam: int = 10, mistakes: float = 0.0,
                  careful: int = 2, floor_positions: int | None = None,
                  sequence_moves: int | None = None, solve_nodes: int = 0, defence: int = 0,
                  verify_nodes: int = 0, seed: int | None = None,
-                 name: str = "tactical") -> None:
+                 name: str = "tactical", wide: WideLevel | None = None) -> None:
         if depth < 1:
             raise TicTacToeError(f"depth must be at least 1, not {depth}")
         if not 0.0 <= mistakes <= 1.0:
@@ -294,9 +300,19 @@ class TacticalPlayer:
         self.rng = random.Random(seed)
         self.nodes = 0
         self._deadline: float | None = None
+        self.wide = wide
+        self._wide: Player | None = None
 
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
         legal = check_playable(position)
+        if self.wide is not None and position.variant.cells > WIDE_CELLS \
+                and available("fast"):
+            if self._wide is None:
+                from tictactoe.players.wide import WidePlayer
+
+                self._wide = WidePlayer(self.wide, seed=self.rng.randrange(2**32),
+                                        name=self.name)
+            return self._wide.choose(position, limit)
         started = time.perf_counter()
         if limit.seconds is None and position.variant.cells > WIDE_CELLS:
             limit = replace(limit, seconds=LARGE_BOARD_SECONDS)

@@ -14,6 +14,11 @@ goes to proof-number search (`tictactoe.search.pn`), move by move in the solver'
 
 Everything else stays the solver's estimate.
 
+Past 64 cells (gomoku) no solver gets far: with the ``fast`` extra, `analyse` gives the
+analysis of the levels there (`tictactoe.search.wide.analysis.wide_solution`): the moves
+that win or lose by threat sequences (with threes), and estimates for the best few others
+only, on the levels' own scale.
+
 >>> from tictactoe.core import Position
 >>> s = analyse(Position("x2/1o1/2x o"), seconds=1.0)   # small boards: the solver alone
 >>> str(s.score), s.proven
@@ -31,6 +36,10 @@ from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Score
 from tictactoe.search.solution import Solution
 from tictactoe.search.solver import solve
 
+WIDE_CELLS = 64
+"""Boards of more cells are big boards (gomoku): the solvers and proof-number search stop at
+64 cells, and the levels and the analysis there use `tictactoe.search.wide`."""
+
 SOLVER_SHARE = 0.5
 """The share of the time the α-β solver gets before proof-number search takes over."""
 
@@ -47,6 +56,10 @@ def analyse(position: Position | str, *, nodes: int | None = None,
     time limit it is `tictactoe.search.solve` itself."""
     if isinstance(position, str):
         position = Position(position)
+    if position.variant.cells > WIDE_CELLS and available("fast"):
+        from tictactoe.search.wide.analysis import wide_solution
+
+        return wide_solution(position, seconds=seconds)
     if seconds is None or not proof_numbers_apply(position):
         return solve(position, nodes=nodes, seconds=seconds, threads=threads, engine=engine)
     started = time.perf_counter()
@@ -107,4 +120,4 @@ def with_proof_numbers(position: Position, solution: Solution, deadline: float) 
                    seconds=solution.seconds)
 
 
-__all__ = ["SOLVER_SHARE", "analyse", "proof_numbers_apply", "with_proof_numbers"]
+__all__ = ["SOLVER_SHARE", "WIDE_CELLS", "analyse", "proof_numbers_apply", "with_proof_numbers"]

@@ -34,8 +34,9 @@ import anyio.to_thread
 from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import LEVELS, make_player
-from tictactoe.players.perfect import SOLVER_SHARE, proof_numbers_apply
+from tictactoe.players.perfect import SOLVER_SHARE, PerfectPlayer, proof_numbers_apply
 from tictactoe.proof.strategy import SHIPPED, shipped, strategy_move
+from tictactoe.search.knowledge import WIDE_CELLS
 from tictactoe.search.knowledge import proof_numbers_apply as analysis_uses_proof_numbers
 from tictactoe.search.score import ForcedWin, Score
 from tictactoe.search.solution import Solution
@@ -185,7 +186,11 @@ class Engine:
     async def analysis_for(self, board: Position, nodes: int, seconds: float) -> Solution:
         """Every move's value: the solver's answer where it proves the position (cached,
         or quick), else on a board that proof-number search takes, the solver and then
-        proof-number search on a worker (`tictactoe.search.knowledge.analyse`)."""
+        proof-number search on a worker (`tictactoe.search.knowledge.analyse`); past 64
+        cells, the levels' analysis on a worker (proven facts and the best few moves)."""
+        if board.variant.cells > WIDE_CELLS:  # the levels' analysis: facts and a few moves
+            return await self.lane(board).run(Priority.ANALYSIS, worker.analyse,
+                                              board.to_string(), nodes, seconds)
         if not analysis_uses_proof_numbers(board):
             return await self.solution_for(board, nodes, seconds, Priority.ANALYSIS)
         await self.prepared(board)
@@ -201,8 +206,11 @@ class Engine:
     async def choose(self, board: Position, name: str, seed: int | None,
                      priority: Priority) -> tuple[int, Score | None]:
         """A computer player's move in a playable position, and its score (None if the player
-        does not score moves); the same seed gives the same move."""
-        if name == "perfect":
+        does not score moves); the same seed gives the same move. Every player's move comes
+        from the library's player of that name (`tictactoe.players.levels.make_player`); for
+        ``perfect`` on boards up to 64 cells the service keeps the solver's proven answers
+        for every client, and picks among the best moves by the seed."""
+        if name == "perfect" and board.variant.cells <= WIDE_CELLS:
             # A shipped strategy's move first (on the cube as X: a proven win, here, in a
             # millisecond or two), else the perfect player's own rule (a seeded random choice
             # among the solver's best moves) over a solution cached for every client, else
@@ -223,8 +231,8 @@ class Engine:
                         priority, worker.perfect_search, board.to_string(), seed,
                         self.max_nodes, self.max_seconds * (1 - share), solution)
                 if not solution.proven:  # estimates: answered, never remembered
-                    cell = random.Random(seed).choice(solution.best)
-                    return cell, solution.moves[cell]
+                    choice = PerfectPlayer(seed).from_solution(board, solution)
+                    return choice.move, choice.score
                 known = PerfectMoves.of(board, solution)
                 self.perfect_moves.put(key, known)
             cell = random.Random(seed).choice(known.best)

@@ -28,10 +28,16 @@ import numpy as np
 
 from tictactoe.core import Variant
 from tictactoe.proof.threats import board_of, cells_of, threat_cells
-from tictactoe.search.wide import kernels
+from tictactoe.search.wide import kernels, vct
 
 TABLE_BITS = 16
-"""The threat search's table of failed positions has 2**16 entries per searcher."""
+"""The threat search's tables of failed positions have 2**16 entries per searcher."""
+
+THREES = 4
+"""Threes a win by threats may use (fours are free), unless the question says otherwise."""
+
+MAX_LEVELS = 96
+"""Nesting of the search with threes: at most this many of the attacker's moves in a line."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +73,27 @@ def wide_tables(variant: Variant) -> WideTables:
     return WideTables(variant, line_cells, ptr, through, zobrist)
 
 
+@dataclass(frozen=True)
+class ThreatWin:
+    """A win by threats: the first move, and the attacker's moves in the longest line of
+    play (so the win comes within ``2 * moves + 1`` plies)."""
+
+    move: int
+    moves: int
+
+    @property
+    def plies(self) -> int:
+        """The plies within which the attacker completes a line, against any defence."""
+        return 2 * self.moves + 1
+
+
 class WideThreats:
-    """Threat-sequence questions on one variant, compiled; one table of failed positions
-    kept across questions (adding marks never changes a stored position's answer)."""
+    """Threat-sequence questions on one variant, compiled; the tables of failed positions
+    are kept across questions (adding marks never changes a stored position's answer).
+
+    `run` and `search` ask for a win by fours (the checker's threat sequences); `threes`
+    asks for a win by threats with threes (`tictactoe.search.wide.vct`).
+    """
 
     def __init__(self, variant: Variant, *, table_bits: int = TABLE_BITS) -> None:
         self.variant = variant
@@ -79,18 +103,34 @@ class WideThreats:
         self.counts = np.zeros((lines, 2), dtype=np.int32)
         self.tt_keys = np.zeros(1 << table_bits, dtype=np.uint64)
         self.tt_depth = np.zeros(1 << table_bits, dtype=np.int64)
+        self.three_keys = np.zeros(1 << table_bits, dtype=np.uint64)
+        self.three_depth = np.zeros(1 << table_bits, dtype=np.int64)
         self.seen = np.zeros(n, dtype=np.int64)
         self.misc = np.zeros(kernels.MISC, dtype=np.int64)
-        self.seq = np.zeros(n + 2, dtype=np.int64)
         self.most = max(1, n // 2)
+        self.seq = np.zeros(self.most + 2, dtype=np.int64)
+        self.buf = np.zeros((self.most + 2, 3 * n + kernels.FRAME), dtype=np.int64)
+        self.work = np.zeros((MAX_LEVELS, 4 * n + 3 * self.most + 8), dtype=np.int64)
+        self.firsts = np.zeros(MAX_LEVELS, dtype=np.int64)
         self._board = board_of(variant)
         self.exhausted = False
         """Whether the last question stopped at its bound."""
+        self.last_visited = 0
+        """Positions the last question visited."""
 
     @property
     def visited(self) -> int:
         """Positions visited by every question so far."""
         return int(self.misc[kernels.NODES])
+
+    def _load(self, prover: int, opponent: int) -> None:
+        self.state[:] = 0
+        for c in cells_of(prover):
+            self.state[c] = 1
+        for c in cells_of(opponent):
+            self.state[c] = 2
+        t = self.tables
+        kernels.load(self.state, self.counts, t.line_cells, t.zobrist, self.misc)
 
     def run(self, prover: int, opponent: int, positions: int = 200_000) -> list[int] | None:
         """The prover's moves of a winning threat sequence, the prover to move (empty if it
@@ -103,17 +143,13 @@ class WideThreats:
         """As `run`, with the positions this question visited (over `positions` when the
         bound stopped it)."""
         t = self.tables
-        self.state[:] = 0
-        for c in cells_of(prover):
-            self.state[c] = 1
-        for c in cells_of(opponent):
-            self.state[c] = 2
-        kernels.load(self.state, self.counts, t.line_cells, t.zobrist, self.misc)
+        self._load(prover, opponent)
         before = self.visited
-        found = kernels.vcf(self.most, positions, self.state, self.counts, t.line_cells,
+        found = kernels.vcf(0, self.most, positions, self.state, self.counts, t.line_cells,
                             t.through_ptr, t.through, t.zobrist, self.tt_keys, self.tt_depth,
-                            self.seen, self.misc, self.seq)
+                            self.seen, self.misc, self.seq, self.buf)
         visited = self.visited - before
+        self.last_visited = visited
         self.exhausted = found == kernels.UNKNOWN
         if found < 0:
             return None, (positions + 1 if self.exhausted else visited)
@@ -121,6 +157,45 @@ class WideThreats:
         if not replays(self._board.variant, prover, opponent, sequence):
             return None, visited  # a hash collision misled the table: believe nothing
         return sequence, visited
+
+    def threes(self, prover: int, opponent: int, threes: int = THREES,
+               positions: int = 200_000) -> ThreatWin | None:
+        """A win by threats with at most `threes` threes for the prover, to move
+        (`tictactoe.search.wide.vct`; with one three allowed first, then two, ...), or None:
+        no such win, or the bound of `positions` stopped the search (then `exhausted` is
+        set).
+
+        >>> from tictactoe.core import Position
+        >>> p = Position("15x15k5")
+        >>> for name in ("g8", "a1", "h8", "a15", "i9", "o1", "i10", "o15"):
+        ...     p.push_name(name)
+        >>> search = WideThreats(p.variant)   # X i8 makes two open threes at once
+        >>> search.run(p.x, p.o) is None      # no win by fours alone
+        True
+        >>> win = search.threes(p.x, p.o)
+        >>> p.move_name(win.move), win.plies
+        ('i8', 5)
+        """
+        t = self.tables
+        self._load(prover, opponent)
+        before = self.visited
+        found = kernels.FAIL
+        for allowed in range(1, max(1, threes) + 1):  # the fewest threes first
+            left = positions - (self.visited - before)
+            if left <= 0:
+                found = kernels.UNKNOWN
+                break
+            found = vct.vct(0, allowed, self.most, left, self.state, self.counts,
+                            t.line_cells, t.through_ptr, t.through, t.zobrist, self.tt_keys,
+                            self.tt_depth, self.seen, self.misc, self.seq, self.buf,
+                            self.three_keys, self.three_depth, self.work, self.firsts)
+            if found != kernels.FAIL:
+                break
+        self.last_visited = self.visited - before
+        self.exhausted = found == kernels.UNKNOWN
+        if found < 0:
+            return None
+        return ThreatWin(int(self.firsts[0]), int(found))
 
 
 def replays(variant: Variant, prover: int, opponent: int, moves: list[int]) -> bool:
@@ -152,4 +227,4 @@ def replays(variant: Variant, prover: int, opponent: int, moves: list[int]) -> b
     return False
 
 
-__all__ = ["WideTables", "WideThreats", "replays", "wide_tables"]
+__all__ = ["ThreatWin", "WideTables", "WideThreats", "replays", "wide_tables"]

@@ -1,16 +1,17 @@
 """Compiled kernels for boards of any size: per-line counts instead of 64-bit masks.
 
-A position is an ``int8`` state per cell (0 empty, 1 the prover or X, 2 the other side)
-and, for each line, how many marks each side has on it (``int32[lines, 2]``), updated move
-by move through the lines through the played cell (``through_ptr`` / ``through``, a
-compressed list). A 64-bit Zobrist key follows the moves for the transposition table.
+A position is an ``int8`` state per cell (0 empty, 1 X, 2 O) and, for each line, how many
+marks each side has on it (``int32[lines, 2]``, column 0 for X and 1 for O), updated move by
+move through the lines through the played cell (``through_ptr`` / ``through``, a compressed
+list). A 64-bit Zobrist key follows the moves for the transposition tables. A side is 0 (X)
+or 1 (O) in every kernel; its mark in ``state`` is the side plus one.
 
 `vcf` decides the threat-sequence question of `tictactoe.proof.threats` (victory by
-continuous fours in gomoku's terms): the prover, to move, wins if it has a threat (a line
-with k-1 of its marks and no other mark), or if the opponent has threats on at most one
-cell b and the prover has a move (b itself if there is one) after which it has threats on
-two or more cells, or on one cell t, and after the opponent's forced reply t it wins so
-again. The sequences found are replayed by the caller before they are believed.
+continuous fours in gomoku's terms) for either side: the attacker, to move, wins if it has
+a threat (a line with k-1 of its marks and no other mark), or if the defender has threats on
+at most one cell b and the attacker has a move (b itself if there is one) after which it has
+threats on two or more cells, or on one cell t, and after the defender's forced reply t it
+wins so again. The sequences found are replayed by the caller before they are believed.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ MISC = 4
 FAIL = -1
 UNKNOWN = -2
 
+O_KEY = np.uint64(0x9E3779B97F4A7C15)
+"""Xor-ed into a key when O is the attacker, so that each side's answers have their own
+entries in a table."""
+
 
 @njit(cache=True, nogil=True)
 def load(state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray, zobrist: np.ndarray,
@@ -56,11 +61,11 @@ def load(state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray, zobrist:
 @njit(cache=True, nogil=True, inline="always")
 def play(c: int, side: int, state: np.ndarray, counts: np.ndarray, through_ptr: np.ndarray,
          through: np.ndarray, zobrist: np.ndarray, misc: np.ndarray) -> None:  # pragma: no cover
-    """Put ``side``'s (1 or 2) mark on the empty cell ``c``."""
-    state[c] = side
+    """Put ``side``'s (0 or 1) mark on the empty cell ``c``."""
+    state[c] = side + 1
     for j in range(through_ptr[c], through_ptr[c + 1]):
-        counts[through[j], side - 1] += 1
-    misc[HASH] = np.int64(np.uint64(misc[HASH]) ^ zobrist[c, side - 1])
+        counts[through[j], side] += 1
+    misc[HASH] = np.int64(np.uint64(misc[HASH]) ^ zobrist[c, side])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -70,8 +75,8 @@ def take_back(c: int, side: int, state: np.ndarray, counts: np.ndarray,
     """Undo `play`."""
     state[c] = 0
     for j in range(through_ptr[c], through_ptr[c + 1]):
-        counts[through[j], side - 1] -= 1
-    misc[HASH] = np.int64(np.uint64(misc[HASH]) ^ zobrist[c, side - 1])
+        counts[through[j], side] -= 1
+    misc[HASH] = np.int64(np.uint64(misc[HASH]) ^ zobrist[c, side])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -85,118 +90,205 @@ def empty_cell(line: int, state: np.ndarray, line_cells: np.ndarray) -> int:  # 
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _made(c: int, state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray,
-          through_ptr: np.ndarray, through: np.ndarray) -> tuple[int, int]:  # pragma: no cover
-    """After the prover's move ``c``: how many distinct cells it threatens through ``c``
-    (0, 1 or 2 meaning two or more) and the first of them."""
+def made_at(c: int, side: int, state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray,
+            through_ptr: np.ndarray, through: np.ndarray) -> tuple[int, int, int]:
+    """``side``'s threat cells on the lines through ``c``: how many distinct ones (0, 1, or
+    2 meaning two or more), the first and the second (-1 where there is none)."""
     k = line_cells.shape[1]
     first = -1
     for j in range(through_ptr[c], through_ptr[c + 1]):
         line = through[j]
-        if counts[line, 0] == k - 1 and counts[line, 1] == 0:
+        if counts[line, side] == k - 1 and counts[line, 1 - side] == 0:
             e = empty_cell(line, state, line_cells)
             if first < 0:
                 first = e
             elif e != first:
-                return 2, first
-    return (1 if first >= 0 else 0), first
+                return 2, first, e
+    return (1 if first >= 0 else 0), first, -1  # pragma: no cover - compiled
 
 
-_SIG = ("int64(int64, int64, int8[::1], int32[:, ::1], int64[:, ::1], int64[::1], int64[::1], "
-        "uint64[:, ::1], uint64[::1], int64[::1], int64[::1], int64[::1], int64[::1])")
-"""`_search`'s signature: a recursive kernel is compiled eagerly, so that numba's cache can
-load it again (a lazily typed recursive kernel crashes when loaded from the cache)."""
+@njit(cache=True, nogil=True)
+def threats_of(side: int, state: np.ndarray, counts: np.ndarray,
+               line_cells: np.ndarray) -> tuple[int, int, int]:  # pragma: no cover - compiled
+    """``side``'s threat cells anywhere on the board, as `made_at` counts them."""
+    k = line_cells.shape[1]
+    first = -1
+    for i in range(counts.shape[0]):
+        if counts[i, side] == k - 1 and counts[i, 1 - side] == 0:
+            e = empty_cell(i, state, line_cells)
+            if first < 0:
+                first = e
+            elif e != first:
+                return 2, first, e
+    return (1 if first >= 0 else 0), first, -1
 
 
-@njit(_SIG, cache=True, nogil=True)
-def _search(rem: int, pos: int, state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray,
-            through_ptr: np.ndarray, through: np.ndarray, zobrist: np.ndarray,
-            tt_keys: np.ndarray, tt_depth: np.ndarray, seen: np.ndarray, misc: np.ndarray,
-            seq: np.ndarray) -> int:  # pragma: no cover - compiled
-    """The prover (side 1), to move, has no threat. The length of a winning sequence (moves
-    from ``seq[pos]``), `FAIL`, or `UNKNOWN` when the node limit stopped the search."""
+FRAME = 6
+"""The last ``FRAME`` slots of each row of `_vcf`'s ``buf`` hold that level's frame: its
+table slot and key, its depth left, its number of single threats, the next one to try, and
+the number of candidates before them."""
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _enter(a: int, rem: int, lvl: int, block: int, state: np.ndarray, counts: np.ndarray,
+           line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+           zobrist: np.ndarray, tt_keys: np.ndarray, tt_depth: np.ndarray, seen: np.ndarray,
+           misc: np.ndarray, buf: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Open `_vcf`'s node at level ``lvl``: a cell that makes two threats at once (a win),
+    -1 once the node's single threats are listed in its row (to try in turn), `FAIL` - 1 if
+    the node fails at once, `UNKNOWN` - 1 past the node limit."""
     misc[NODES] += 1
     if misc[NODES] > misc[LIMIT]:
-        return UNKNOWN
+        return UNKNOWN - 1
     key = np.uint64(misc[HASH])
+    if a == 1:
+        key ^= O_KEY
     slot = int(key & np.uint64(tt_keys.shape[0] - 1))
     if tt_keys[slot] == key and tt_depth[slot] >= rem:
-        return FAIL
+        return FAIL - 1
+    if rem <= 0 or lvl >= buf.shape[0]:
+        return FAIL - 1
+    d = 1 - a
     k = line_cells.shape[1]
-    lines = counts.shape[0]
-    block = -1
-    for i in range(lines):  # the opponent's threats: at most one cell to block
-        if counts[i, 1] == k - 1 and counts[i, 0] == 0:
-            e = empty_cell(i, state, line_cells)
-            if block < 0:
-                block = e
-            elif e != block:
-                return FAIL
-    if rem <= 0:
-        return FAIL
-    # candidates: the empty cells of the prover's lines two short (only they make threats)
-    misc[STAMP] += 1
-    stamp = misc[STAMP]
-    cand = np.empty(64, dtype=np.int64)
+    row = buf[lvl]
     n = 0
-    for i in range(lines):
-        if counts[i, 0] == k - 2 and counts[i, 1] == 0:
-            for j in range(k):
-                c = line_cells[i, j]
-                if state[c] == 0 and seen[c] != stamp and (block < 0 or c == block):
-                    seen[c] = stamp
-                    if n == cand.shape[0]:
-                        bigger = np.empty(2 * n, dtype=np.int64)
-                        bigger[:n] = cand
-                        cand = bigger
-                    cand[n] = c
-                    n += 1
-    if n == 0:
-        return FAIL
-    replies = np.empty(n, dtype=np.int64)
+    if block >= 0:
+        row[0] = block
+        n = 1
+    else:  # the empty cells of the attacker's lines two short (only they make threats)
+        misc[STAMP] += 1
+        stamp = misc[STAMP]
+        for i in range(counts.shape[0]):
+            if counts[i, a] == k - 2 and counts[i, d] == 0:
+                for j in range(k):
+                    c = line_cells[i, j]
+                    if state[c] == 0 and seen[c] != stamp:
+                        seen[c] = stamp
+                        row[n] = c
+                        n += 1
+    m = 0  # the single threats, as (move, forced reply) pairs after the candidates
     for q in range(n):  # two threats at once wins at once; keep the single threats
-        c = cand[q]
-        play(c, 1, state, counts, through_ptr, through, zobrist, misc)
-        made, first = _made(c, state, counts, line_cells, through_ptr, through)
-        take_back(c, 1, state, counts, through_ptr, through, zobrist, misc)
+        c = row[q]
+        play(c, a, state, counts, through_ptr, through, zobrist, misc)
+        made, first, _ = made_at(c, a, state, counts, line_cells, through_ptr, through)
+        take_back(c, a, state, counts, through_ptr, through, zobrist, misc)
         if made == 2:
-            seq[pos] = c
-            return 1
-        replies[q] = first if made == 1 else -1
-    for q in range(n):
-        t = replies[q]
-        if t < 0:
-            continue
-        c = cand[q]
-        play(c, 1, state, counts, through_ptr, through, zobrist, misc)
-        play(t, 2, state, counts, through_ptr, through, zobrist, misc)
-        r = _search(rem - 1, pos + 1, state, counts, line_cells, through_ptr, through, zobrist,
-                    tt_keys, tt_depth, seen, misc, seq)
-        take_back(t, 2, state, counts, through_ptr, through, zobrist, misc)
-        take_back(c, 1, state, counts, through_ptr, through, zobrist, misc)
-        if r >= 0:
-            seq[pos] = c
-            return r + 1
-        if r == UNKNOWN:
-            return UNKNOWN
-    tt_keys[slot] = key
-    tt_depth[slot] = rem
+            return int(c)
+        if made == 1:
+            row[n + 2 * m] = c
+            row[n + 2 * m + 1] = first
+            m += 1
+    w = row.shape[0]
+    row[w - 6] = slot
+    row[w - 5] = np.int64(key)
+    row[w - 4] = rem
+    row[w - 3] = m
+    row[w - 2] = 0
+    row[w - 1] = n
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _vcf(a: int, rem: int, block: int, state: np.ndarray, counts: np.ndarray,
+         line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+         zobrist: np.ndarray, tt_keys: np.ndarray, tt_depth: np.ndarray, seen: np.ndarray,
+         misc: np.ndarray, seq: np.ndarray, buf: np.ndarray) -> int:  # pragma: no cover
+    """Side ``a``, to move, has no threat; the defender's only threat cell is ``block`` (-1:
+    none). The length of a winning sequence of at most ``rem`` moves (written to ``seq``),
+    `FAIL`, or `UNKNOWN` when the node limit stopped the search. Depth first with an
+    explicit stack: ``buf`` row i holds level i's candidates, its single threats and its
+    frame (`FRAME`), ``seq[i]`` the move tried there. The position is left as it was."""
+    d = 1 - a
+    w = buf.shape[1]
+    opened = _enter(a, rem, 0, block, state, counts, line_cells, through_ptr, through,
+                    zobrist, tt_keys, tt_depth, seen, misc, buf)
+    if opened >= 0:
+        seq[0] = opened
+        return 1
+    if opened < -1:
+        return opened + 1
+    lvl = 0
+    result = FAIL
+    while lvl >= 0:
+        row = buf[lvl]
+        i = row[w - 2]
+        if i < row[w - 3]:  # the next single threat of this level
+            row[w - 2] = i + 1
+            n = row[w - 1]
+            c = row[n + 2 * i]
+            t = row[n + 2 * i + 1]
+            play(c, a, state, counts, through_ptr, through, zobrist, misc)
+            play(t, d, state, counts, through_ptr, through, zobrist, misc)
+            seq[lvl] = c
+            answers, answer, _ = made_at(t, d, state, counts, line_cells, through_ptr,
+                                         through)
+            opened = FAIL - 1  # two cells to block: this line fails
+            if answers < 2:
+                opened = _enter(a, row[w - 4] - 1, lvl + 1, answer, state, counts,
+                                line_cells, through_ptr, through, zobrist, tt_keys,
+                                tt_depth, seen, misc, buf)
+            if opened == -1:
+                lvl += 1
+                continue
+            if opened >= 0:  # a win: the moves down to here, then this one
+                seq[lvl + 1] = opened
+                result = lvl + 2
+            elif opened == UNKNOWN - 1:
+                result = UNKNOWN
+            else:
+                take_back(t, d, state, counts, through_ptr, through, zobrist, misc)
+                take_back(c, a, state, counts, through_ptr, through, zobrist, misc)
+                continue
+            # done: take every level's move back
+            for j in range(lvl, -1, -1):
+                up = buf[j]
+                q = up[w - 2] - 1
+                n = up[w - 1]
+                take_back(up[n + 2 * q + 1], d, state, counts, through_ptr, through, zobrist,
+                          misc)
+                take_back(up[n + 2 * q], a, state, counts, through_ptr, through, zobrist,
+                          misc)
+            return result
+        # every single threat failed: remember it, and go back up
+        tt_keys[row[w - 6]] = np.uint64(row[w - 5])
+        tt_depth[row[w - 6]] = row[w - 4]
+        lvl -= 1
+        if lvl >= 0:
+            up = buf[lvl]
+            q = up[w - 2] - 1
+            n = up[w - 1]
+            take_back(up[n + 2 * q + 1], d, state, counts, through_ptr, through, zobrist,
+                      misc)
+            take_back(up[n + 2 * q], a, state, counts, through_ptr, through, zobrist, misc)
     return FAIL
 
 
 @njit(cache=True, nogil=True)
-def vcf(rem: int, budget: int, state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray,
-        through_ptr: np.ndarray, through: np.ndarray, zobrist: np.ndarray,
-        tt_keys: np.ndarray, tt_depth: np.ndarray, seen: np.ndarray, misc: np.ndarray,
-        seq: np.ndarray) -> int:  # pragma: no cover - compiled
-    """Whether side 1, to move, wins by a threat sequence of at most ``rem`` of its moves:
-    the length (moves in ``seq``; 0 if it has a threat now), `FAIL` or `UNKNOWN` (more than
-    ``budget`` positions). ``state`` and ``counts`` are as `load` leaves them, and are
-    left so."""
+def vcf_below(a: int, rem: int, block: int, state: np.ndarray, counts: np.ndarray,
+              line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+              zobrist: np.ndarray, tt_keys: np.ndarray, tt_depth: np.ndarray,
+              seen: np.ndarray, misc: np.ndarray, seq: np.ndarray,
+              buf: np.ndarray) -> int:  # pragma: no cover - compiled
+    """`_vcf`, for other modules' kernels."""
+    return _vcf(a, rem, block, state, counts, line_cells, through_ptr, through, zobrist,
+                tt_keys, tt_depth, seen, misc, seq, buf)
+
+
+@njit(cache=True, nogil=True)
+def vcf(a: int, rem: int, budget: int, state: np.ndarray, counts: np.ndarray,
+        line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+        zobrist: np.ndarray, tt_keys: np.ndarray, tt_depth: np.ndarray, seen: np.ndarray,
+        misc: np.ndarray, seq: np.ndarray, buf: np.ndarray) -> int:  # pragma: no cover
+    """Whether side ``a``, to move, wins by a threat sequence of at most ``rem`` of its
+    moves: the length (moves in ``seq``; 0 if it has a threat now), `FAIL` or `UNKNOWN`
+    (more than ``budget`` positions). ``state`` and ``counts`` are as `load` leaves them,
+    and are left so."""
     misc[LIMIT] = misc[NODES] + max(1, budget)
-    k = line_cells.shape[1]
-    for i in range(counts.shape[0]):
-        if counts[i, 0] == k - 1 and counts[i, 1] == 0:
-            return 0
-    return _search(rem, 0, state, counts, line_cells, through_ptr, through, zobrist, tt_keys,
-                   tt_depth, seen, misc, seq)
+    made, _, _ = threats_of(a, state, counts, line_cells)
+    if made > 0:
+        return 0
+    blocks, block, _ = threats_of(1 - a, state, counts, line_cells)
+    if blocks == 2:
+        return FAIL
+    return _vcf(a, rem, block, state, counts, line_cells, through_ptr, through, zobrist,
+                tt_keys, tt_depth, seen, misc, seq, buf)
