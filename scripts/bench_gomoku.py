@@ -1,112 +1,360 @@
-"""Benchmarks of boards past 64 cells: move times of the levels, the threat search on
-generated positions, the symmetry group of 19x19.
+"""Benchmarks of boards past 64 cells (gomoku): the levels against outside programs, the
+ladder, the threat search with threes on generated positions, move and hint latency, and
+the first move in a fresh process.
 
-    python scripts/bench_gomoku.py [--games 4] [--puzzles 200]
+    python scripts/bench_gomoku.py threats [--puzzles 500]
+    python scripts/bench_gomoku.py outside [--games 20] [--levels hard,perfect]
+    python scripts/bench_gomoku.py ladder [--games 20] [--variant 15x15k5]
+    python scripts/bench_gomoku.py latency [--games 2]
+    python scripts/bench_gomoku.py hints [--games 2]
+    python scripts/bench_gomoku.py cold
+    python scripts/bench_gomoku.py all
 
-Prints p50/p99 move times of each level in self-play games on 15x15 k5 and 19x19 k5; for
-generated 15x15 positions of 5-15 plies where the side to move wins by fours (VCF), the
-share found and the slowest find by the compiled search (`tictactoe.search.wide`) and the
-readable one (`tictactoe.proof.threats`), each find replayed by the rules; and the time to
-derive the symmetry group of 19x19 from a fresh variant.
+**threats**: 15x15 positions of 4-24 random plies near the centre, each classified by the
+independent plain-Python search of `tests/threat_reference.py` (wins by threats with one
+three); the compiled search (`tictactoe.search.wide`) is asked the same question: the share
+of the wins it finds, the wins it claims that are not (must be none), every claimed win
+checked against every defence by the rules (`verify_win`), and its time.
+
+**outside**: the levels against the outside programs of `scripts/outside_ai.py` (`gomoku`
+0.1.0's threat-space search and `gomokubench`'s ``hard`` α-β), installed from the package
+index into ``.bench/outside`` (a virtual environment of their own) on first use; colours
+alternate, every move of theirs is checked for legality, and the levels play within their
+own bounds. Writes ``.bench/outside.json`` and, with ``--plot``, a chart.
+
+**ladder**: `tictactoe.players.ladder.play_ladder` between the four levels on 15x15 and 19x19.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import time
+import venv
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 
-from tictactoe.core import Position, Side, Variant
-from tictactoe.core.symmetry import geometric_symmetries, symmetries
-from tictactoe.players.base import Limit
-from tictactoe.players.levels import player_for_level
-from tictactoe.proof.threats import ThreatSearch
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
 
+from tictactoe.core import Position, Side, Variant  # noqa: E402
+from tictactoe.players.base import Limit  # noqa: E402
+from tictactoe.players.levels import player_for_level  # noqa: E402
 
-def move_times(variant: str, level: str, games: int, seconds: float) -> list[float]:
-    """Seconds per move of `level` against itself, over whole games."""
-    times = []
-    for game in range(games):
-        players = (player_for_level(level, seed=2 * game),
-                   player_for_level(level, seed=2 * game + 1))
-        p = Position(variant)
-        while p.outcome() is None:
-            started = time.perf_counter()
-            choice = players[p.ply % 2].choose(p, Limit(seconds=seconds or None))
-            times.append(time.perf_counter() - started)
-            p.push(choice.move)
-    return times
+BENCH = ROOT / ".bench"
+OUTSIDE = BENCH / "outside"
+OUTSIDE_PACKAGES = ["gomoku==0.1.0", "flask-socketio", "gmpy2", "gomokubench==0.1.10", "numpy"]
+"""What the outside programs need (`gomoku` 0.1.0 imports flask-socketio without declaring
+it)."""
+SIZE = 15
 
 
-def puzzles(count: int, rng: random.Random) -> list[Position]:
-    """15x15 positions of 5-15 plies, moves near the centre, where the side to move wins
-    by fours (the readable search says so)."""
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# ---------------------------------------------------------------- threats
+def near_centre_game(variant: Variant, plies: int, rng: random.Random) -> Position:
+    from test_large_boards import near_centre_game as make
+
+    return make(variant, plies, rng)
+
+
+def bench_threats(count: int, seed: int) -> dict[str, object]:
+    from threat_reference import ReferenceThreats, verify_win
+
+    from tictactoe.search.wide import WideThreats
+
     v = Variant.parse("15x15k5")
-    readable = ThreatSearch(v)
-    found: list[Position] = []
-    pool = [c for c in range(v.cells) if all(abs(a - 7) <= 3 for a in v.coordinates(c))]
-    while len(found) < count:
-        p = Position(v)
-        for _ in range(rng.randint(5, 15)):
-            p.push(rng.choice([c for c in pool if not (p.x | p.o) >> c & 1]))
-            if p.outcome() is not None:
-                break
-        if p.outcome() is not None:
-            continue
+    rng = random.Random(seed)
+    wins: list[Position] = []
+    others: list[Position] = []
+    started = time.perf_counter()
+    while len(wins) < count or len(others) < count:
+        p = near_centre_game(v, rng.randint(4, 24), rng)
         me, them = (p.x, p.o) if p.turn is Side.X else (p.o, p.x)
-        sequence = readable.run(me, them)
-        if sequence:  # a sequence of one move or more (not a threat already on the board)
-            found.append(p)
-    return found
+        if WideThreats(v).run(me, them) is not None:
+            continue  # wins by fours alone are the checker's: keep those that need a three
+        won = ReferenceThreats(v).wins(me, them, 1)
+        bucket = wins if won else others
+        if len(bucket) < count:
+            bucket.append(p)
+    print(f"generated {len(wins)} wins by threats with one three and {len(others)} "
+          f"positions without, in {time.perf_counter() - started:.0f} s")
+    search = WideThreats(v)
+    search.threes(0, 0)  # load the kernels before timing
+
+    def suggest(mine: int, theirs: int) -> int | None:
+        found = search.threes(mine, theirs, 1, 1_000_000)
+        return None if found is None else found.move
+
+    out: dict[str, object] = {}
+    for name, positions, expected in (("wins", wins, True), ("others", others, False)):
+        times, found, wrong, verified = [], 0, 0, 0
+        for p in positions:
+            me, them = (p.x, p.o) if p.turn is Side.X else (p.o, p.x)
+            t0 = time.perf_counter()
+            win = search.threes(me, them, 1, 1_000_000)
+            times.append(time.perf_counter() - t0)
+            if win is not None:
+                found += 1
+                wrong += not expected
+                verified += verify_win(v, me, them, suggest)
+        print(f"{name:6}: claimed {found}/{len(positions)} (expected "
+              f"{len(positions) if expected else 0}), false claims {wrong}, verified against "
+              f"every defence {verified}/{found}; median {statistics.median(times) * 1000:.2f} "
+              f"ms, p90 {percentile(times, 0.9) * 1000:.2f} ms, max {max(times) * 1000:.1f} ms")
+        out[name] = {"positions": len(positions), "claimed": found, "false": wrong,
+                     "verified": verified, "median_ms": statistics.median(times) * 1000}
+    return out
+
+
+# ---------------------------------------------------------------- outside programs
+def outside_python() -> Path:
+    """The outside programs' own virtual environment, made on first use."""
+    python = OUTSIDE / ("Scripts" if os.name == "nt" else "bin") / "python"
+    stamp = OUTSIDE / ".installed"
+    if not stamp.exists():
+        print(f"installing {', '.join(OUTSIDE_PACKAGES)} into {OUTSIDE.relative_to(ROOT)}",
+              file=sys.stderr)
+        venv.EnvBuilder(with_pip=True, clear=True).create(OUTSIDE)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *OUTSIDE_PACKAGES],
+                       check=True)
+        stamp.write_text(" ".join(OUTSIDE_PACKAGES))
+    return python
+
+
+class Outside:
+    """One outside program in its own process (`scripts/outside_ai.py`)."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        self.name = name
+        self.process = subprocess.Popen(
+            [str(outside_python()), str(ROOT / "scripts" / "outside_ai.py"), name, str(seed)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def move(self, position: Position) -> int:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        pairs = " ".join(f"{c // SIZE},{c % SIZE}" for c in position.move_stack)
+        self.process.stdin.write(pairs + "\n")
+        self.process.stdin.flush()
+        r, c = (int(x) for x in self.process.stdout.readline().split(","))
+        return r * SIZE + c
+
+    def close(self) -> None:
+        self.process.kill()
+
+
+@dataclass
+class Game:
+    level: str
+    opponent: str
+    level_is_x: bool
+    result: str
+    plies: int
+    moves: str
+    seconds: list[float]
+    illegal: bool = False
+
+    @property
+    def score(self) -> float:
+        mine = "x" if self.level_is_x else "o"
+        return 1.0 if self.result == mine else 0.5 if self.result == "draw" else 0.0
+
+
+def play_outside(level: str, opponent: str, number: int) -> Game:
+    """One game of a level against an outside program on 15x15 (the level is X in even
+    games)."""
+    player = player_for_level(level, seed=number)
+    outside = Outside(opponent, number)
+    p = Position("15x15k5")
+    level_is_x = number % 2 == 0
+    seconds: list[float] = []
+    illegal = False
+    try:
+        while p.outcome() is None:
+            if (p.turn is Side.X) == level_is_x:
+                t0 = time.perf_counter()
+                move = player.choose(p, Limit()).move
+                seconds.append(time.perf_counter() - t0)
+            else:
+                move = outside.move(p)
+                if move not in p.legal_moves():
+                    illegal = True
+                    break
+            p.push(move)
+    finally:
+        outside.close()
+    outcome = p.outcome()
+    result = ("o" if level_is_x else "x") if illegal else (
+        outcome.result() if outcome is not None else "draw")
+    return Game(level, opponent, level_is_x, result, p.ply,
+                " ".join(p.move_name(m) for m in p.move_stack), seconds, illegal)
+
+
+def bench_outside(levels: list[str], opponents: list[str], games: int, jobs: int,
+                  plot: Path | None) -> list[Game]:
+    outside_python()
+    tasks = [(lv, op, g) for op in opponents for lv in levels for g in range(games)]
+    played: list[Game] = []
+    with ProcessPoolExecutor(jobs) as pool:
+        for game in pool.map(_play, tasks):
+            played.append(game)
+            note = "  (their illegal move)" if game.illegal else ""
+            print(f"{game.level:8} vs {game.opponent:12} as {'X' if game.level_is_x else 'O'}:"
+                  f" {game.result:4} in {game.plies:3} plies, slowest move "
+                  f"{max(game.seconds or [0]):.2f} s{note}", flush=True)
+    print(f"\n{'level':8} {'opponent':12} {'games':>5} {'score':>6} {'as X':>7} {'as O':>7} "
+          f"{'W-D-L':>9} {'p99 s':>6}")
+    rows = []
+    for op in opponents:
+        for lv in levels:
+            mine = [g for g in played if g.level == lv and g.opponent == op]
+            xs = [g for g in mine if g.level_is_x]
+            os_ = [g for g in mine if not g.level_is_x]
+            wins = sum(g.score == 1 for g in mine)
+            draws = sum(g.score == 0.5 for g in mine)
+            times = [t for g in mine for t in g.seconds]
+            score = sum(g.score for g in mine) / len(mine)
+            row = {"level": lv, "opponent": op, "games": len(mine), "score": score,
+                   "as_x": sum(g.score for g in xs), "x_games": len(xs),
+                   "as_o": sum(g.score for g in os_), "o_games": len(os_), "wins": wins,
+                   "draws": draws, "losses": len(mine) - wins - draws,
+                   "p99": percentile(times, 0.99)}
+            rows.append(row)
+            print(f"{lv:8} {op:12} {len(mine):5} {score:6.2f} "
+                  f"{row['as_x']:4.1f}/{len(xs):<2} {row['as_o']:4.1f}/{len(os_):<2} "
+                  f"{wins:3}-{draws}-{row['losses']:<3} {row['p99']:6.2f}")
+    BENCH.mkdir(exist_ok=True)
+    (BENCH / "outside.json").write_text(json.dumps(
+        {"rows": rows, "games": [g.__dict__ for g in played]}, indent=1))
+    if plot is not None:
+        _plot(rows, plot)
+    return played
+
+
+def _play(task: tuple[str, str, int]) -> Game:
+    return play_outside(*task)
+
+
+def _plot(rows: list[dict[str, object]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    labels = [f"{r['level']}\nvs {r['opponent']}" for r in rows]
+    ax.bar(labels, [float(str(r["score"])) for r in rows], color="#3b6ea8")
+    ax.axhline(0.95, color="#a83b3b", linestyle="--", linewidth=1, label="target 0.95")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("score (wins + ½ draws)")
+    ax.set_title("The levels against outside programs, 15×15 five or more")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"chart: {path}")
+
+
+# ---------------------------------------------------------------- ladder
+def bench_ladder(variant: str, games: int, jobs: int, plot: Path | None) -> None:
+    """`ttt ladder` between the four levels, each within its own bounds (``--seconds 0``)."""
+    ttt = Path(sys.executable).parent / "ttt"
+    command = [str(ttt), "ladder", variant, "--players", "easy,medium,hard,perfect",
+               "--games", str(games), "--seconds", "0", "--jobs", str(jobs)]
+    if plot is not None:
+        command += ["--plot", str(plot.with_name(f"{plot.stem}-{variant}{plot.suffix}"))]
+    started = time.perf_counter()
+    subprocess.run(command, check=True)
+    print(f"{variant}: {games} games a pair in {time.perf_counter() - started:.0f} s")
+
+
+# ---------------------------------------------------------------- latency
+def bench_latency(games: int) -> None:
+    for variant in ("15x15k5", "19x19k5"):
+        for level in ("easy", "medium", "hard", "perfect"):
+            times: list[float] = []
+            for game in range(games):
+                players = (player_for_level(level, seed=2 * game),
+                           player_for_level(level, seed=2 * game + 1))
+                p = Position(variant)
+                while p.outcome() is None:
+                    t0 = time.perf_counter()
+                    choice = players[p.ply % 2].choose(p)
+                    times.append(time.perf_counter() - t0)
+                    p.push(choice.move)
+            print(f"{variant} {level:8} {len(times):4} moves: p50 "
+                  f"{statistics.median(times) * 1000:6.0f} ms, p99 "
+                  f"{percentile(times, 0.99) * 1000:6.0f} ms, max {max(times) * 1000:6.0f} ms")
+
+
+def bench_hints(games: int) -> None:
+    from tictactoe.search.knowledge import analyse
+
+    times: list[float] = []
+    for game in range(games):
+        players = (player_for_level("hard", seed=game), player_for_level("medium", seed=game))
+        p = Position("15x15k5")
+        while p.outcome() is None:
+            p.push(players[p.ply % 2].choose(p).move)
+            if p.outcome() is None:
+                t0 = time.perf_counter()
+                analyse(p, seconds=1.5)
+                times.append(time.perf_counter() - t0)
+    print(f"hints on 15x15 after each reply, {len(times)} positions: p50 "
+          f"{statistics.median(times) * 1000:.0f} ms, p90 {percentile(times, 0.9) * 1000:.0f}"
+          f" ms, max {max(times) * 1000:.0f} ms")
+
+
+def bench_cold(runs: int) -> None:
+    ttt = Path(sys.executable).parent / "ttt"
+    for limit in ("1",):
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run([str(ttt), "move", "15x15k5", "--level", "hard", "--seconds", limit],
+                           check=True, capture_output=True)
+            times.append(time.perf_counter() - t0)
+        print(f"ttt move 15x15k5 --level hard --seconds {limit} in a fresh process: "
+              f"{', '.join(f'{t:.2f}' for t in times)} s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4, help="self-play games per level")
-    parser.add_argument("--puzzles", type=int, default=200, help="generated VCF positions")
-    parser.add_argument("--seconds", type=float, default=0.0,
-                        help="limit per move (0: the levels' own budget on large boards)")
+    parser.add_argument("part", choices=["threats", "outside", "ladder", "latency", "hints",
+                                         "cold", "all"])
+    parser.add_argument("--puzzles", type=int, default=500)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--levels", default="hard,perfect")
+    parser.add_argument("--opponents", default="gomoku,gomokubench")
+    parser.add_argument("--variant", default="15x15k5,19x19k5")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--plot", type=Path, default=None, help="write a PNG chart here")
     args = parser.parse_args()
-
-    from tictactoe.search.wide import WideThreats, replays
-
-    v19 = Variant.parse("19x19k5")
-    started = time.perf_counter()
-    lines = len(v19.line_masks)
-    between = time.perf_counter()
-    group = symmetries(v19)
-    done = time.perf_counter()
-    print(f"19x19 k5: {lines} lines (cells and masks) in {(between - started) * 1000:.1f} "
-          f"ms; its symmetry group, {len(group)} symmetries (geometric "
-          f"{len(geometric_symmetries(v19))}), in {(done - between) * 1000:.1f} ms")
-
-    rng = random.Random(2026)
-    positions = puzzles(args.puzzles, rng)
-    v = positions[0].variant
-    wide = WideThreats(v)
-    wide.run(0, 0)  # load the kernels before timing
-    for name in ("compiled", "readable"):
-        times, hits = [], 0
-        readable = ThreatSearch(v)
-        for p in positions:
-            me, them = (p.x, p.o) if p.turn is Side.X else (p.o, p.x)
-            started = time.perf_counter()
-            found = wide.run(me, them) if name == "compiled" else readable.run(me, them)
-            times.append(time.perf_counter() - started)
-            if found is not None and replays(v, me, them, found):
-                hits += 1
-        print(f"VCF, {name}: {hits}/{len(positions)} found and replayed; "
-              f"median {statistics.median(times) * 1000:.2f} ms, "
-              f"slowest {max(times) * 1000:.2f} ms")
-
-    for variant in ("15x15k5", "19x19k5"):
-        for level in ("easy", "medium", "hard", "perfect"):
-            times = sorted(move_times(variant, level, args.games, args.seconds))
-            p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
-            print(f"{variant} {level:8} {len(times):4} moves: p50 "
-                  f"{statistics.median(times) * 1000:6.0f} ms, p99 {p99 * 1000:6.0f} ms, "
-                  f"max {times[-1] * 1000:6.0f} ms")
+    parts = ["threats", "outside", "ladder", "latency", "hints", "cold"] \
+        if args.part == "all" else [args.part]
+    if "threats" in parts:
+        bench_threats(args.puzzles, args.seed)
+    if "outside" in parts:
+        bench_outside(args.levels.split(","), args.opponents.split(","), args.games,
+                      args.jobs, args.plot)
+    if "ladder" in parts:
+        for variant in args.variant.split(","):
+            bench_ladder(variant, args.games, args.jobs, args.plot)
+    if "latency" in parts:
+        bench_latency(max(1, args.games // 10))
+    if "hints" in parts:
+        bench_hints(max(1, args.games // 10))
+    if "cold" in parts:
+        bench_cold(3)
 
 
 if __name__ == "__main__":

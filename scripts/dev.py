@@ -88,13 +88,17 @@ def ensure_venv() -> None:
     uv = _uv()
     if uv is not None:
         env = {**os.environ, "VIRTUAL_ENV": str(VENV)}
-        quiet = ["--quiet", "--python", str(PYTHON)]
+        # bytecode compiled now: importing numba and numpy from source every time (where
+        # PYTHONDONTWRITEBYTECODE is set) costs seconds at the start of every command
+        quiet = ["--quiet", "--compile-bytecode", "--python", str(PYTHON)]
         subprocess.run([str(uv), "pip", "sync", *quiet, str(LOCK)], check=True, env=env)
         subprocess.run([str(uv), "pip", "install", *quiet, "--no-deps", "-e", str(ROOT)],
                        check=True, env=env)
     else:
         _pip("install", "-r", str(LOCK))
         _pip("install", "--no-deps", "-e", str(ROOT))
+    subprocess.run([str(PYTHON), "-m", "compileall", "-q", str(ROOT / "src")],
+                   stdout=subprocess.DEVNULL, check=False)
     STAMP.write_text(_fingerprint())
 
 

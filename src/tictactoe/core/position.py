@@ -404,6 +404,44 @@ character 5 of '3/3/2 x')
                     found.append(Threat(side, line, gap.bit_length() - 1, v.line_kind(line)))
         return found
 
+    def threes(self) -> list[Threat]:
+        """Every open three of either side on boards of five or more in a row: an empty cell
+        where the side, moving, would have threats on two cells at once (an open four, or
+        two fours), one entry for each line with k-2 of its marks and no other mark through
+        that cell; X's first, then by cell. ``kind`` is the line's kind.
+
+        >>> p = Position("15x15k5")
+        >>> for name in ("g8", "a1", "h8", "a3", "i8", "a5"):
+        ...     p.push_name(name)
+        >>> sorted({p.move_name(t.cell) for t in p.threes()})   # X's open three g8-i8
+        ['f8', 'j8']
+        >>> Position("3x3").threes()   # fewer than five in a row: none
+        []
+        """
+        v = self.variant
+        if v.k < 5:
+            return []
+        empty = v.full_mask & ~self.occupied
+        found: list[Threat] = []
+        for side in (Side.X, Side.O):
+            mine, theirs = self.marks(side), self.marks(side.other)
+            partners: dict[int, list[tuple[int, int]]] = {}
+            for index, mask in enumerate(v.line_masks):
+                if mask & theirs or (mask & mine).bit_count() != v.k - 2:
+                    continue
+                gaps = mask & empty
+                a = gaps & -gaps
+                b = gaps ^ a
+                for cell, other in ((a, b), (b, a)):
+                    partners.setdefault(cell.bit_length() - 1, []).append(
+                        (other.bit_length() - 1, index))
+            for cell in sorted(partners):
+                lines = partners[cell]
+                if len({other for other, _ in lines}) > 1:
+                    found += [Threat(side, v.lines[i], cell, v.line_kind(v.lines[i]))
+                              for _, i in lines]
+        return found
+
     def has_line(self, side: Side) -> bool:
         mask = self.marks(side)
         return any(mask & m == m for m in self.variant.line_masks)

@@ -45,10 +45,12 @@ from tictactoe.envs.common import (
     render,
 )
 from tictactoe.players import Limit, Player, make_player, player_for_level
+from tictactoe.players.levels import limit_for
 
 BIG_BOARD_NODES = 100_000
-"""The perfect opponent's node budget per move on boards of more than 16 cells, unless a
-`Limit` is given: the exact solve of an early position there can take very long."""
+"""The perfect opponent's node budget per move on boards of 17 to 64 cells, unless a
+`Limit` is given: the exact solve of an early position there can take very long (past 64
+cells the level bounds its own search, `tictactoe.players.levels.limit_for`)."""
 
 Observation = npt.NDArray[np.int8]
 
@@ -67,8 +69,9 @@ class TicTacToeEnv(gymnasium.Env[Observation, np.int64]):
         self._make: Any = player_for_level if level is not None else make_player
         self._make(self.opponent_name)  # an unknown name fails here, not at reset
         perfect = self.opponent_name == "perfect"
-        self.limit = limit if limit is not None else \
-            Limit(nodes=BIG_BOARD_NODES) if perfect and self.variant.cells > 16 else Limit()
+        self.limit = limit if limit is not None else limit_for(
+            self.opponent_name, self.variant,
+            Limit(nodes=BIG_BOARD_NODES) if perfect and self.variant.cells > 16 else Limit())
         self.render_mode = check_render_mode(render_mode)
         self.action_space = spaces.Discrete(self.variant.cells)
         self.observation_space = spaces.Box(0, 1, (*board_shape(self.variant), 3),

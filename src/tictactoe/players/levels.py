@@ -33,9 +33,10 @@ random, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard,
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, TypedDict
+from dataclasses import dataclass, field
+from typing import TypedDict
 
-from tictactoe.core import Position, TicTacToeError
+from tictactoe.core import Position, TicTacToeError, Variant
 from tictactoe.extras import available
 from tictactoe.players.base import (
     Choice,
@@ -50,9 +51,8 @@ from tictactoe.players.mcts import MctsPlayer
 from tictactoe.players.perfect import PerfectPlayer
 from tictactoe.players.rules import RulesPlayer
 from tictactoe.players.tactical import GreedyPlayer, TacticalPlayer
-
-if TYPE_CHECKING:
-    from tictactoe.players.wide import WideLevel
+from tictactoe.search.knowledge import WIDE_CELLS
+from tictactoe.search.wide_settings import ShapeSettings, WideBounds
 
 PLAYER_NAMES = ("random", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
@@ -60,12 +60,15 @@ LEVELS = ("easy", "medium", "hard", "perfect")
 LEVEL_DESCRIPTIONS = {
     "easy": "takes a win and blocks a threat, looks one move ahead, and plays almost every "
             "other move at random",
-    "medium": "sees short threat sequences (two threats deep) for both sides, looks one "
-              "move ahead, and plays one move in four at random",
-    "hard": "sees threat sequences for both sides, looks three moves ahead, checks every "
-            "quiet attack of the opponent, and solves small boards outright",
-    "perfect": "plays a proven best move wherever one can be proven in time, and says when "
-               "it is only an estimate",
+    "medium": "sees short threat sequences for both sides (two threats deep, or on boards "
+              "past 64 cells one open three deep), looks one move ahead, and plays one move "
+              "in four at random",
+    "hard": "sees threat sequences for both sides (with open threes past 64 cells), looks "
+            "three moves ahead or more, checks every quiet attack of the opponent, and solves "
+            "small boards outright",
+    "perfect": "plays a proven best move wherever one can be proven in time, elsewhere "
+               "searches deeper and wider than hard, and says when its move is only an "
+               "estimate",
 }
 """One line per level, shown next to the level in the web page, the terminal app and
 ``--help``."""
@@ -113,6 +116,47 @@ LEVEL_SETTINGS: dict[str, LevelSettings] = {
 """The `TacticalPlayer` settings of the levels below ``perfect``."""
 
 
+@dataclass(frozen=True)
+class WideLevel:
+    """A level's search past 64 cells: its bounds, and the chance of a random move (among
+    the moves not proven to lose) instead of the best."""
+
+    bounds: WideBounds
+    mistakes: float = 0.0
+    settings: ShapeSettings = field(default_factory=ShapeSettings)
+
+
+WIDE_LEVELS: dict[str, WideLevel] = {
+    "medium": WideLevel(WideBounds(depth=2, nodes=20_000, threes=1, threat_positions=3_000,
+                                   check_positions=600, checked=8, seconds=0.25),
+                        mistakes=0.25),
+    "hard": WideLevel(WideBounds(depth=8, nodes=150_000, threes=2, threat_positions=15_000,
+                                 check_positions=1_500, checked=12, seconds=0.9)),
+    "perfect": WideLevel(WideBounds(depth=12, nodes=500_000, threes=3,
+                                    threat_positions=40_000, check_positions=4_000,
+                                    checked=16, seconds=1.8)),
+}
+"""The levels' searches past 64 cells (`tictactoe.players.wide`; ``easy`` keeps its own
+one-move look)."""
+
+
+def limit_for(name: str, variant: Variant, limit: Limit = Limit()) -> Limit:
+    """The limit a front end gives a player or level on `variant`: none where the level
+    bounds its own search (past 64 cells, with the ``fast`` extra: `WIDE_LEVELS`), so that
+    the web page, the terminal app, ``ttt move`` and the environments all get the same move
+    from it for the same seed; otherwise `limit` as given.
+
+    >>> limit_for("hard", Variant.parse("15x15k5"), Limit(seconds=1.5)) == Limit()
+    True
+    >>> limit_for("hard", Variant.parse("3x3"), Limit(seconds=1.5))
+    Limit(depth=None, nodes=None, seconds=1.5)
+    """
+    key = name.strip().lower()
+    if variant.cells > WIDE_CELLS and key in WIDE_LEVELS and available("fast"):
+        return Limit()
+    return limit
+
+
 def _unknown(name: str) -> UnknownPlayerError:
     return UnknownPlayerError(
         f"unknown player {name!r}: choose one of {', '.join(PLAYER_NAMES)}, or a level: "
@@ -156,9 +200,6 @@ def player_for_level(level: str, seed: int | None = None) -> Player:
 
 
 def _wide_level(level: str) -> WideLevel | None:
-    """A level's search past 64 cells, where the ``fast`` extra brings it."""
-    if not available("fast"):
-        return None
-    from tictactoe.players.wide import WIDE_LEVELS
-
-    return WIDE_LEVELS.get(level)
+    """A level's search past 64 cells, where the ``fast`` extra brings it (the searches are
+    loaded at the level's first move there, on its clock)."""
+    return WIDE_LEVELS.get(level) if available("fast") else None

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from tictactoe.core import Position, Side, Variant
 from tictactoe.extras import available
-from tictactoe.players.base import Choice, Limit, Player
+from tictactoe.players.base import Choice, Limit
 from tictactoe.players.tactical import (
     DEFENCE_POSITIONS,
     DEFENCE_QUESTIONS,
@@ -55,6 +55,7 @@ from tictactoe.search.solver import quickest_engine, solve
 from tictactoe.search.tactics import ThreatSearcher, quiet_refutation
 
 if TYPE_CHECKING:
+    from tictactoe.players.wide import WidePlayer
     from tictactoe.search.pn import PnResult, PnSearch
 
 SOLVER_SHARE = 0.4
@@ -79,15 +80,16 @@ class PerfectPlayer:
     def __init__(self, seed: int | None = None) -> None:
         self.name = "perfect"
         self.rng = random.Random(seed)
-        self._large: Player | None = None
+        self._large: TacticalPlayer | None = None
+        self._wide: WidePlayer | None = None
 
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        started = time.perf_counter()
         known = self.from_strategy(position)
         if known is not None:
             return known
         if position.variant.cells > WIDE_CELLS:
-            return self.on_large_board(position, limit)
-        started = time.perf_counter()
+            return self.on_large_board(position, limit, started)
         bounded = limit.seconds is not None or limit.nodes is not None
         searching = bounded and proof_numbers_apply(position.variant)
         seconds = limit.seconds
@@ -103,7 +105,8 @@ class PerfectPlayer:
         return self.by_proof_numbers(position, Limit(nodes=limit.nodes, seconds=left),
                                      solution)
 
-    def on_large_board(self, position: Position, limit: Limit = Limit()) -> Choice:
+    def on_large_board(self, position: Position, limit: Limit = Limit(),
+                       started: float | None = None) -> Choice:
         """Past 64 cells (gomoku) no solver finishes: a win by threats (proven) is played at
         once, a move after which the opponent wins so is never played while another is
         open, and otherwise the move of the α-β search, labelled an estimate (`Heuristic`):
@@ -116,15 +119,17 @@ class PerfectPlayer:
         >>> str(PerfectPlayer(seed=1).on_large_board(p).score)   # an open four: proven
         'win in 3'
         """
-        if self._large is None:
-            seed = self.rng.randrange(2**32)
-            if available("fast"):
-                from tictactoe.players.wide import WIDE_LEVELS, WidePlayer
+        started = time.perf_counter() if started is None else started
+        if available("fast"):
+            from tictactoe.players.wide import WIDE_LEVELS, WidePlayer
 
-                self._large = WidePlayer(WIDE_LEVELS["perfect"], seed=seed, name=self.name)
-            else:
-                self._large = TacticalPlayer(depth=LARGE_BOARD_DEPTH, beam=10, defence=8,
-                                             seed=seed, name=self.name)
+            if self._wide is None:
+                self._wide = WidePlayer(WIDE_LEVELS["perfect"], seed=self.rng.randrange(2**32),
+                                        name=self.name)
+            return self._wide.play(position, limit, started)
+        if self._large is None:
+            self._large = TacticalPlayer(depth=LARGE_BOARD_DEPTH, beam=10, defence=8,
+                                         seed=self.rng.randrange(2**32), name=self.name)
         return self._large.choose(position, limit)
 
     def from_strategy(self, position: Position) -> Choice | None:

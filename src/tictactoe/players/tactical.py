@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.extras import available
-from tictactoe.players.base import Choice, Limit, Player, check_playable
+from tictactoe.players.base import Choice, Limit, check_playable
 from tictactoe.search.knowledge import WIDE_CELLS
 from tictactoe.search.score import ForcedLoss, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import quickest_engine, solve
@@ -43,7 +43,7 @@ from tictactoe.search.tactics import (
 )
 
 if TYPE_CHECKING:
-    from tictactoe.players.wide import WideLevel
+    from tictactoe.players.levels import WideLevel
 
 _MATE = 1_000_000
 """A win at ply p from the root scores ``_MATE - p``."""
@@ -301,19 +301,19 @@ class TacticalPlayer:
         self.nodes = 0
         self._deadline: float | None = None
         self.wide = wide
-        self._wide: Player | None = None
+        self._wide: object = None
 
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        started = time.perf_counter()
         legal = check_playable(position)
         if self.wide is not None and position.variant.cells > WIDE_CELLS \
                 and available("fast"):
-            if self._wide is None:
-                from tictactoe.players.wide import WidePlayer
+            from tictactoe.players.wide import WidePlayer
 
+            if not isinstance(self._wide, WidePlayer):
                 self._wide = WidePlayer(self.wide, seed=self.rng.randrange(2**32),
                                         name=self.name)
-            return self._wide.choose(position, limit)
-        started = time.perf_counter()
+            return self._wide.play(position, limit, started)
         if limit.seconds is None and position.variant.cells > WIDE_CELLS:
             limit = replace(limit, seconds=LARGE_BOARD_SECONDS)
         if self.solve_nodes and position.variant.cells <= WIDE_CELLS:

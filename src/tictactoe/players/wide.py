@@ -3,9 +3,13 @@ searches and α-β search of `tictactoe.search.wide` (the ``fast`` extra).
 
 A level is a fixed amount of search (`WideLevel`): nodes and positions, not seconds, so the
 same seed plays the same game on any machine; a time cap (``seconds``) only guards the
-latency on a slow or busy one. The player plays what `WideAnalyst.analyse` finds best: a
-proven win at once, never a move proven to lose while another is open, the slowest loss
-when every move loses, otherwise the α-β search's move, labelled an estimate.
+latency on a slow or busy one. The cap counts from the call: the first move in a process
+loads the compiled kernels (about a second), and what that takes beyond `LOAD_GRACE` comes
+out of its search.
+
+The player plays what `WideAnalyst.analyse` finds best: a proven win at once, never a move
+proven to lose while another is open, the slowest loss when every move loses, otherwise the
+α-β search's move, labelled an estimate.
 
 >>> from tictactoe.core import Position
 >>> p = Position("15x15k5")
@@ -19,35 +23,21 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+import time
+from dataclasses import replace
 
 from tictactoe.core import Position, Variant
 from tictactoe.players.base import Choice, Limit, check_playable
-from tictactoe.search.wide.analysis import WideAnalyst, WideBounds, WideReport
-from tictactoe.search.wide.engine import ShapeSettings
+from tictactoe.players.levels import WIDE_LEVELS, WideLevel
+from tictactoe.search.wide.analysis import WideAnalyst, WideReport
+from tictactoe.search.wide_settings import WideBounds
 
+MIN_SECONDS = 0.05
+"""The least time a move gets, whatever its clock says."""
 
-@dataclass(frozen=True)
-class WideLevel:
-    """A level's search past 64 cells: its bounds, and the chance of a random move (among
-    the moves not proven to lose) instead of the best."""
-
-    bounds: WideBounds
-    mistakes: float = 0.0
-    settings: ShapeSettings = field(default_factory=ShapeSettings)
-
-
-WIDE_LEVELS: dict[str, WideLevel] = {
-    "medium": WideLevel(WideBounds(depth=2, nodes=20_000, threes=1, threat_positions=3_000,
-                                   check_positions=600, checked=16, seconds=0.25),
-                        mistakes=0.25),
-    "hard": WideLevel(WideBounds(depth=6, nodes=120_000, threes=2, threat_positions=20_000,
-                                 check_positions=3_000, checked=24, seconds=0.9)),
-    "perfect": WideLevel(WideBounds(depth=12, nodes=300_000, threes=4,
-                                    threat_positions=60_000, check_positions=8_000,
-                                    checked=40, seconds=1.8)),
-}
-"""The levels' searches past 64 cells (``easy`` keeps its own one-move look)."""
+LOAD_GRACE = 0.4
+"""Seconds of loading (the compiled kernels, the first time in a process) a move may take
+beyond its time cap; the rest of the loading comes out of the cap."""
 
 
 class WidePlayer:
@@ -79,8 +69,20 @@ class WidePlayer:
         return replace(b, seconds=seconds, nodes=max(1, nodes), depth=max(1, depth))
 
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        return self.play(position, limit, time.perf_counter())
+
+    def play(self, position: Position, limit: Limit, started: float) -> Choice:
+        """`choose`, with the clock started at `started` (a `time.perf_counter` reading):
+        whatever came before (loading the compiled kernels, the first time in a process)
+        counts against the time cap."""
         check_playable(position)
-        report = self.analyst(position.variant).analyse(position, self.bounds(limit))
+        bounds = self.bounds(limit)
+        analyst = self.analyst(position.variant)
+        if bounds.seconds is not None:
+            spent = time.perf_counter() - started
+            seconds = bounds.seconds - max(0.0, spent - LOAD_GRACE)
+            bounds = replace(bounds, seconds=max(MIN_SECONDS, seconds))
+        report = analyst.analyse(position, bounds)
         self.last = report
         if self.level.mistakes and report.reason == "search" \
                 and self.rng.random() < self.level.mistakes:
@@ -90,4 +92,4 @@ class WidePlayer:
         return Choice(move, report.scores[move])
 
 
-__all__ = ["WIDE_LEVELS", "WideLevel", "WidePlayer"]
+__all__ = ["LOAD_GRACE", "MIN_SECONDS", "WIDE_LEVELS", "WideLevel", "WidePlayer"]

@@ -60,6 +60,9 @@ def position_info(position: Position) -> PositionInfo:
         threats=[] if outcome is not None else [
             ThreatInfo(side="x" if t.side is Side.X else "o", cell=t.cell, line=list(t.line),
                        kind=t.kind) for t in position.threats()],
+        threes=[] if outcome is not None else [
+            ThreatInfo(side="x" if t.side is Side.X else "o", cell=t.cell, line=list(t.line),
+                       kind=t.kind) for t in position.threes()],
     )
 
 
@@ -105,32 +108,56 @@ def reply_words(score: Score) -> str:
     >>> reply_words(Heuristic(-0.1)), reply_words(Heuristic(1.0))
     ('about even (my estimate)', 'slightly better for me (my estimate)')
     """
+    return _words(score, ("I", "my", "me"), ("you", "your", "you"), "my estimate")
+
+
+def hint_words(score: Score) -> str:
+    """What a move is worth for the player to move, in the words of the computer's comments
+    (`reply_words`) turned to that player's side: the hints say it the way the computer
+    would, on the same scale.
+
+    >>> from tictactoe.search.score import Heuristic
+    >>> hint_words(Win(3)), hint_words(ForcedLoss(within=8))
+    ('you can force a win with your next move', 'I can force a win within my next 4 moves')
+    >>> hint_words(Heuristic(1.0)), hint_words(Heuristic(-30.0))
+    ('slightly better for you (estimate)', 'much better for me (estimate)')
+    """
+    return _words(score, ("you", "your", "you"), ("I", "my", "me"), "estimate")
+
+
+def _words(score: Score, mover: tuple[str, str, str], other: tuple[str, str, str],
+           estimate: str) -> str:
+    """`reply_words` for a mover and the other player, each as (subject, possessive,
+    object)."""
+    i, my, me = mover
+    you, your, them = other
     if isinstance(score, Win):
         mine = (score.plies - 1) // 2  # after this move: the opponent's, then mine, ...
-        return "I have won" if mine <= 0 else (
-            "I can force a win with my next move" if mine == 1
-            else f"I can force a win within my {_moves_of(mine)}")
+        won = "I have won" if i == "I" else "you have won"
+        return won if mine <= 0 else (
+            f"{i} can force a win with {my} next move" if mine == 1
+            else f"{i} can force a win within {my} {_moves_of(mine)}")
     if isinstance(score, ForcedWin):
         if score.within is None:
-            return "I can force a win"
+            return f"{i} can force a win"
         mine = max(1, (score.within - 1) // 2)
-        return f"I can force a win {'with' if mine == 1 else 'within'} my {_moves_of(mine)}"
+        return f"{i} can force a win {'with' if mine == 1 else 'within'} {my} {_moves_of(mine)}"
     if isinstance(score, Loss | ForcedLoss):
         plies = score.plies if isinstance(score, Loss) else score.within
         if plies is None:
-            return "you can force a win"
+            return f"{you} can force a win"
         yours = max(1, plies // 2)  # after this move: yours, mine, yours, ...
-        return "you can win with your next move" if yours == 1 and isinstance(score, Loss) \
-            else f"you can force a win {'with' if yours == 1 else 'within'} your " \
-                 f"{_moves_of(yours)}"
+        return f"{you} can win with {your} next move" if yours == 1 and isinstance(
+            score, Loss) else f"{you} can force a win {'with' if yours == 1 else 'within'} " \
+                              f"{your} {_moves_of(yours)}"
     if isinstance(score, Draw):
         return "a draw with best play: neither of us can force a win"
     value = float(getattr(score, "value", 0.0))
-    who = "me" if value > 0 else "you"
+    who = me if value > 0 else them
     for bound, words in ESTIMATE_WORDS:
         if abs(value) < bound:
-            return f"{words.format(who=who)} (my estimate)"
-    return f"winning for {who}, I think, but not proven"
+            return f"{words.format(who=who)} ({estimate})"
+    return f"winning for {who}, {'I think' if i == 'I' else 'it seems'}, but not proven"
 
 
 def game_info(stored: StoredGame, secret: bool = False) -> HistoryGame:

@@ -161,6 +161,11 @@ class PositionInfo(BaseModel):
         default_factory=list,
         description="Open threats while the game goes on: lines where one side has every cell "
                     "but one, and that one is empty (none once the game is over).")
+    threes: list[ThreatInfo] = Field(
+        default_factory=list,
+        description="Open threes while the game goes on, on boards of five or more in a row: "
+                    "`cell` is where the side would make threats on two cells at once (an "
+                    "open four), `line` a line with its k-2 marks through that cell.")
 
 
 class ScoreInfo(BaseModel):
@@ -186,13 +191,19 @@ class MoveValue(BaseModel):
     move: str
     cell: int
     score: ScoreInfo
+    words: str = Field(default="", description="What the move is worth for the player to "
+                                               "move, in the words of the computer's "
+                                               "comments ('you can force a win within your "
+                                               "next 3 moves', 'better for you (estimate)').")
 
 
 class AnalysisResponse(BaseModel):
     position: str
     proven: bool = Field(description="False when the bound stopped the search before a proof.")
     score: ScoreInfo = Field(description="The value for the side to move.")
-    moves: list[MoveValue] = Field(description="Every legal move, from the mover's view.")
+    moves: list[MoveValue] = Field(description="Every legal move, from the mover's view (past "
+                                               "64 cells: the moves proven to win or lose, "
+                                               "and the best few others).")
     best: list[str]
     nodes: int
     seconds: float

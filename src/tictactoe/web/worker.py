@@ -27,7 +27,7 @@ import time
 from tictactoe.core import Position
 from tictactoe.extras import available
 from tictactoe.players.base import Limit
-from tictactoe.players.levels import make_player
+from tictactoe.players.levels import limit_for, make_player
 from tictactoe.players.perfect import PerfectPlayer, warm_proof_numbers
 from tictactoe.search import knowledge
 from tictactoe.search.score import Score
@@ -96,7 +96,9 @@ def analyse(position: str, nodes: int, seconds: float) -> Solution:
 def choose(position: str, player: str, seed: int | None, seconds: float
            ) -> tuple[int, Score | None]:
     """A computer player's move and its score (None if the player does not score moves)."""
-    choice = make_player(player, seed=seed).choose(Position(position), Limit(seconds=seconds))
+    board = Position(position)
+    choice = make_player(player, seed=seed).choose(
+        board, limit_for(player, board.variant, Limit(seconds=seconds)))
     return choice.move, choice.score
 
 

@@ -46,7 +46,9 @@ BEAM = 6
 """``misc`` slot: moves searched at an inner node."""
 TEMPO = 7
 """``misc`` slot: what having the move is worth at the horizon, in lines with one mark."""
-MISC = 8
+ANSWERS = 8
+"""``misc`` slot: answers to the opponent's double searched at an inner node."""
+MISC = 10
 
 TT_EXACT = 1
 TT_LOWER = 2
@@ -320,6 +322,7 @@ def _negamax(side: int, depth: int, ply: int, alpha: int, beta: int, state: np.n
     stand = -MATE
     quiet = depth <= 0
     draft = depth
+    answering = 0
     if blocks == 1:  # forced: no depth used
         row[0] = block
         n = 1
@@ -343,6 +346,7 @@ def _negamax(side: int, depth: int, ply: int, alpha: int, beta: int, state: np.n
             misc[STAMP] += 1
             n = two_short_cells(me, state, line_cells, members, seen, misc, row, 0)
         elif on > 0:  # answer the opponent's double: its lines two short, or a four
+            answering = 1
             misc[STAMP] += 1
             n = two_short_cells(op, state, line_cells, members, seen, misc, row, 0)
             n = two_short_cells(me, state, line_cells, members, seen, misc, row, n)
@@ -366,8 +370,10 @@ def _negamax(side: int, depth: int, ply: int, alpha: int, beta: int, state: np.n
             s += 1 << 40
         srow[q] = s
     _sort(row, srow, n)
-    if not quiet and blocks == 0 and n > misc[BEAM]:
-        n = misc[BEAM]
+    if not quiet and blocks == 0:
+        width = misc[BEAM] if answering == 0 else misc[ANSWERS]
+        if n > width:
+            n = width
     if n == 0:
         return stand if stand > -MATE else 0
     best = stand

@@ -39,32 +39,14 @@ from tictactoe.core import Position, Variant
 from tictactoe.proof.threats import board_of, cells_of, threat_cells
 from tictactoe.search.score import ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solution import Solution
-from tictactoe.search.wide import ThreatWin, WideThreats
+from tictactoe.search.wide import ThreatWin, WideThreats, replays
 from tictactoe.search.wide import alphabeta as ab
-from tictactoe.search.wide.engine import ShapeSearch, ShapeSettings, _box
+from tictactoe.search.wide.engine import ShapeSearch, _box
+from tictactoe.search.wide_settings import ShapeSettings, WideBounds
 
-
-@dataclass(frozen=True)
-class WideBounds:
-    """How far `WideAnalyst.analyse` looks."""
-
-    depth: int = 12
-    """α-β plies at most (iterative deepening stops earlier at the node limit)."""
-    nodes: int = 300_000
-    """α-β nodes in all."""
-    threes: int = 3
-    """Threes in the mover's and the opponent's threat searches (fours are free)."""
-    threat_positions: int = 60_000
-    """Positions of each of the two threat searches at the root."""
-    check_positions: int = 6_000
-    """Positions of the opponent's threat search after each candidate."""
-    checked: int = 40
-    """Candidates asked whether the opponent then wins by threats, at most."""
-    seconds: float | None = None
-    """A time cap for everything (None: the node limits alone, so the same answer on any
-    machine)."""
-    exact: int = 0
-    """Moves (best first) whose α-β value is searched with a full window for the report."""
+CHECK_SHARE = 0.5
+"""The share of the time that asking candidates whether they lose to the opponent's threats
+may take; the α-β search gets the rest (the move it chooses is asked in any case)."""
 
 
 @dataclass
@@ -163,60 +145,76 @@ class WideAnalyst:
             facts = {c: Loss(2) for c in legal if c != blocks[0]}
         visited = 0
         # the mover's wins by threats
+        won: tuple[int, Score] | None = None
         fours = self.threats.run(me, op, bounds.threat_positions)
         visited += self.threats.last_visited
         if fours:
-            win = threat_score(fours)
-            facts[fours[0]] = win
-            return WideReport(facts, [fours[0]], win, threat_positions=visited,
-                              reason="threat-win")
-        if bounds.threes > 0:
+            won = fours[0], threat_score(fours)
+        elif bounds.threes > 0:
             threes = self.threats.threes(me, op, bounds.threes, bounds.threat_positions)
             visited += self.threats.last_visited
             if threes is not None:
-                win = threat_score(threes)
-                facts[threes.move] = win
-                return WideReport(facts, [threes.move], win, threat_positions=visited,
+                won = threes.move, threat_score(threes)
+        if won is not None:
+            facts[won[0]] = won[1]
+            if not bounds.every_loss:
+                return WideReport(facts, [won[0]], won[1], threat_positions=visited,
                                   reason="threat-win")
         candidates = blocks or self.near(position)
-        # the opponent's: if it has none with a free move, no move of the mover's loses so
-        theirs = self.threats.threes(op, me, bounds.threes, bounds.threat_positions) \
-            if bounds.threes > 0 else None
-        if bounds.threes <= 0:
-            run = self.threats.run(op, me, bounds.threat_positions)
-            threatened = run is not None or self.threats.exhausted
-        else:
-            threatened = theirs is not None or self.threats.exhausted
+        # the opponent's: if it has none with a free move, no move of the mover's loses so;
+        # a win by fours first (a move it does not touch loses to it as it stands)
+        their_fours = self.threats.run(op, me, bounds.threat_positions)
+        threatened = their_fours is not None or self.threats.exhausted
         visited += self.threats.last_visited
+        if not threatened and bounds.threes > 0:
+            theirs = self.threats.threes(op, me, bounds.threes, bounds.threat_positions)
+            threatened = theirs is not None or self.threats.exhausted
+            visited += self.threats.last_visited
         self.search.load(position)
-        order = self.search.order(candidates)
-        safe = order
-        if not threatened:  # but a four forces the reply, which may be the opponent's threat
-            forcing = self._fours(me, op)
-            for c in order:
-                if forcing >> c & 1:
-                    lost = self._loses(position, c, bounds)
-                    visited += self.threats.last_visited
-                    if lost is not None:
-                        facts[c] = lost
-            safe = [c for c in order if c not in facts]
-        elif threatened:
-            safe = []
-            for c in order:
-                if len(safe) >= bounds.checked or (
-                        deadline is not None and time.perf_counter() > deadline):
-                    safe += [m for m in order if m not in facts and m not in safe
-                             and order.index(m) >= order.index(c)]
-                    break
-                lost = self._loses(position, c, bounds)
+        everything = self.search.order(candidates)
+        if their_fours:  # every candidate asked about fours, whatever the time
+            for c in everything:
+                if c in facts:
+                    continue
+                if replays(self.variant, op, me | 1 << c, their_fours):
+                    facts[c] = threat_score(their_fours, loss=True)
+                    continue
+                run = self.threats.run(op, me | 1 << c, bounds.check_positions)
                 visited += self.threats.last_visited
-                if lost is not None:
-                    facts[c] = lost
-                else:
-                    safe.append(c)
-        if not safe:  # every candidate loses: the slowest loss, a block first
-            slowest = max(facts[c] for c in order)
-            best = [c for c in order if facts[c] == slowest]
+                if run is not None:
+                    facts[c] = threat_score(run, loss=True)
+        order = [c for c in everything if c not in facts]
+        checks_until = None if bounds.seconds is None else \
+            started + CHECK_SHARE * bounds.seconds
+        # which candidates to ask: with no sequence of the opponent's at all, only the fours
+        # (a four forces the reply, which may be the opponent's threat); else every one
+        forcing = self._fours(me, op) if not threatened else -1
+        verified: set[int] = set()
+        safe = []
+        held = 0  # candidates asked that hold
+        for i, c in enumerate(order):
+            if not forcing >> c & 1:
+                safe.append(c)
+                verified.add(c)
+                continue
+            if held >= bounds.checked or (
+                    checks_until is not None and time.perf_counter() > checks_until):
+                safe += [m for m in order[i:] if m not in facts]  # not asked: checked later
+                break
+            lost = self._loses(position, c, bounds)
+            visited += self.threats.last_visited
+            if lost is not None:
+                facts[c] = lost
+            else:
+                safe.append(c)
+                verified.add(c)
+                held += 1
+        if won is not None:  # the mover wins: the losing moves are labelled, no estimates
+            return WideReport(facts, [won[0]], won[1], threat_positions=visited,
+                              reason="threat-win")
+        if not safe:  # every candidate loses: the slowest loss, the most urgent block first
+            slowest = max(facts[c] for c in everything)
+            best = [c for c in everything if facts[c] == slowest][:1]
             return WideReport(facts, best, slowest, threat_positions=visited, reason="lost")
         if len(safe) == 1:
             move = safe[0]
@@ -230,6 +228,15 @@ class WideAnalyst:
         self.search.load(position)
         found = self.search.deepen(safe, depth=bounds.depth, nodes=bounds.nodes,
                                    deadline=deadline)
+        while len(safe) > 1:  # the search's choice is asked again, with the root's bound
+            lost = self._loses(position, found.best, bounds, bounds.threat_positions)
+            visited += self.threats.last_visited
+            if lost is None:
+                break
+            facts[found.best] = lost
+            safe.remove(found.best)
+            found.values.pop(found.best, None)
+            found.best = max(safe, key=lambda c: found.values.get(c, -ab.MATE))
         scores = dict(facts)
         k = position.variant.k
         for c in safe:
@@ -255,18 +262,20 @@ class WideAnalyst:
                 out |= m & ~me
         return out
 
-    def _loses(self, position: Position, move: int, bounds: WideBounds) -> Score | None:
+    def _loses(self, position: Position, move: int, bounds: WideBounds,
+               positions: int | None = None) -> Score | None:
         """The opponent's proven win after `move` by threats, as the mover's score, or None
-        (none found within the bound)."""
+        (none found within `positions`, by default the bound's ``check_positions``)."""
+        budget = bounds.check_positions if positions is None else positions
         mover = position.turn
         me = position.marks(mover) | 1 << move
         op = position.marks(mover.other)
-        run = self.threats.run(op, me, bounds.check_positions)
+        run = self.threats.run(op, me, budget)
         if run is not None:
             return threat_score(run, loss=True)
         if bounds.threes <= 0:
             return None
-        win = self.threats.threes(op, me, bounds.threes, bounds.check_positions)
+        win = self.threats.threes(op, me, bounds.threes, budget)
         return None if win is None else threat_score(win, loss=True)
 
 
@@ -276,7 +285,8 @@ HINT_MOVES = 5
 """Estimates a hint shows past 64 cells: the best few candidates, not every cell."""
 
 HINT_BOUNDS = WideBounds(depth=8, nodes=40_000, threes=2, threat_positions=20_000,
-                         check_positions=1_500, checked=1_000, seconds=0.45, exact=HINT_MOVES)
+                         check_positions=1_500, checked=1_000, seconds=0.45, exact=HINT_MOVES,
+                         every_loss=True)
 """The analysis behind the hints past 64 cells: every candidate asked whether it loses to
 the opponent's threats, then the best few estimated; under half a second on 15x15."""
 

@@ -26,6 +26,7 @@ import numpy as np
 from tictactoe.core import Position, Side, Variant
 from tictactoe.search.wide import alphabeta as ab
 from tictactoe.search.wide import kernels, wide_tables
+from tictactoe.search.wide_settings import ShapeSettings
 
 NEAR = 2
 """The moves searched are the empty cells at most this many steps (along every axis) from
@@ -43,22 +44,6 @@ def shape_weights(k: int, base: float = 6.0) -> np.ndarray:
     [0, 1, 6, 36, 216, 1296]
     """
     return np.array([0] + [round(base ** (n - 1)) for n in range(1, k + 1)], dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class ShapeSettings:
-    """The evaluation's numbers (tuned by self-play; see `scripts/bench_gomoku.py`)."""
-
-    base: float = 6.0
-    """Each further mark on an open line multiplies its weight by this."""
-    defend: float = 0.9
-    """A move that blocks a line of the opponent's counts this share of the line's weight."""
-    beam: int = 12
-    """Moves searched at an inner node."""
-    quiet: int = 1
-    """Plies of quiescence search (the mover's fours) past the horizon."""
-    tempo: int = 6
-    """What having the move is worth at the horizon, in lines with one mark."""
 
 
 @cache
@@ -123,6 +108,7 @@ class ShapeSearch:
         self.misc[ab.QUIET] = settings.quiet
         self.misc[ab.BEAM] = settings.beam
         self.misc[ab.TEMPO] = settings.tempo
+        self.misc[ab.ANSWERS] = settings.answers
         self.tt_keys = np.zeros(1 << table_bits, dtype=np.uint64)
         self.tt_data = np.zeros(1 << table_bits, dtype=np.int64)
         self.moves = np.zeros((ab.MAX_PLY + 2, n + 2), dtype=np.int64)

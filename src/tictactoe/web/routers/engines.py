@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from tictactoe.web.convert import playable, score_info
+from tictactoe.web.convert import hint_words, playable, score_info
 from tictactoe.web.deps import ERRORS, EngineDep
 from tictactoe.web.models import (
     AnalysisRequest,
@@ -27,7 +27,8 @@ async def computer_move(body: MoveRequest, engine: EngineDep) -> Response:
 @router.post("/api/analysis", response_model=AnalysisResponse, responses=ERRORS)
 async def analysis(body: AnalysisRequest, engine: EngineDep) -> AnalysisResponse:
     """The value of every legal move: win or loss in N plies (or within N plies), a draw,
-    or an estimate.
+    or an estimate. Past 64 cells, only the moves the levels' analysis has something to
+    say about: every move it proves to win or lose by threats, and its few best others.
 
     The search is bounded; if the bound stops it before a proof, ``proven`` is false.
     Every move settled anyway (by the tactical floor, the shipped strategy or
@@ -39,7 +40,8 @@ async def analysis(body: AnalysisRequest, engine: EngineDep) -> AnalysisResponse
     return AnalysisResponse(
         position=board.to_string(), proven=solution.proven,
         score=score_info(solution.score),
-        moves=[MoveValue(move=board.move_name(cell), cell=cell, score=score_info(score))
+        moves=[MoveValue(move=board.move_name(cell), cell=cell, score=score_info(score),
+                         words=hint_words(score))
                for cell, score in sorted(solution.moves.items())],
         best=[board.move_name(cell) for cell in solution.best],
         nodes=solution.nodes, seconds=round(solution.seconds, 4))

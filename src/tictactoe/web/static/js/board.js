@@ -198,14 +198,14 @@ export class BoardView {
 
   // info: a PositionInfo; options: interactive, hints (Map cell -> {text, kind, best}), last,
   // threats (the position's open threats to outline, or null: none shown).
-  render(info, { interactive = false, hints = null, last = null, threats = null } = {}) {
+  render(info, { interactive = false, hints = null, last = null, threats = null, threes = null } = {}) {
     if (info.variant.name !== this.variantName) {
       this.focusIndex = Math.floor(info.variant.cells / 2);
       this.build(info.variant, info.cell_names);
     }
     this.info = info;
     this.interactive = interactive;
-    this.options = { interactive, hints, last, threats };
+    this.options = { interactive, hints, last, threats, threes };
     const winning = new Set(info.winning_lines.flat());
     // the cells that complete a line, by side, with the kinds of those lines; and the marks
     // of the threatening lines
@@ -217,6 +217,9 @@ export class BoardView {
       completes[threat.side].set(threat.cell, kinds);
       for (const c of threat.line) if (c !== threat.cell) threatening[threat.side].add(c);
     }
+    // the cells where a side makes an open four (its open threes)
+    const fours = { x: new Set(), o: new Set() };
+    for (const three of threes || []) fours[three.side].add(three.cell);
     const legal = new Set(info.legal_moves);
     info.cells.forEach((mark, index) => {
       const cell = this.cells[index];
@@ -237,7 +240,7 @@ export class BoardView {
         badge.className = `hint ${hint.kind}${hint.best ? " best" : ""}`;
         badge.textContent = tinyText !== null ? tinyText
           : hint.short && this.small() ? hint.short : hint.text;
-        badge.title = hint.text;
+        badge.title = hint.words ? `${hint.text}: ${hint.words}` : hint.text;
         cell.append(badge);
       }
       // a threat: a dashed ring (X) or a dotted one (O) and the side's letter (in a corner
@@ -247,6 +250,7 @@ export class BoardView {
       for (const side of ["x", "o"]) {
         cell.classList.toggle(`threat-${side}`, sides.includes(side));
         cell.classList.toggle(`in-threat-${side}`, threatening[side].has(index));
+        cell.classList.toggle(`three-${side}`, !mark && fours[side].has(index));
       }
       if (sides.length) {
         const tag = document.createElement("span");
@@ -269,7 +273,10 @@ export class BoardView {
       for (const side of sides) {
         label += `, ${side.toUpperCase()} completes a ${completes[side].get(index).join(" and a ")} here`;
       }
-      if (hint) label += `, ${hint.text}`;
+      for (const side of ["x", "o"]) {
+        if (!mark && fours[side].has(index)) label += `, ${side.toUpperCase()} makes an open four here`;
+      }
+      if (hint) label += `, ${hint.words || hint.text}`;
       cell.setAttribute("aria-label", label);
     });
     this.roving();

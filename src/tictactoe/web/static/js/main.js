@@ -24,7 +24,7 @@ const play = new PlayView({
   view: $("view-play"), board: $("board"), status: $("status"), setup: $("setup"),
   variant: $("variant"), level: $("level"), levelDescription: $("level-description"),
   undo: $("undo"), redo: $("redo"), hints: $("hints"), threats: $("threats"),
-  threatKey: $("threat-key"), lineKinds: $("line-kinds"),
+  threatKey: $("threat-key"), threeKey: $("three-key"), lineKinds: $("line-kinds"),
   gameNote: $("game-note"),
   hintNote: $("hint-note"), newGame: $("new-game"), moves: $("moves"), noMoves: $("no-moves"),
   positionForm: $("position-form"), positionText: $("position-text"), copy: $("copy"),

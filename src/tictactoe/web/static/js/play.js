@@ -406,7 +406,8 @@ export class PlayView {
     this.lastCell = cell;
     // the threats the move blocks or takes go at once, and new ones come with the answer
     const threats = (info.threats || []).filter((threat) => threat.cell !== cell);
-    const preview = { ...info, cells, legal_moves: [], threats };
+    const threes = (info.threes || []).filter((three) => !three.line.includes(cell));
+    const preview = { ...info, cells, legal_moves: [], threats, threes };
     const { id, ply } = this.game;
     return this.change(() => api.play(id, name, ply), preview);
   }
@@ -520,7 +521,8 @@ export class PlayView {
       const hints = new Map();
       const ranks = analysis.best.length < analysis.moves.length;  // outline the best if it stands out
       for (const m of analysis.moves) {
-        hints.set(m.cell, { ...hintFor(m.score), best: ranks && analysis.best.includes(m.move) });
+        hints.set(m.cell, { ...hintFor(m.score), words: m.words,
+          best: ranks && analysis.best.includes(m.move) });
       }
       this.hints = hints;
       this.hintNote = analysis.proven ? "" :
@@ -561,6 +563,7 @@ export class PlayView {
       el.threats.checked = this.threatsSaved()[kind] === true;
     }
     el.threatKey.hidden = !el.threats.checked;
+    el.threeKey.hidden = !el.threats.checked || info.variant.k < 5;
     el.lineKinds.hidden = !info.variant.is_3d;
     if (info.variant.is_3d && this.legendFor !== info.variant.name) {
       this.legendFor = info.variant.name;
@@ -611,7 +614,8 @@ export class PlayView {
       const interactive = !this.busy && !!this.game && this.humanToMove(info) && info.valid;
       this.renderLegend(info);
       const threats = el.threats.checked ? info.threats || [] : null;
-      this.board.render(info, { interactive, hints: this.hints, last: this.lastCell, threats });
+      const threes = el.threats.checked ? info.threes || [] : null;
+      this.board.render(info, { interactive, hints: this.hints, last: this.lastCell, threats, threes });
       if (document.activeElement !== el.positionText) el.positionText.value = info.position;
     }
     this.renderStatus();
