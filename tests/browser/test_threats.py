@@ -125,3 +125,25 @@ def test_threats_on_a_flat_board_when_switched_on(page: Any, server: Any) -> Non
     page.click("[data-name=c1]")
     wait_until(page, "document.querySelector('#status').textContent.startsWith('You win')")
     assert page.locator("#board .threat-tag").count() == 0
+
+
+def test_open_threes_on_15x15_are_marked_with_a_legend(page: Any, server: Any) -> None:
+    open_page(page, server.url)
+    # X g8 h8 i8 with both ends open (O on the edge): X makes an open four at f8 or j8
+    page.fill("#position-text", "o14/15/o14/15/o14/15/15/6xxx6/15/15/15/15/15/15/15 x 5")
+    page.click("#load")
+    wait_until(page, "document.querySelectorAll('#board .cell').length === 225 && "
+                     "document.querySelectorAll('#board .cell svg').length === 6")
+    wait_until(page, YOUR_TURN)
+    assert page.locator("#board .three-x").count() == 0, "off on a flat board at first"
+    page.locator("label.switch:has(#threats)").click()
+    wait_until(page, "document.querySelectorAll('#board .three-x').length === 2")
+    names = page.evaluate("[...document.querySelectorAll('#board .three-x')]"
+                          ".map((c) => c.dataset.name).sort()")
+    assert names == ["f8", "j8"]
+    assert page.locator("#three-key").is_visible()
+    assert page.locator("[data-name=f8]").get_attribute("aria-label") == \
+        "f8, empty, X makes an open four here"
+    assert page.locator("#board .three-o").count() == 0
+    load(page, "3/3/3 x")  # fewer than five in a row: no key for threes
+    assert page.locator("#three-key").is_hidden()

@@ -117,8 +117,9 @@ def hint_words(score: Score) -> str:
     would, on the same scale.
 
     >>> from tictactoe.search.score import Heuristic
-    >>> hint_words(Win(3)), hint_words(ForcedLoss(within=8))
-    ('you can force a win with your next move', 'I can force a win within my next 4 moves')
+    >>> hint_words(Win(1)), hint_words(Win(3)), hint_words(ForcedLoss(within=8))
+    ('you win with this move', 'you can force a win with your next move', \
+'I can force a win within my next 4 moves')
     >>> hint_words(Heuristic(1.0)), hint_words(Heuristic(-30.0))
     ('slightly better for you (estimate)', 'much better for me (estimate)')
     """
@@ -133,7 +134,7 @@ def _words(score: Score, mover: tuple[str, str, str], other: tuple[str, str, str
     you, your, them = other
     if isinstance(score, Win):
         mine = (score.plies - 1) // 2  # after this move: the opponent's, then mine, ...
-        won = "I have won" if i == "I" else "you have won"
+        won = "I have won" if i == "I" else "you win with this move"
         return won if mine <= 0 else (
             f"{i} can force a win with {my} next move" if mine == 1
             else f"{i} can force a win within {my} {_moves_of(mine)}")

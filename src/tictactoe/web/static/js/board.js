@@ -276,7 +276,7 @@ export class BoardView {
       for (const side of ["x", "o"]) {
         if (!mark && fours[side].has(index)) label += `, ${side.toUpperCase()} makes an open four here`;
       }
-      if (hint) label += `, ${hint.words || hint.text}`;
+      if (hint) label += hint.words ? `, ${hint.text}: ${hint.words}` : `, ${hint.text}`;
       cell.setAttribute("aria-label", label);
     });
     this.roving();
