@@ -12,9 +12,10 @@ the first move in a fresh process.
 
 **threats**: 15x15 positions of 4-24 random plies near the centre, each classified by the
 independent plain-Python search of `tests/threat_reference.py` (wins by threats with one
-three); the compiled search (`tictactoe.search.wide`) is asked the same question: the share
-of the wins it finds, the wins it claims that are not (must be none), every claimed win
-checked against every defence by the rules (`verify_win`), and its time.
+three; positions won by fours alone are left out); the compiled search
+(`tictactoe.search.wide`) is asked the same question: the share of the wins it finds, the
+wins it claims that are not (must be none), every claimed win checked against every defence
+by the rules (`verify_win`), and its time.
 
 **outside**: the levels against the outside programs of `scripts/outside_ai.py` (`gomoku`
 0.1.0's threat-space search and `gomokubench`'s ``hard`` α-β), installed from the package
@@ -67,25 +68,48 @@ def near_centre_game(variant: Variant, plies: int, rng: random.Random) -> Positi
     return make(variant, plies, rng)
 
 
-def bench_threats(count: int, seed: int) -> dict[str, object]:
-    from threat_reference import ReferenceThreats, verify_win
+def _classify(task: tuple[int, int]) -> tuple[str, str | None]:
+    """A random 15x15 position (from a seed) and its class by the independent search:
+    ``win`` (by threats with one three, not by fours alone), ``other``, or ``skip`` (a win by
+    fours, or a finished game)."""
+    from threat_reference import ReferenceThreats
+
+    from tictactoe.search.wide import replays
+
+    seed, _ = task
+    v = Variant.parse("15x15k5")
+    rng = random.Random(seed)
+    p = near_centre_game(v, rng.randint(4, 24), rng)
+    if p.is_game_over():
+        return "skip", None
+    me, them = (p.x, p.o) if p.turn is Side.X else (p.o, p.x)
+    reference = ReferenceThreats(v)
+    fours = reference.fours.run(me, them)
+    if fours is not None and replays(v, me, them, fours):
+        return "skip", None  # wins by fours alone are the checker's: keep those needing a three
+    return ("win" if reference.wins(me, them, 1) else "other"), p.to_string()
+
+
+def bench_threats(count: int, seed: int, jobs: int) -> dict[str, object]:
+    from threat_reference import verify_win
 
     from tictactoe.search.wide import WideThreats
 
     v = Variant.parse("15x15k5")
-    rng = random.Random(seed)
     wins: list[Position] = []
     others: list[Position] = []
     started = time.perf_counter()
-    while len(wins) < count or len(others) < count:
-        p = near_centre_game(v, rng.randint(4, 24), rng)
-        me, them = (p.x, p.o) if p.turn is Side.X else (p.o, p.x)
-        if WideThreats(v).run(me, them) is not None:
-            continue  # wins by fours alone are the checker's: keep those that need a three
-        won = ReferenceThreats(v).wins(me, them, 1)
-        bucket = wins if won else others
-        if len(bucket) < count:
-            bucket.append(p)
+    next_seed = seed * 1_000_000
+    with ProcessPoolExecutor(jobs) as pool:
+        while len(wins) < count or len(others) < count:
+            batch = [(next_seed + i, 0) for i in range(200)]
+            next_seed += 200
+            for kind, text in pool.map(_classify, batch):
+                if text is None:
+                    continue
+                bucket = wins if kind == "win" else others
+                if len(bucket) < count:
+                    bucket.append(Position(text))
     print(f"generated {len(wins)} wins by threats with one three and {len(others)} "
           f"positions without, in {time.perf_counter() - started:.0f} s")
     search = WideThreats(v)
@@ -342,7 +366,7 @@ def main() -> None:
     parts = ["threats", "outside", "ladder", "latency", "hints", "cold"] \
         if args.part == "all" else [args.part]
     if "threats" in parts:
-        bench_threats(args.puzzles, args.seed)
+        bench_threats(args.puzzles, args.seed, args.jobs)
     if "outside" in parts:
         bench_outside(args.levels.split(","), args.opponents.split(","), args.games,
                       args.jobs, args.plot)

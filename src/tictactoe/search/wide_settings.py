@@ -27,7 +27,7 @@ class ShapeSettings:
     fours) searched at an inner node."""
     quiet: int = 1
     """Plies of quiescence search (the mover's fours) past the horizon."""
-    tempo: int = 6
+    tempo: int = 80
     """What having the move is worth at the horizon, in lines with one mark."""
 
 

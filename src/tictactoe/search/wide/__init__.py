@@ -4,6 +4,10 @@ counts updated move by move, where the 64-cell kernels keep one ``uint64`` per s
 `WideThreats` answers the threat-sequence question (victory by continuous fours) of
 `tictactoe.proof.threats` on any board, about a hundred times quicker than the readable
 search on 15x15; every sequence it finds is replayed by the rules before it is returned.
+It also answers whether a side wins by threats with threes (`WideThreats.threes`,
+`tictactoe.search.wide.vct`). The α-β search of the levels past 64 cells is in
+`tictactoe.search.wide.engine`, and what the levels and the hints ask of them all in
+`tictactoe.search.wide.analysis`.
 
 >>> from tictactoe.core import Position
 >>> p = Position("15x15k5")

@@ -44,6 +44,9 @@ from tictactoe.search.wide import alphabeta as ab
 from tictactoe.search.wide.engine import ShapeSearch, _box
 from tictactoe.search.wide_settings import ShapeSettings, WideBounds
 
+OPENING = 3
+"""While fewer marks than this are on the board, the candidates are the cells next to one."""
+
 CHECK_SHARE = 0.5
 """The share of the time that asking candidates whether they lose to the opponent's threats
 may take; the α-β search gets the rest (the move it chooses is asked in any case)."""
@@ -114,10 +117,28 @@ class WideAnalyst:
         self._box_ptr, self._box = _box(variant)
 
     def near(self, position: Position) -> list[int]:
-        """The empty cells at most two steps from a mark (the centre on an empty board)."""
+        """The empty cells at most two steps from a mark along every axis (the centre on an
+        empty board; the cells next to a mark while there are fewer than `OPENING` marks:
+        the second player's first answer is not left two cells away).
+
+        >>> from tictactoe.core import Position
+        >>> p = Position("15x15k5"); p.push_name("h8")
+        >>> len(WideAnalyst(p.variant).near(p))
+        8
+        """
+        variant = position.variant
         taken = position.x | position.o
         if not taken:
-            return [position.variant.index(tuple((d - 1) // 2 for d in position.variant.shape))]
+            return [variant.index(tuple((d - 1) // 2 for d in variant.shape))]
+        if taken.bit_count() < OPENING:
+            marked = 0
+            for c in cells_of(taken):
+                here = variant.coordinates(c)
+                for d in cells_of(variant.full_mask & ~taken):
+                    if max(abs(a - b) for a, b in zip(here, variant.coordinates(d),
+                                                      strict=True)) == 1:
+                        marked |= 1 << d
+            return cells_of(marked)
         marked = 0
         for c in cells_of(taken):
             for j in range(int(self._box_ptr[c]), int(self._box_ptr[c + 1])):
@@ -228,7 +249,8 @@ class WideAnalyst:
         self.search.load(position)
         found = self.search.deepen(safe, depth=bounds.depth, nodes=bounds.nodes,
                                    deadline=deadline)
-        while len(safe) > 1:  # the search's choice is asked again, with the root's bound
+        while len(safe) > 1 and (threatened or forcing >> found.best & 1):
+            # the search's choice is asked again, with the root's bound
             lost = self._loses(position, found.best, bounds, bounds.threat_positions)
             visited += self.threats.last_visited
             if lost is None:
