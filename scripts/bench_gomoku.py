@@ -4,6 +4,7 @@ the first move in a fresh process.
 
     python scripts/bench_gomoku.py threats [--puzzles 500]
     python scripts/bench_gomoku.py outside [--games 20] [--levels hard,perfect]
+    python scripts/bench_gomoku.py report     # the table of every saved set of games
     python scripts/bench_gomoku.py ladder [--games 20] [--variant 15x15k5]
     python scripts/bench_gomoku.py latency [--games 2]
     python scripts/bench_gomoku.py hints [--games 2]
@@ -21,7 +22,8 @@ by the rules (`verify_win`), and its time.
 0.1.0's threat-space search and `gomokubench`'s ``hard`` α-β), installed from the package
 index into ``.bench/outside`` (a virtual environment of their own) on first use; colours
 alternate, every move of theirs is checked for legality, and the levels play within their
-own bounds. Writes ``.bench/outside.json`` and, with ``--plot``, a chart.
+own bounds. Writes ``.bench/outside-OPPONENTS.json`` (``report`` prints the table of every
+such file) and, with ``--plot``, a chart.
 
 **ladder**: `tictactoe.players.ladder.play_ladder` between the four levels on 15x15 and 19x19.
 """
@@ -223,6 +225,23 @@ def play_outside(level: str, opponent: str, number: int) -> Game:
                 " ".join(p.move_name(m) for m in p.move_stack), seconds, illegal)
 
 
+def blocked_fours(moves: str) -> tuple[int, int]:
+    """Fours that were simply blocked, X's and O's: moves that made one threat cell, taken by
+    the opponent's reply, without a win for the side that made it within its next move."""
+    p = Position("15x15k5")
+    names = moves.split()
+    counts = [0, 0]
+    for i, name in enumerate(names):
+        p.push_name(name)
+        side = 0 if i % 2 == 0 else 1
+        mover = Side.X if side == 0 else Side.O
+        cells = {t.cell for t in p.threats() if t.side is mover}
+        if len(cells) == 1 and i + 1 < len(names) and \
+                p.variant.parse_cell(names[i + 1]) in cells and i + 2 < len(names) - 1:
+            counts[side] += 1
+    return counts[0], counts[1]
+
+
 def bench_outside(levels: list[str], opponents: list[str], games: int, jobs: int,
                   plot: Path | None) -> list[Game]:
     outside_python()
@@ -235,33 +254,63 @@ def bench_outside(levels: list[str], opponents: list[str], games: int, jobs: int
             print(f"{game.level:8} vs {game.opponent:12} as {'X' if game.level_is_x else 'O'}:"
                   f" {game.result:4} in {game.plies:3} plies, slowest move "
                   f"{max(game.seconds or [0]):.2f} s{note}", flush=True)
+    BENCH.mkdir(exist_ok=True)
+    (BENCH / f"outside-{'-'.join(opponents)}.json").write_text(json.dumps(
+        {"games": [g.__dict__ for g in played]}, indent=1))
+    rows = report(played)
+    if plot is not None:
+        _plot(rows, plot)
+    return played
+
+
+def report(played: list[Game]) -> list[dict[str, object]]:
+    """The table of a set of games against outside programs: each level against each
+    program, both colours, with the slowest moves and the fours simply blocked."""
+    levels = list(dict.fromkeys(g.level for g in played))
+    opponents = list(dict.fromkeys(g.opponent for g in played))
     print(f"\n{'level':8} {'opponent':12} {'games':>5} {'score':>6} {'as X':>7} {'as O':>7} "
-          f"{'W-D-L':>9} {'p99 s':>6}")
+          f"{'W-D-L':>9} {'p99 s':>6} {'fours blocked per 100 plies: ours, theirs'}")
     rows = []
     for op in opponents:
         for lv in levels:
             mine = [g for g in played if g.level == lv and g.opponent == op]
+            if not mine:
+                continue
             xs = [g for g in mine if g.level_is_x]
             os_ = [g for g in mine if not g.level_is_x]
             wins = sum(g.score == 1 for g in mine)
             draws = sum(g.score == 0.5 for g in mine)
             times = [t for g in mine for t in g.seconds]
             score = sum(g.score for g in mine) / len(mine)
+            ours = theirs = 0
+            for g in mine:
+                fx, fo = blocked_fours(g.moves)
+                ours += fx if g.level_is_x else fo
+                theirs += fo if g.level_is_x else fx
+            plies = sum(g.plies for g in mine)
             row = {"level": lv, "opponent": op, "games": len(mine), "score": score,
                    "as_x": sum(g.score for g in xs), "x_games": len(xs),
                    "as_o": sum(g.score for g in os_), "o_games": len(os_), "wins": wins,
                    "draws": draws, "losses": len(mine) - wins - draws,
-                   "p99": percentile(times, 0.99)}
+                   "p99": percentile(times, 0.99),
+                   "blocked_fours_per_100": 100 * ours / plies,
+                   "their_blocked_fours_per_100": 100 * theirs / plies}
             rows.append(row)
             print(f"{lv:8} {op:12} {len(mine):5} {score:6.2f} "
                   f"{row['as_x']:4.1f}/{len(xs):<2} {row['as_o']:4.1f}/{len(os_):<2} "
-                  f"{wins:3}-{draws}-{row['losses']:<3} {row['p99']:6.2f}")
-    BENCH.mkdir(exist_ok=True)
-    (BENCH / "outside.json").write_text(json.dumps(
-        {"rows": rows, "games": [g.__dict__ for g in played]}, indent=1))
+                  f"{wins:3}-{draws}-{row['losses']:<3} {row['p99']:6.2f} "
+                  f"{100 * ours / plies:5.1f} {100 * theirs / plies:5.1f}")
+    return rows
+
+
+def report_saved(plot: Path | None) -> None:
+    """`report` over every saved set of games (``.bench/outside-*.json``), and its chart."""
+    played = []
+    for path in sorted(BENCH.glob("outside*.json")):
+        played += [Game(**g) for g in json.loads(path.read_text())["games"]]
+    rows = report(played)
     if plot is not None:
         _plot(rows, plot)
-    return played
 
 
 def _play(task: tuple[str, str, int]) -> Game:
@@ -352,8 +401,8 @@ def bench_cold(runs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("part", choices=["threats", "outside", "ladder", "latency", "hints",
-                                         "cold", "all"])
+    parser.add_argument("part", choices=["threats", "outside", "report", "ladder", "latency",
+                                         "hints", "cold", "all"])
     parser.add_argument("--puzzles", type=int, default=500)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--levels", default="hard,perfect")
@@ -370,6 +419,8 @@ def main() -> None:
     if "outside" in parts:
         bench_outside(args.levels.split(","), args.opponents.split(","), args.games,
                       args.jobs, args.plot)
+    if "report" in parts:
+        report_saved(args.plot)
     if "ladder" in parts:
         for variant in args.variant.split(","):
             bench_ladder(variant, args.games, args.jobs, args.plot)

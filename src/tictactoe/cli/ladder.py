@@ -42,7 +42,8 @@ def ladder_command(
         help="The players or levels, separated by commas; in each pair the one listed first "
              "is X in odd-numbered games.")] = ",".join(DEFAULT_PLAYERS),
     seconds: Annotated[float, typer.Option(
-        min=0, help="Stop a searching player after S seconds a move (0: no limit).")]
+        min=0, help="Stop a searching player after S seconds a move (0: no limit); the "
+                    "levels past 64 cells keep their own bounds.")]
     = DEFAULT_SECONDS,
     nodes: Annotated[int | None, typer.Option(
         min=1, help="Stop a searching player after N nodes a move (MCTS: iterations); "

@@ -345,7 +345,8 @@ def arena_command(
         min=1, help="Stop a searching player after N nodes a move (MCTS: iterations).")]
     = None,
     seconds: Annotated[float, typer.Option(
-        min=0, help="Stop a searching player after S seconds a move (0: no limit).")] = 0.0,
+        min=0, help="Stop a searching player after S seconds a move (0: no limit); the "
+                    "levels past 64 cells keep their own bounds.")] = 0.0,
     plot: Annotated[Path | None, typer.Option(help="Save a chart of the results (PNG).")]
     = None,
 ) -> None:

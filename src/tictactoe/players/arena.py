@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from tictactoe.core import Position, Side, Variant
 from tictactoe.players.base import Limit, Player, play_move
-from tictactoe.players.levels import make_player
+from tictactoe.players.levels import limit_for, make_player
 from tictactoe.search.score import Score
 
 
@@ -37,16 +37,19 @@ class Game:
 
 def play_game(x_player: Player, o_player: Player, variant: Variant | str = "3x3",
               limit: Limit | None = None) -> Game:
-    """Play one game from the empty board."""
+    """Play one game from the empty board. A level that bounds its own search on this board
+    (past 64 cells) keeps its own bounds (`tictactoe.players.levels.limit_for`)."""
     limit = limit or Limit()
     if isinstance(variant, str):
         variant = Variant.parse(variant)
+    limits = {side: limit_for(player.name, variant, limit)
+              for side, player in ((Side.X, x_player), (Side.O, o_player))}
     position = Position(variant)
     moves: list[int] = []
     scores: list[Score | None] = []
     while not position.is_game_over():
         player = x_player if position.turn is Side.X else o_player
-        choice = play_move(position, player, limit)
+        choice = play_move(position, player, limits[position.turn])
         moves.append(choice.move)
         scores.append(choice.score)
         position.push(choice.move)
