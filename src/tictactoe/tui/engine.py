@@ -15,7 +15,7 @@ from tictactoe.core.record import GameRecord
 from tictactoe.extras import available
 from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
-from tictactoe.search.knowledge import analyse
+from tictactoe.search.knowledge import WIDE_CELLS, analyse
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
 from tictactoe.tui.game import HUMAN, Game
 
@@ -31,6 +31,11 @@ def warm_up(variant: Variant) -> None:
     a process), so that the first hint or computer move spends its time limit searching.
     Does nothing without the ``fast`` extra or on a board it does not take."""
     if not available("fast"):
+        return
+    if variant.cells > WIDE_CELLS:  # the levels' searches past 64 cells
+        from tictactoe.search.wide.analysis import warm_up as warm_wide
+
+        warm_wide(variant)
         return
     from tictactoe.search import compiled
 

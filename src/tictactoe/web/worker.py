@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from tictactoe.core import Position
+from tictactoe.core import Position, Variant
 from tictactoe.extras import available
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import limit_for, make_player
@@ -76,7 +76,9 @@ def load(*proof_numbers: str) -> int:
     return this process's memory in bytes."""
     solver().load()
     if available("fast"):  # loaded (or compiled) now rather than at a first gomoku request
-        import tictactoe.search.wide  # noqa: F401
+        from tictactoe.search.wide.analysis import warm_up
+
+        warm_up(Variant.parse("15x15k5"))  # the kernels serve every board past 64 cells
     for variant in proof_numbers:
         warm_proof_numbers(variant)
     return memory()
