@@ -243,7 +243,7 @@ def _vct(a: int, rem: int, lvl: int, block: int, fours: int, state: np.ndarray,
                 moves[lvl] = v >> 24
                 return int((v >> 8) & 0xFFFF)
     r = vcf_below(a, fours, block, state, counts, line_cells, through_ptr, through, zobrist,
-             fkeys, fdepth, seen, misc, seq, buf)
+                  fkeys, fdepth, seen, misc, seq, buf)
     if r >= 0:
         return _won(lvl, seq[0], r, 0, slot, key, tkeys, tdepth, moves)
     if r == UNKNOWN:
@@ -281,7 +281,7 @@ def _vct(a: int, rem: int, lvl: int, block: int, fours: int, state: np.ndarray,
             continue
         # a quiet move: a three if it threatens to win by fours
         s = vcf_below(a, fours, -1, state, counts, line_cells, through_ptr, through, zobrist,
-                 fkeys, fdepth, seen, misc, seq, buf)
+                      fkeys, fdepth, seen, misc, seq, buf)
         if s <= 0:
             take_back(c, a, state, counts, through_ptr, through, zobrist, misc)
             if s == UNKNOWN:
@@ -322,9 +322,8 @@ def _vct(a: int, rem: int, lvl: int, block: int, fours: int, state: np.ndarray,
             r = FAIL
             if answers < 2:  # a three costs one, unless it takes the defender's threat cell
                 r = _vct(a, rem - 1 if block < 0 else rem, lvl + 1, answer, fours, state,
-                         counts, line_cells,
-                         through_ptr, through, zobrist, fkeys, fdepth, seen, misc, seq, buf,
-                         tkeys, tdepth, work, moves)
+                         counts, line_cells, through_ptr, through, zobrist, fkeys, fdepth,
+                         seen, misc, seq, buf, tkeys, tdepth, work, moves)
             take_back(x, d, state, counts, through_ptr, through, zobrist, misc)
             if r < 0:
                 longest = r
