@@ -231,7 +231,14 @@ class WideAnalyst:
                 verified.add(c)
                 held += 1
         if won is not None:  # the mover wins: the losing moves are labelled, no estimates
-            return WideReport(facts, [won[0]], won[1], threat_positions=visited,
+            if not blocks:  # and every move that makes two threats at once wins in 3
+                for c in everything:
+                    made = threat_cells(board, me | 1 << c, op)
+                    if made & (made - 1):
+                        facts[c] = Win(3)
+            top = max(facts.values())
+            best = [c for c in everything if facts.get(c) == top] or [won[0]]
+            return WideReport(facts, best, facts[best[0]], threat_positions=visited,
                               reason="threat-win")
         if not safe:  # every candidate loses: the slowest loss, the most urgent block first
             slowest = max(facts[c] for c in everything)
