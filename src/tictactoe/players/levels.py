@@ -33,7 +33,6 @@ random, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard,
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import TypedDict
 
 from tictactoe.core import Position, TicTacToeError, Variant
@@ -51,8 +50,8 @@ from tictactoe.players.mcts import MctsPlayer
 from tictactoe.players.perfect import PerfectPlayer
 from tictactoe.players.rules import RulesPlayer
 from tictactoe.players.tactical import GreedyPlayer, TacticalPlayer
+from tictactoe.players.wide_levels import WIDE_LEVELS, WideLevel
 from tictactoe.search.knowledge import WIDE_CELLS
-from tictactoe.search.wide_settings import ShapeSettings, WideBounds
 
 PLAYER_NAMES = ("random", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
@@ -114,30 +113,6 @@ LEVEL_SETTINGS: dict[str, LevelSettings] = {
              "verify_nodes": 20_000},
 }
 """The `TacticalPlayer` settings of the levels below ``perfect``."""
-
-
-@dataclass(frozen=True)
-class WideLevel:
-    """A level's search past 64 cells: its bounds, and the chance of a random move (among
-    the moves not proven to lose) instead of the best."""
-
-    bounds: WideBounds
-    mistakes: float = 0.0
-    settings: ShapeSettings = field(default_factory=ShapeSettings)
-
-
-WIDE_LEVELS: dict[str, WideLevel] = {
-    "medium": WideLevel(WideBounds(depth=2, nodes=20_000, threes=1, threat_positions=3_000,
-                                   check_positions=600, checked=8, seconds=0.25),
-                        mistakes=0.25),
-    "hard": WideLevel(WideBounds(depth=8, nodes=150_000, threes=2, threat_positions=15_000,
-                                 check_positions=1_500, checked=12, seconds=0.9)),
-    "perfect": WideLevel(WideBounds(depth=12, nodes=500_000, threes=3,
-                                    threat_positions=40_000, check_positions=4_000,
-                                    checked=16, seconds=1.7)),
-}
-"""The levels' searches past 64 cells (`tictactoe.players.wide`; ``easy`` keeps its own
-one-move look)."""
 
 
 def limit_for(name: str, variant: Variant, limit: Limit = Limit()) -> Limit:

@@ -43,7 +43,7 @@ from tictactoe.search.tactics import (
 )
 
 if TYPE_CHECKING:
-    from tictactoe.players.levels import WideLevel
+    from tictactoe.players.wide_levels import WideLevel
 
 _MATE = 1_000_000
 """A win at ply p from the root scores ``_MATE - p``."""

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from tictactoe.core import Position, Variant
 from tictactoe.players.base import Choice, Limit, check_playable
-from tictactoe.players.levels import WIDE_LEVELS, WideLevel
+from tictactoe.players.wide_levels import WIDE_LEVELS, WideLevel
 from tictactoe.search.wide.analysis import WideAnalyst, WideReport
 from tictactoe.search.wide_settings import WideBounds
 

@@ -236,8 +236,8 @@ class WideAnalyst:
                     made = threat_cells(board, me | 1 << c, op)
                     if made & (made - 1):
                         facts[c] = Win(3)
-            top = max(facts.values())
-            best = [c for c in everything if facts.get(c) == top] or [won[0]]
+            strongest = max(facts.values())
+            best = [c for c in everything if facts.get(c) == strongest] or [won[0]]
             return WideReport(facts, best, facts[best[0]], threat_positions=visited,
                               reason="threat-win")
         if not safe:  # every candidate loses: the slowest loss, the most urgent block first
