@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 from needs import needs
 from test_large_boards import near_centre_game, play_all
+from threat_reference import ReferenceThreats
 
 from tictactoe.core import Position, Side, Variant
 from tictactoe.proof.threats import board_of, cells_of
@@ -19,14 +20,18 @@ if TYPE_CHECKING:
 pytestmark = needs("fast")
 
 MATE = 1_000_000
+LEAF_WIN = 1_000
+"""The readable search's wins by fours at the horizon: a mate of unstated length."""
 
 
 class Readable:
     """The search of `tictactoe.search.wide.alphabeta` written plainly: no table, no beam, no
     α-β cut-offs (a cut-off does not change the value), every count taken afresh."""
 
-    def __init__(self, variant: Variant, weights: list[int], tempo: int, quiet: int) -> None:
+    def __init__(self, variant: Variant, weights: list[int], tempo: int, quiet: int,
+                 fours: bool = False) -> None:
         self.b = board_of(variant)
+        self.fours = ReferenceThreats(variant) if fours else None
         self.k = variant.k
         self.w = weights
         self.tempo = tempo
@@ -72,6 +77,8 @@ class Readable:
                 return MATE - ply - 3
             on = self.doubles(op, me)
             if quiet:
+                if self.fours is not None and self.fours.by_fours(me, op):
+                    return MATE - ply - LEAF_WIN
                 ev = self.evaluation(marks)
                 stand = (ev if side == 0 else -ev) + self.w[1] * self.tempo
                 if on:
@@ -118,7 +125,7 @@ def test_the_compiled_search_gives_the_readable_values(name: str, depth: int,
                                                       quiet: int) -> None:
     from tictactoe.search.wide.engine import ShapeSearch, ShapeSettings
 
-    settings = ShapeSettings(beam=10_000, quiet=quiet)
+    settings = ShapeSettings(beam=10_000, quiet=quiet, leaf_fours=0)
     for p in quiet_positions(name, 6, depth * 10 + quiet):
         if p.is_game_over():
             continue
@@ -133,6 +140,49 @@ def test_the_compiled_search_gives_the_readable_values(name: str, depth: int,
             after[side] |= 1 << c
             expected = -readable.value((after[0], after[1]), 1 - side, depth - 1, 1)
             assert values[c] == expected, (p.to_string(), p.move_name(c))
+
+
+def _verdict(value: int) -> int | str:
+    """A value, with every mate reduced to who wins it."""
+    if value > MATE - 2 * LEAF_WIN:
+        return "win"
+    if value < -(MATE - 2 * LEAF_WIN):
+        return "loss"
+    return value
+
+
+@pytest.mark.parametrize(("name", "depth", "stones"), [
+    ("9x9k5", 1, (12, 22)), ("9x9k5", 2, (12, 22)), ("7x7k4", 2, (8, 16)),
+])
+def test_wins_by_fours_at_the_horizon_are_the_readable_ones(
+        name: str, depth: int, stones: tuple[int, int]) -> None:
+    from tictactoe.search.wide.engine import ShapeSearch, ShapeSettings
+
+    settings = ShapeSettings(beam=10_000, quiet=1, leaf_fours=10**7, fours_depth=40)
+    without = ShapeSettings(beam=10_000, quiet=1, leaf_fours=0)
+    rng = random.Random(depth)
+    v = Variant.parse(name)
+    seen_only_by_fours = 0
+    for p in [near_centre_game(v, rng.randint(*stones), rng) for _ in range(8)]:
+        if p.is_game_over():
+            continue
+        search = ShapeSearch(p.variant, settings, table_bits=16)
+        search.load(p)
+        readable = Readable(p.variant, [int(w) for w in search.weights], settings.tempo, 1,
+                            fours=True)
+        cells = sorted(p.legal_moves())[:10]
+        values = search.values(cells, depth)
+        plain = ShapeSearch(p.variant, without, table_bits=16)
+        plain.load(p)
+        plain_values = plain.values(cells, depth)
+        side = 0 if p.turn is Side.X else 1
+        for c in cells:
+            after = [p.x, p.o]
+            after[side] |= 1 << c
+            expected = -readable.value((after[0], after[1]), 1 - side, depth - 1, 1)
+            assert _verdict(values[c]) == _verdict(expected), (p.to_string(), p.move_name(c))
+            seen_only_by_fours += _verdict(plain_values[c]) != _verdict(values[c])
+    assert (depth == 2 and name == "9x9k5") or seen_only_by_fours > 0
 
 
 def test_a_search_leaves_its_tables_as_a_fresh_load_makes_them() -> None:

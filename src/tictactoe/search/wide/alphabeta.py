@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tictactoe.search.wide.kernels import HASH, LIMIT, NODES, STAMP, empty_cell
+from tictactoe.search.wide.kernels import HASH, LIMIT, NODES, STAMP, empty_cell, vcf_below
 
 MATE = 1_000_000
 """A win at ply p from the root scores ``MATE - p``."""
@@ -48,7 +48,15 @@ TEMPO = 7
 """``misc`` slot: what having the move is worth at the horizon, in lines with one mark."""
 ANSWERS = 8
 """``misc`` slot: answers to the opponent's double searched at an inner node."""
-MISC = 10
+LEAF_FOURS = 9
+"""``misc`` slot: positions a search for the mover's win by fours may visit at the horizon
+(0: none)."""
+FOURS_DEPTH = 10
+"""``misc`` slot: the moves such a win by fours may have at most."""
+THEIR_FOURS = 11
+"""``misc`` slot: positions a search for the opponent's win by fours (if the mover passed)
+may visit at the horizon (0: none)."""
+MISC = 12
 
 TT_EXACT = 1
 TT_LOWER = 2
@@ -263,7 +271,8 @@ _SEARCH_SIG = ("int64(int64, int64, int64, int64, int64, int8[::1], int32[:, ::1
                "int64[:, ::1], int64[::1], int64[::1], uint64[:, ::1], int64[::1], "
                "int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], "
                "int64[::1], uint64[::1], int64[::1], int64[:, ::1], int64[:, ::1], "
-               "int64[::1], int64[:, ::1], int64[:, ::1])")
+               "int64[::1], int64[:, ::1], int64[:, ::1], uint64[::1], int64[::1], int64[::1], "
+               "int64[:, ::1])")
 
 
 @njit(_SEARCH_SIG, cache=True, nogil=True)
@@ -273,7 +282,8 @@ def _negamax(side: int, depth: int, ply: int, alpha: int, beta: int, state: np.n
              attack: np.ndarray, defend: np.ndarray, near: np.ndarray, box_ptr: np.ndarray,
              box: np.ndarray, seen: np.ndarray, tt_keys: np.ndarray, tt_data: np.ndarray,
              moves: np.ndarray, scores: np.ndarray, partner: np.ndarray,
-             members: np.ndarray, where: np.ndarray) -> int:  # pragma: no cover - compiled
+             members: np.ndarray, where: np.ndarray, fkeys: np.ndarray, fdepth: np.ndarray,
+             seq: np.ndarray, buf: np.ndarray) -> int:  # pragma: no cover - compiled
     """The value of the position for ``side`` (to move), within (alpha, beta)."""
     misc[NODES] += 1
     if misc[NODES] > misc[LIMIT]:
@@ -332,11 +342,38 @@ def _negamax(side: int, depth: int, ply: int, alpha: int, beta: int, state: np.n
         if dn > 0:
             return MATE - ply - 3
         on = doubles(op, state, line_cells, members, partner, seen, misc, row)
-        if quiet:  # past the horizon: the static value, then only the mover's fours
+        if quiet:  # past the horizon: a win by fours, the static value, the mover's fours
+            if misc[LEAF_FOURS] > 0 and members[2 * me, 0] > 0:
+                limit = misc[LIMIT]
+                cap = misc[NODES] + misc[LEAF_FOURS]
+                if cap < limit:
+                    misc[LIMIT] = cap
+                r = vcf_below(me, misc[FOURS_DEPTH], -1, state, counts, line_cells,
+                              through_ptr, through, zobrist, fkeys, fdepth, seen, misc, seq,
+                              buf)
+                if misc[LIMIT] == 0:  # stopped from outside meanwhile
+                    return ABORTED
+                misc[LIMIT] = limit
+                if r > 0:
+                    return MATE - ply - (2 * r + 1)
             v = misc[EVAL]
             stand = (v if me == 0 else -v) + weights[1] * misc[TEMPO]
             if on > 0:  # the mover must spend a move on the opponent's double, or more
                 stand -= weights[k - 2] * 2 if on <= 2 else weights[k - 1] * 2
+            elif misc[THEIR_FOURS] > 0 and members[2 * op, 0] > 1:
+                # the opponent would win by fours if the mover passed: a move to spend
+                limit = misc[LIMIT]
+                cap = misc[NODES] + misc[THEIR_FOURS]
+                if cap < limit:
+                    misc[LIMIT] = cap
+                r = vcf_below(op, misc[FOURS_DEPTH], -1, state, counts, line_cells,
+                              through_ptr, through, zobrist, fkeys, fdepth, seen, misc, seq,
+                              buf)
+                if misc[LIMIT] == 0:
+                    return ABORTED
+                misc[LIMIT] = limit
+                if r > 0:
+                    stand -= weights[k - 2] * 2
             if stand >= beta:
                 return int(stand)
             if stand > alpha:
@@ -387,17 +424,18 @@ def _negamax(side: int, depth: int, ply: int, alpha: int, beta: int, state: np.n
             v = -_negamax(op, depth - 1, ply + 1, -beta, -alpha, state, counts, line_cells,
                           through_ptr, through, zobrist, misc, weights, attack, defend, near,
                           box_ptr, box, seen, tt_keys, tt_data, moves, scores, partner,
-                          members, where)
+                          members, where, fkeys, fdepth, seq, buf)
         else:  # a null window first (principal variation search)
             v = -_negamax(op, depth - 1, ply + 1, -alpha - 1, -alpha, state, counts,
                           line_cells, through_ptr, through, zobrist, misc, weights, attack,
                           defend, near, box_ptr, box, seen, tt_keys, tt_data, moves, scores,
-                          partner, members, where)
+                          partner, members, where, fkeys, fdepth, seq, buf)
             if alpha < v < beta and v != -ABORTED:
                 v = -_negamax(op, depth - 1, ply + 1, -beta, -alpha, state, counts,
                               line_cells, through_ptr, through, zobrist, misc, weights,
                               attack, defend, near, box_ptr, box, seen, tt_keys, tt_data,
-                              moves, scores, partner, members, where)
+                              moves, scores, partner, members, where, fkeys, fdepth,
+                              seq, buf)
         _take_back(c, me, state, counts, through_ptr, through, zobrist, misc, weights, near,
                    box_ptr, box, members, where)
         if v == -ABORTED:
@@ -434,7 +472,8 @@ def root(side: int, depth: int, cells: np.ndarray, values: np.ndarray, state: np
          attack: np.ndarray, defend: np.ndarray, near: np.ndarray, box_ptr: np.ndarray,
          box: np.ndarray, seen: np.ndarray, tt_keys: np.ndarray, tt_data: np.ndarray,
          moves: np.ndarray, scores: np.ndarray, partner: np.ndarray, members: np.ndarray,
-         where: np.ndarray, exact: int) -> int:  # pragma: no cover - compiled
+         where: np.ndarray, fkeys: np.ndarray, fdepth: np.ndarray, seq: np.ndarray,
+         buf: np.ndarray, exact: int) -> int:  # pragma: no cover - compiled
     """Search each of ``cells`` (in that order) to ``depth`` plies for ``side``, to move:
     ``values`` receives each move's value (exact if ``exact``; else exact for the best and
     an upper bound for the others). Returns the index of the best, or -1 if the node limit
@@ -450,17 +489,18 @@ def root(side: int, depth: int, cells: np.ndarray, values: np.ndarray, state: np
             v = -_negamax(1 - side, depth - 1, 1, -MATE - 1, -lo, state, counts, line_cells,
                           through_ptr, through, zobrist, misc, weights, attack, defend, near,
                           box_ptr, box, seen, tt_keys, tt_data, moves, scores, partner,
-                          members, where)
+                          members, where, fkeys, fdepth, seq, buf)
         else:
             v = -_negamax(1 - side, depth - 1, 1, -alpha - 1, -alpha, state, counts,
                           line_cells, through_ptr, through, zobrist, misc, weights, attack,
                           defend, near, box_ptr, box, seen, tt_keys, tt_data, moves, scores,
-                          partner, members, where)
+                          partner, members, where, fkeys, fdepth, seq, buf)
             if v > alpha and v != -ABORTED:
                 v = -_negamax(1 - side, depth - 1, 1, -MATE - 1, -alpha, state, counts,
                               line_cells, through_ptr, through, zobrist, misc, weights,
                               attack, defend, near, box_ptr, box, seen, tt_keys, tt_data,
-                              moves, scores, partner, members, where)
+                              moves, scores, partner, members, where, fkeys, fdepth,
+                              seq, buf)
         _take_back(c, side, state, counts, through_ptr, through, zobrist, misc, weights, near,
                    box_ptr, box, members, where)
         if v == -ABORTED:

@@ -35,6 +35,9 @@ a mark."""
 TABLE_BITS = 20
 """The transposition table has 2**20 entries (16 MB)."""
 
+FOURS_BITS = 16
+"""The table of failed wins by fours at the horizon has 2**16 entries."""
+
 
 def shape_weights(k: int, base: float = 6.0) -> np.ndarray:
     """The weight of a line open for one side by the number of its marks: 0 for none, then
@@ -109,6 +112,13 @@ class ShapeSearch:
         self.misc[ab.BEAM] = settings.beam
         self.misc[ab.TEMPO] = settings.tempo
         self.misc[ab.ANSWERS] = settings.answers
+        self.misc[ab.LEAF_FOURS] = settings.leaf_fours
+        self.misc[ab.FOURS_DEPTH] = settings.fours_depth
+        self.misc[ab.THEIR_FOURS] = settings.their_fours
+        self.fkeys = np.zeros(1 << FOURS_BITS, dtype=np.uint64)
+        self.fdepth = np.zeros(1 << FOURS_BITS, dtype=np.int64)
+        self.seq = np.zeros(settings.fours_depth + 2, dtype=np.int64)
+        self.buf = np.zeros((settings.fours_depth + 2, 3 * n + kernels.FRAME), dtype=np.int64)
         self.tt_keys = np.zeros(1 << table_bits, dtype=np.uint64)
         self.tt_data = np.zeros(1 << table_bits, dtype=np.int64)
         self.moves = np.zeros((ab.MAX_PLY + 2, n + 2), dtype=np.int64)
@@ -130,9 +140,11 @@ class ShapeSearch:
         self.side = 0 if position.turn is Side.X else 1
 
     def clear(self) -> None:
-        """Empty the transposition table."""
+        """Empty the transposition tables."""
         self.tt_keys[:] = 0
         self.tt_data[:] = 0
+        self.fkeys[:] = 0
+        self.fdepth[:] = 0
 
     def order(self, cells: list[int]) -> list[int]:
         """`cells` by what each builds and blocks for the side to move, best first."""
@@ -152,7 +164,8 @@ class ShapeSearch:
                        t.through_ptr, t.through, t.zobrist, self.misc, self.weights,
                        self.attack, self.defend, self.near, self.box_ptr, self.box,
                        self.seen, self.tt_keys, self.tt_data, self.moves, self.scores,
-                       self.partner, self.members, self.where, 1 if exact else 0)
+                       self.partner, self.members, self.where, self.fkeys, self.fdepth,
+                       self.seq, self.buf, 1 if exact else 0)
         return int(best), values
 
     def values(self, cells: list[int], depth: int) -> dict[int, int]:
