@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from test_large_boards import near_centre_game, play_all
 from tictactoe.core import Position, Side, Variant
 from tictactoe.players.base import Limit
 from tictactoe.players.levels import player_for_level
+from tictactoe.players.wide_levels import WIDE_LEVELS
 from tictactoe.proof.threats import ThreatSearch, threat_cells
 from tictactoe.search.score import Loss
 
@@ -47,8 +49,13 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     ("medium", THREE), ("medium", QUIET), ("hard", THREE), ("hard", QUIET),
     ("perfect", THREE), ("perfect", WON),
 ])
-def test_the_web_api_and_the_library_play_the_same_move(client: TestClient, level: str,
-                                                       moves: str) -> None:
+def test_the_web_api_and_the_library_play_the_same_move(
+        client: TestClient, level: str, moves: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The level's own bounds with its clock taken away, so that its node bound decides where
+    # each search stops, on this machine as on any other.
+    wide = WIDE_LEVELS[level]
+    monkeypatch.setitem(WIDE_LEVELS, level,
+                        replace(wide, bounds=replace(wide.bounds, seconds=None)))
     position = play_all(Position("15x15k5"), moves)
     for seed in (3, 11):
         expected = player_for_level(level, seed=seed).choose(position.copy(stack=False))
