@@ -227,18 +227,32 @@ def play_outside(level: str, opponent: str, number: int) -> Game:
 
 def blocked_fours(moves: str) -> tuple[int, int]:
     """Fours that were simply blocked, X's and O's: moves that made one threat cell, taken by
-    the opponent's reply, without a win for the side that made it within its next move."""
+    the opponent's reply, outside the winner's final attack (its last moves, each of which left
+    it a four or an open three: the fours of a winning threat sequence are not spent in
+    vain)."""
     p = Position("15x15k5")
     names = moves.split()
-    counts = [0, 0]
+    threatening: list[bool] = []
+    made_four: list[bool] = []
     for i, name in enumerate(names):
         p.push_name(name)
-        side = 0 if i % 2 == 0 else 1
-        mover = Side.X if side == 0 else Side.O
+        mover = Side.X if i % 2 == 0 else Side.O
         cells = {t.cell for t in p.threats() if t.side is mover}
-        if len(cells) == 1 and i + 1 < len(names) and \
-                p.variant.parse_cell(names[i + 1]) in cells and i + 2 < len(names) - 1:
-            counts[side] += 1
+        made_four.append(len(cells) == 1 and i + 1 < len(names)
+                         and p.variant.parse_cell(names[i + 1]) in cells)
+        threatening.append(bool(cells) or any(t.side is mover for t in p.threes()))
+    attack = len(names)  # the first ply of the winner's final attack
+    outcome = p.outcome()
+    if outcome is not None and outcome.winner is not None:
+        attack = len(names) - 1  # the winning move
+        i = attack - 2
+        while i >= 0 and threatening[i]:
+            attack = i
+            i -= 2
+    counts = [0, 0]
+    for i, four in enumerate(made_four):
+        if four and i < attack:
+            counts[i % 2] += 1
     return counts[0], counts[1]
 
 
@@ -269,7 +283,7 @@ def report(played: list[Game]) -> list[dict[str, object]]:
     levels = list(dict.fromkeys(g.level for g in played))
     opponents = list(dict.fromkeys(g.opponent for g in played))
     print(f"\n{'level':8} {'opponent':12} {'games':>5} {'score':>6} {'as X':>7} {'as O':>7} "
-          f"{'W-D-L':>9} {'p99 s':>6} {'fours blocked per 100 plies: ours, theirs'}")
+          f"{'W-D-L':>9} {'p99 s':>6} {'fours spent per 100 plies: ours, theirs'}")
     rows = []
     for op in opponents:
         for lv in levels:
