@@ -279,11 +279,13 @@ def bench_outside(levels: list[str], opponents: list[str], games: int, jobs: int
 
 def report(played: list[Game]) -> list[dict[str, object]]:
     """The table of a set of games against outside programs: each level against each
-    program, both colours, with the slowest moves and the fours simply blocked."""
+    program, both colours: how many of the games differ (the outside programs may repeat a
+    game), the slowest moves, and the fours spent (`blocked_fours`)."""
     levels = list(dict.fromkeys(g.level for g in played))
     opponents = list(dict.fromkeys(g.opponent for g in played))
     print(f"\n{'level':8} {'opponent':12} {'games':>5} {'score':>6} {'as X':>7} {'as O':>7} "
-          f"{'W-D-L':>9} {'p99 s':>6} {'fours spent per 100 plies: ours, theirs'}")
+          f"{'W-D-L':>9} {'games differ':>12} {'p99 s':>6} "
+          "fours spent per 100 plies: ours, theirs")
     rows = []
     for op in opponents:
         for lv in levels:
@@ -306,13 +308,14 @@ def report(played: list[Game]) -> list[dict[str, object]]:
                    "as_x": sum(g.score for g in xs), "x_games": len(xs),
                    "as_o": sum(g.score for g in os_), "o_games": len(os_), "wins": wins,
                    "draws": draws, "losses": len(mine) - wins - draws,
+                   "distinct": len({g.moves for g in mine}),
                    "p99": percentile(times, 0.99),
                    "blocked_fours_per_100": 100 * ours / plies,
                    "their_blocked_fours_per_100": 100 * theirs / plies}
             rows.append(row)
             print(f"{lv:8} {op:12} {len(mine):5} {score:6.2f} "
                   f"{row['as_x']:4.1f}/{len(xs):<2} {row['as_o']:4.1f}/{len(os_):<2} "
-                  f"{wins:3}-{draws}-{row['losses']:<3} {row['p99']:6.2f} "
+                  f"{wins:3}-{draws}-{row['losses']:<3} {row['distinct']:12} {row['p99']:6.2f} "
                   f"{100 * ours / plies:5.1f} {100 * theirs / plies:5.1f}")
     return rows
 
