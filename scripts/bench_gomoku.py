@@ -5,7 +5,7 @@ the first move in a fresh process.
     python scripts/bench_gomoku.py threats [--puzzles 500]
     python scripts/bench_gomoku.py outside [--games 20] [--levels hard,perfect]
     python scripts/bench_gomoku.py report     # the table of every saved set of games
-    python scripts/bench_gomoku.py ladder [--games 20] [--variant 15x15k5]
+    python scripts/bench_gomoku.py ladder [--games 20] [--variant 15x15k5] [--opening 2]
     python scripts/bench_gomoku.py latency [--games 2]
     python scripts/bench_gomoku.py hints [--games 2]
     python scripts/bench_gomoku.py cold
@@ -354,13 +354,18 @@ def _plot(rows: list[dict[str, object]], path: Path) -> None:
 
 
 # ---------------------------------------------------------------- ladder
-def bench_ladder(variant: str, games: int, jobs: int, plot: Path | None) -> None:
-    """`ttt ladder` between the four levels, each within its own bounds (``--seconds 0``)."""
+def bench_ladder(variant: str, games: int, jobs: int, plot: Path | None,
+                 opening: int) -> None:
+    """`ttt ladder` between the four levels, each within its own bounds (``--seconds 0``),
+    each pair of games from `opening` random moves (the levels past 64 cells answer alike:
+    from the empty board, a pair would play two games over and over). With `plot` (a
+    folder), the chart is ``plot/VARIANT.png``."""
     ttt = Path(sys.executable).parent / "ttt"
     command = [str(ttt), "ladder", variant, "--players", "easy,medium,hard,perfect",
-               "--games", str(games), "--seconds", "0", "--jobs", str(jobs)]
+               "--games", str(games), "--seconds", "0", "--jobs", str(jobs),
+               "--opening", str(opening)]
     if plot is not None:
-        command += ["--plot", str(plot.with_name(f"{plot.stem}-{variant}{plot.suffix}"))]
+        command += ["--plot", str(plot / f"{variant}.png")]
     started = time.perf_counter()
     subprocess.run(command, check=True)
     print(f"{variant}: {games} games a pair in {time.perf_counter() - started:.0f} s")
@@ -427,7 +432,10 @@ def main() -> None:
     parser.add_argument("--variant", default="15x15k5,19x19k5")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--plot", type=Path, default=None, help="write a PNG chart here")
+    parser.add_argument("--plot", type=Path, default=None,
+                        help="write a PNG chart here (ladder: a folder, one chart a board)")
+    parser.add_argument("--opening", type=int, default=2,
+                        help="ladder: random moves each pair of games starts from")
     args = parser.parse_args()
     parts = ["threats", "outside", "ladder", "latency", "hints", "cold"] \
         if args.part == "all" else [args.part]
@@ -440,7 +448,7 @@ def main() -> None:
         report_saved(args.plot)
     if "ladder" in parts:
         for variant in args.variant.split(","):
-            bench_ladder(variant, args.games, args.jobs, args.plot)
+            bench_ladder(variant, args.games, args.jobs, args.plot, args.opening)
     if "latency" in parts:
         bench_latency(max(1, args.games // 10))
     if "hints" in parts:

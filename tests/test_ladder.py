@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -17,7 +18,8 @@ from subprocesses import take_ctrl_c
 from typer.testing import CliRunner
 
 from tictactoe.cli import app
-from tictactoe.core import TicTacToeError
+from tictactoe.core import Position, TicTacToeError, Variant
+from tictactoe.players.arena import play_game, random_opening
 from tictactoe.players.base import UnknownPlayerError
 from tictactoe.players.ladder import (
     Ladder,
@@ -28,6 +30,7 @@ from tictactoe.players.ladder import (
     rate,
     rating_gap,
 )
+from tictactoe.players.levels import make_player
 
 runner = CliRunner()
 
@@ -145,6 +148,41 @@ def test_the_same_seed_replays_the_ladder_with_any_number_of_jobs() -> None:
     other = ladder(1, seed=12)
     assert [(g.x_seed, g.o_seed) for g in other.games] != \
         [(g.x_seed, g.o_seed) for g in one.games]
+
+
+def test_an_opening_gives_each_pair_of_rounds_the_same_start_with_colours_swapped() -> None:
+    ladder = play_ladder("5x5k4", ["greedy", "perfect"], games=4, seed=3, opening=2,
+                         seconds=None, nodes=2_000)
+    assert ladder.opening == 2 and ladder.to_json()["opening"] == 2
+    starts = [g.opening for g in ladder.games]
+    assert all(len(s) == 2 for s in starts)
+    assert starts[0] == starts[1] and starts[2] == starts[3] and starts[0] != starts[2]
+    assert ladder.games[0].x == ladder.games[1].o
+    for game in ladder.games:  # the opening's moves near the centre and its own
+        assert all(max(abs(a - 2) for a in Variant.parse("5x5k4").coordinates(c)) <= 2
+                   for c in game.opening)
+    # without an opening every game starts from the empty board
+    plain = play_ladder("5x5k4", ["perfect", "rules"], games=4, seed=3, seconds=None,
+                        nodes=2_000)
+    assert all(g.opening == () for g in plain.games)
+    with pytest.raises(TicTacToeError, match="negative"):
+        play_ladder("3x3", ["random", "greedy"], opening=-1)
+
+
+def test_a_game_from_an_opening_keeps_its_moves() -> None:
+    start = random_opening("15x15k5", 3, random.Random(5))
+    assert len(set(start)) == 3
+    assert random_opening("15x15k5", 3, random.Random(5)) == start
+    game = play_game(make_player("random", seed=1), make_player("random", seed=2),
+                     "15x15k5", opening=start)
+    assert game.moves[:3] == start and game.scores[:3] == (None, None, None)
+    # a 3x3 opening never finishes the game, and stops where every move would
+    for seed in range(30):
+        moves = random_opening("3x3", 9, random.Random(seed))
+        p = Position("3x3")
+        for c in moves:
+            p.push(c)
+        assert not p.is_game_over() and len(moves) <= 8
 
 
 def test_bad_ladders_fail_before_any_game() -> None:

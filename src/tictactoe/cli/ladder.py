@@ -53,6 +53,10 @@ def ladder_command(
     jobs: Annotated[int, typer.Option(
         min=1, help="Play games in this many worker processes (the results do not change).")]
     = 1,
+    opening: Annotated[int, typer.Option(
+        min=0, help="Start each pair of games (one with each colour) from N random moves "
+                    "near the centre, so that players that always answer alike play "
+                    "different games.")] = 0,
     plot: Annotated[Path | None, typer.Option(
         help="Save a chart of the ratings with their intervals (PNG).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ladder as JSON.")]
@@ -81,7 +85,8 @@ def ladder_command(
             bar.advance(task)
 
         ladder = play_ladder(variant, names, games=games, seconds=seconds or None,
-                             nodes=nodes, seed=seed, jobs=jobs, on_game=advance)
+                             nodes=nodes, seed=seed, jobs=jobs, on_game=advance,
+                             opening=opening)
     if as_json:
         print(json.dumps(ladder.to_json()))
     else:
@@ -93,7 +98,9 @@ def ladder_command(
 
 def _print_ladder(ladder: Ladder) -> None:
     count = len(ladder.games)
-    table = Table(title=f"{ladder.variant}: {count} games, {ladder.games_per_pair} per pair")
+    start = f", from {ladder.opening} random moves" if ladder.opening else ""
+    table = Table(title=f"{ladder.variant}: {count} games, {ladder.games_per_pair} per pair"
+                        f"{start}")
     for column in ("rank", "player", "rating ± 95%", "score", "W/D/L", "games"):
         table.add_column(column, justify="left" if column == "player" else "right")
     for rank, r in enumerate(ladder.ratings, start=1):

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,10 +36,39 @@ class Game:
         return len(self.moves)
 
 
+def random_opening(variant: Variant | str, plies: int, rng: random.Random) -> tuple[int, ...]:
+    """`plies` random moves within two steps of the centre that do not finish the game (fewer
+    where no such move is left): a start that players who always answer alike cannot
+    repeat.
+
+    >>> v = Variant.parse("15x15k5")
+    >>> [v.cell_name(c) for c in random_opening(v, 2, random.Random(1))]
+    ['f8', 'h6']
+    """
+    if isinstance(variant, str):
+        variant = Variant.parse(variant)
+    middle = [(d - 1) // 2 for d in variant.shape]
+    near = [c for c in range(variant.cells) if all(
+        abs(a - m) <= 2 for a, m in zip(variant.coordinates(c), middle, strict=True))]
+    position = Position(variant)
+    for _ in range(plies):
+        free = [c for c in near if not position.occupied >> c & 1]
+        rng.shuffle(free)
+        for cell in free:
+            position.push(cell)
+            if not position.is_game_over():
+                break
+            position.pop()
+        else:
+            break
+    return tuple(position.move_stack)
+
+
 def play_game(x_player: Player, o_player: Player, variant: Variant | str = "3x3",
-              limit: Limit | None = None) -> Game:
-    """Play one game from the empty board. A level that bounds its own search on this board
-    (past 64 cells) keeps its own bounds (`tictactoe.players.levels.limit_for`)."""
+              limit: Limit | None = None, opening: tuple[int, ...] = ()) -> Game:
+    """Play one game from the empty board, or after the moves of `opening` (which count as
+    the game's first moves, without scores). A level that bounds its own search on this
+    board (past 64 cells) keeps its own bounds (`tictactoe.players.levels.limit_for`)."""
     limit = limit or Limit()
     if isinstance(variant, str):
         variant = Variant.parse(variant)
@@ -47,6 +77,10 @@ def play_game(x_player: Player, o_player: Player, variant: Variant | str = "3x3"
     position = Position(variant)
     moves: list[int] = []
     scores: list[Score | None] = []
+    for cell in opening:
+        position.push(cell)
+        moves.append(cell)
+        scores.append(None)
     while not position.is_game_over():
         player = x_player if position.turn is Side.X else o_player
         choice = play_move(position, player, limits[position.turn])

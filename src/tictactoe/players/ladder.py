@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from tictactoe.core import Position, TicTacToeError, Variant
-from tictactoe.players.arena import play_game
+from tictactoe.players.arena import play_game, random_opening
 from tictactoe.players.base import Limit, check_playable
 from tictactoe.players.levels import make_player
 from tictactoe.pools import process_pool
@@ -261,6 +261,8 @@ class LadderGame:
     result: str
     """``x``, ``o`` or ``draw``."""
     plies: int
+    opening: tuple[int, ...] = ()
+    """The random moves the game started from (`play_ladder`'s ``opening``)."""
 
     @property
     def x_score(self) -> float:
@@ -301,6 +303,7 @@ class Ladder:
     ratings: tuple[Rating, ...]
     pairs: tuple[Pair, ...]
     prior_draws: float = PRIOR_DRAWS
+    opening: int = 0
 
     def pair(self, first: str, second: str) -> Pair:
         """`first`'s record against `second`."""
@@ -316,7 +319,8 @@ class Ladder:
         return {
             "variant": self.variant, "games_per_pair": self.games_per_pair, "seed": self.seed,
             "seconds": self.limit.seconds, "nodes": self.limit.nodes,
-            "anchor": "mean rating 0", "prior_draws": self.prior_draws, "interval": 0.95,
+            "opening": self.opening, "anchor": "mean rating 0", "prior_draws": self.prior_draws,
+            "interval": 0.95,
             "players": [{"rank": rank, "name": r.name, "rating": round(r.rating, 1),
                          "interval": round(r.interval, 1), "score_rate": round(r.score_rate, 4),
                          "games": r.games, "wins": r.wins, "draws": r.draws,
@@ -338,28 +342,33 @@ class _Task:
     x_seed: int
     o_seed: int
     limit: Limit
+    opening: tuple[int, ...] = ()
 
 
 def _schedule(variant: str, players: Sequence[str], games: int, seed: int,
-              limit: Limit) -> list[_Task]:
-    """Pairs in list order; in each the earlier-listed player is X in odd rounds."""
+              limit: Limit, opening: int = 0) -> list[_Task]:
+    """Pairs in list order; in each the earlier-listed player is X in odd rounds, and rounds
+    1 and 2, 3 and 4, ... start from the same random opening."""
     tasks: list[_Task] = []
     for i, first in enumerate(players):
         for second in players[i + 1:]:
             for number in range(1, games + 1):
                 x, o = (first, second) if number % 2 else (second, first)
                 rng = random.Random(f"ladder {seed} {first} {second} {number}")
+                start = random_opening(variant, opening, random.Random(
+                    f"opening {seed} {first} {second} {(number + 1) // 2}")) if opening else ()
                 tasks.append(_Task(variant, len(tasks), number, x, o, rng.getrandbits(32),
-                                   rng.getrandbits(32), limit))
+                                   rng.getrandbits(32), limit, start))
     return tasks
 
 
 def _play(task: _Task) -> LadderGame:
     """Build both players from their names and seeds and play one game (in any process)."""
     game = play_game(make_player(task.x, seed=task.x_seed),
-                     make_player(task.o, seed=task.o_seed), task.variant, task.limit)
+                     make_player(task.o, seed=task.o_seed), task.variant, task.limit,
+                     task.opening)
     return LadderGame(task.number, task.round, task.x, task.o, task.x_seed, task.o_seed,
-                      game.result, game.length)
+                      game.result, game.length, task.opening)
 
 
 def _run_parallel(tasks: list[_Task], jobs: int,
@@ -389,7 +398,7 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
                 games: int = 10, seconds: float | None = DEFAULT_SECONDS,
                 nodes: int | None = None, seed: int = 0, jobs: int = 1,
                 on_game: Callable[[LadderGame], None] | None = None,
-                prior_draws: float = PRIOR_DRAWS) -> Ladder:
+                prior_draws: float = PRIOR_DRAWS, opening: int = 0) -> Ladder:
     """Play a round robin and rate it.
 
     Every pair plays `games` games; pairs go in list order, and in each the player listed
@@ -397,7 +406,10 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
     bounded by ``Limit(seconds=seconds, nodes=nodes)``. Each game builds its two players
     afresh, seeded from `seed`, the pair and the game's number, so a seed replays the same
     ladder whatever `jobs` is (as long as no move is cut short by `seconds`, which depends on
-    the machine). `jobs` > 1 plays games in that many worker processes. `on_game` is called
+    the machine). With `opening`, each pair's games 1 and 2, 3 and 4, ... start from the same
+    `opening` random moves near the centre (`tictactoe.players.arena.random_opening`), once
+    with each colour: players that always answer alike (the levels past 64 cells) then play
+    different games. `jobs` > 1 plays games in that many worker processes. `on_game` is called
     after every game, in the order they finish. Ctrl-C stops the workers and raises
     `KeyboardInterrupt`.
     """
@@ -412,9 +424,11 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
         make_player(name)  # an unknown name fails before any game
     if games < 1 or jobs < 1:
         raise TicTacToeError(f"games and jobs must be at least 1, not {games} and {jobs}")
+    if opening < 0:
+        raise TicTacToeError(f"the opening cannot have a negative number of moves: {opening}")
     check_playable(Position(variant))
     limit = Limit(nodes=nodes, seconds=seconds)
-    tasks = _schedule(variant.name, names, games, seed, limit)
+    tasks = _schedule(variant.name, names, games, seed, limit, opening)
     if jobs == 1:
         played = []
         for task in tasks:
@@ -433,7 +447,8 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
             pairs.append(Pair(first, second, scores.count(1.0), scores.count(0.5),
                               scores.count(0.0)))
     return Ladder(variant.name, tuple(names), games, seed, limit, tuple(played),
-                  tuple(sorted(ratings, key=lambda r: -r.rating)), tuple(pairs), prior_draws)
+                  tuple(sorted(ratings, key=lambda r: -r.rating)), tuple(pairs), prior_draws,
+                  opening)
 
 
 __all__ = ["DEFAULT_PLAYERS", "DEFAULT_SECONDS", "PRIOR_DRAWS", "Ladder", "LadderGame", "Pair",
