@@ -112,6 +112,9 @@ def bench_threats(count: int, seed: int, jobs: int) -> dict[str, object]:
                 bucket = wins if kind == "win" else others
                 if len(bucket) < count:
                     bucket.append(Position(text))
+            print(f"generating: {len(wins)}/{count} wins, {len(others)}/{count} others after "
+                  f"{next_seed - seed * 1_000_000} positions, "
+                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     print(f"generated {len(wins)} wins by threats with one three and {len(others)} "
           f"positions without, in {time.perf_counter() - started:.0f} s")
     search = WideThreats(v)
