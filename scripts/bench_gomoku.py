@@ -5,7 +5,7 @@ the first move in a fresh process.
     python scripts/bench_gomoku.py threats [--puzzles 500]
     python scripts/bench_gomoku.py outside [--games 20] [--levels hard,perfect]
     python scripts/bench_gomoku.py report     # the table of every saved set of games
-    python scripts/bench_gomoku.py ladder [--games 20] [--variant 15x15k5] [--opening 2]
+    python scripts/bench_gomoku.py ladder [--games 20] [--variant 15x15k5] [--opening 3]
     python scripts/bench_gomoku.py latency [--games 2]
     python scripts/bench_gomoku.py hints [--games 2]
     python scripts/bench_gomoku.py cold
@@ -437,7 +437,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--plot", type=Path, default=None,
                         help="write a PNG chart here (ladder: a folder, one chart a board)")
-    parser.add_argument("--opening", type=int, default=2,
+    parser.add_argument("--opening", type=int, default=3,
                         help="ladder: random moves each pair of games starts from")
     args = parser.parse_args()
     parts = ["threats", "outside", "ladder", "latency", "hints", "cold"] \
