@@ -58,6 +58,13 @@ class Readable:
             partners.setdefault(b, set()).add(a)
         return sum(1 for p in partners.values() if len(p) > 1)
 
+    def after_move(self, p: Position, cell: int, depth: int) -> int:
+        """The value of `cell` for the side to move in `p`, searched `depth` plies."""
+        side = 0 if p.turn is Side.X else 1
+        after = [p.x, p.o]
+        after[side] |= 1 << cell
+        return -self.value((after[0], after[1]), 1 - side, depth - 1, 1)
+
     def value(self, marks: tuple[int, int], side: int, depth: int, ply: int) -> int:
         me, op = marks[side], marks[1 - side]
         if self.short(me, op, 1):
@@ -134,12 +141,9 @@ def test_the_compiled_search_gives_the_readable_values(name: str, depth: int,
         readable = Readable(p.variant, [int(w) for w in search.weights], settings.tempo, quiet)
         cells = sorted(p.legal_moves())[:12]
         values = search.values(cells, depth)
-        side = 0 if p.turn is Side.X else 1
         for c in cells:
-            after = [p.x, p.o]
-            after[side] |= 1 << c
-            expected = -readable.value((after[0], after[1]), 1 - side, depth - 1, 1)
-            assert values[c] == expected, (p.to_string(), p.move_name(c))
+            assert values[c] == readable.after_move(p, c, depth), (p.to_string(),
+                                                                   p.move_name(c))
 
 
 def _verdict(value: int) -> int | str:
@@ -175,11 +179,8 @@ def test_wins_by_fours_at_the_horizon_are_the_readable_ones(
         plain = ShapeSearch(p.variant, without, table_bits=16)
         plain.load(p)
         plain_values = plain.values(cells, depth)
-        side = 0 if p.turn is Side.X else 1
         for c in cells:
-            after = [p.x, p.o]
-            after[side] |= 1 << c
-            expected = -readable.value((after[0], after[1]), 1 - side, depth - 1, 1)
+            expected = readable.after_move(p, c, depth)
             assert _verdict(values[c]) == _verdict(expected), (p.to_string(), p.move_name(c))
             seen_only_by_fours += _verdict(plain_values[c]) != _verdict(values[c])
     assert (depth == 2 and name == "9x9k5") or seen_only_by_fours > 0

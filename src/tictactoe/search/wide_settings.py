@@ -31,9 +31,6 @@ class ShapeSettings:
     """What having the move is worth at the horizon, in lines with one mark."""
     leaf_fours: int = 500
     """Positions a search for the mover's win by fours may visit at the horizon (0: none)."""
-    their_fours: int = 0
-    """Positions a search for the opponent's win by fours, if the mover passed, may visit at
-    the horizon (0: none); such a win costs the mover as much as a double."""
     fours_depth: int = 16
     """The moves such a win by fours may have at most."""
 

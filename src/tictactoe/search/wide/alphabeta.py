@@ -53,10 +53,7 @@ LEAF_FOURS = 9
 (0: none)."""
 FOURS_DEPTH = 10
 """``misc`` slot: the moves such a win by fours may have at most."""
-THEIR_FOURS = 11
-"""``misc`` slot: positions a search for the opponent's win by fours (if the mover passed)
-may visit at the horizon (0: none)."""
-MISC = 12
+MISC = 11
 
 TT_EXACT = 1
 TT_LOWER = 2
@@ -360,20 +357,6 @@ def _negamax(side: int, depth: int, ply: int, alpha: int, beta: int, state: np.n
             stand = (v if me == 0 else -v) + weights[1] * misc[TEMPO]
             if on > 0:  # the mover must spend a move on the opponent's double, or more
                 stand -= weights[k - 2] * 2 if on <= 2 else weights[k - 1] * 2
-            elif misc[THEIR_FOURS] > 0 and members[2 * op, 0] > 1:
-                # the opponent would win by fours if the mover passed: a move to spend
-                limit = misc[LIMIT]
-                cap = misc[NODES] + misc[THEIR_FOURS]
-                if cap < limit:
-                    misc[LIMIT] = cap
-                r = vcf_below(op, misc[FOURS_DEPTH], -1, state, counts, line_cells,
-                              through_ptr, through, zobrist, fkeys, fdepth, seen, misc, seq,
-                              buf)
-                if misc[LIMIT] == 0:
-                    return ABORTED
-                misc[LIMIT] = limit
-                if r > 0:
-                    stand -= weights[k - 2] * 2
             if stand >= beta:
                 return int(stand)
             if stand > alpha:

@@ -114,7 +114,6 @@ class ShapeSearch:
         self.misc[ab.ANSWERS] = settings.answers
         self.misc[ab.LEAF_FOURS] = settings.leaf_fours
         self.misc[ab.FOURS_DEPTH] = settings.fours_depth
-        self.misc[ab.THEIR_FOURS] = settings.their_fours
         self.fkeys = np.zeros(1 << FOURS_BITS, dtype=np.uint64)
         self.fdepth = np.zeros(1 << FOURS_BITS, dtype=np.int64)
         self.seq = np.zeros(settings.fours_depth + 2, dtype=np.int64)
