@@ -58,8 +58,9 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     page.select_option("#level", "easy")
     wait_until(page, ASKING)
     page.click("#confirm-yes")
-    wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})")
-    assert page.locator("#board .cell svg").count() == 0
+    # the new game's board is drawn after its number is set: wait for the empty board
+    wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})"
+                     " && document.querySelectorAll('#board .cell svg').length === 0")
     second = page.evaluate(CURRENT)
     assert httpx.get(f"{server.url}/api/games/{second}").json()["game"]["players"] == {
         "x": "human", "o": "easy"}
