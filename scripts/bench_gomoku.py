@@ -6,6 +6,7 @@ the first move in a fresh process.
     python scripts/bench_gomoku.py outside [--games 20] [--levels hard,perfect]
     python scripts/bench_gomoku.py report     # the table of every saved set of games
     python scripts/bench_gomoku.py ladder [--games 20] [--variant 15x15k5] [--opening 3]
+                                          [--no-balanced]
     python scripts/bench_gomoku.py latency [--games 2]
     python scripts/bench_gomoku.py hints [--games 2]
     python scripts/bench_gomoku.py cold
@@ -22,10 +23,12 @@ by the rules (`verify_win`), and its time.
 0.1.0's threat-space search and `gomokubench`'s ``hard`` α-β), installed from the package
 index into ``.bench/outside`` (a virtual environment of their own) on first use; colours
 alternate, every move of theirs is checked for legality, and the levels play within their
-own bounds. Writes ``.bench/outside-OPPONENTS.json`` (``report`` prints the table of every
-such file) and, with ``--plot``, a chart.
+own bounds. Writes ``.bench/outside-OPPONENTS.json`` (keeping the games saved there of the
+levels not played this time; ``report`` prints the table of every such file) and, with
+``--plot``, a chart.
 
-**ladder**: `tictactoe.players.ladder.play_ladder` between the four levels on 15x15 and 19x19.
+**ladder**: `tictactoe.players.ladder.play_ladder` between the four levels on 15x15 and 19x19,
+from balanced 3-move openings (``--no-balanced``: random ones).
 """
 
 from __future__ import annotations
@@ -70,10 +73,25 @@ def near_centre_game(variant: Variant, plies: int, rng: random.Random) -> Positi
     return make(variant, plies, rng)
 
 
+REFERENCE_SECONDS = 60
+"""How long the plain-Python reference may think about one generated position; past that
+the position is left out as unknown (it has no bound of its own)."""
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _out_of_time(signum: int, frame: object) -> None:
+    raise _OutOfTime
+
+
 def _classify(task: tuple[int, int]) -> tuple[str, str | None]:
     """A random 15x15 position (from a seed) and its class by the independent search:
-    ``win`` (by threats with one three, not by fours alone), ``other``, or ``skip`` (a win by
-    fours, or a finished game)."""
+    ``win`` (by threats with one three, not by fours alone), ``other``, ``skip`` (a win by
+    fours, or a finished game) or ``unknown`` (the reference ran out of time)."""
+    import signal
+
     from threat_reference import ReferenceThreats
 
     from tictactoe.search.wide import replays
@@ -86,10 +104,18 @@ def _classify(task: tuple[int, int]) -> tuple[str, str | None]:
         return "skip", None
     me, them = (p.x, p.o) if p.turn is Side.X else (p.o, p.x)
     reference = ReferenceThreats(v)
-    fours = reference.fours.run(me, them)
-    if fours is not None and replays(v, me, them, fours):
-        return "skip", None  # wins by fours alone are the checker's: keep those needing a three
-    return ("win" if reference.wins(me, them, 1) else "other"), p.to_string()
+    previous = signal.signal(signal.SIGALRM, _out_of_time)
+    signal.alarm(REFERENCE_SECONDS)
+    try:
+        fours = reference.fours.run(me, them)
+        if fours is not None and replays(v, me, them, fours):
+            return "skip", None  # wins by fours alone are the checker's: keep those with a three
+        return ("win" if reference.wins(me, them, 1) else "other"), p.to_string()
+    except _OutOfTime:
+        return "unknown", None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def bench_threats(count: int, seed: int, jobs: int) -> dict[str, object]:
@@ -98,25 +124,44 @@ def bench_threats(count: int, seed: int, jobs: int) -> dict[str, object]:
     from tictactoe.search.wide import WideThreats
 
     v = Variant.parse("15x15k5")
+    saved = BENCH / f"threats-{seed}.jsonl"
+    classified: dict[int, tuple[str, str | None]] = {}
+    if saved.exists():  # a stopped run resumes from the positions it classified
+        for line in saved.read_text().splitlines():
+            row = json.loads(line)
+            classified[row["seed"]] = (row["kind"], row["position"])
     wins: list[Position] = []
     others: list[Position] = []
+    unknown = 0
     started = time.perf_counter()
     next_seed = seed * 1_000_000
-    with ProcessPoolExecutor(jobs) as pool:
+    BENCH.mkdir(exist_ok=True)
+    with ProcessPoolExecutor(jobs) as pool, saved.open("a") as log:
         while len(wins) < count or len(others) < count:
-            batch = [(next_seed + i, 0) for i in range(200)]
+            seeds = list(range(next_seed, next_seed + 200))
             next_seed += 200
-            for kind, text in pool.map(_classify, batch):
+            todo = [s for s in seeds if s not in classified]
+            for s, result in zip(todo, pool.map(_classify, [(s, 0) for s in todo]),
+                                 strict=True):
+                classified[s] = result
+                log.write(json.dumps({"seed": s, "kind": result[0], "position": result[1]})
+                          + "\n")
+            log.flush()
+            for s in seeds:
+                kind, text = classified[s]
+                unknown += kind == "unknown"
                 if text is None:
                     continue
                 bucket = wins if kind == "win" else others
                 if len(bucket) < count:
                     bucket.append(Position(text))
             print(f"generating: {len(wins)}/{count} wins, {len(others)}/{count} others after "
-                  f"{next_seed - seed * 1_000_000} positions, "
+                  f"{next_seed - seed * 1_000_000} positions ({unknown} left out: the "
+                  f"reference took over {REFERENCE_SECONDS} s), "
                   f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     print(f"generated {len(wins)} wins by threats with one three and {len(others)} "
-          f"positions without, in {time.perf_counter() - started:.0f} s")
+          f"positions without, in {time.perf_counter() - started:.0f} s ({unknown} positions "
+          f"left out: the reference search took over {REFERENCE_SECONDS} s)")
     search = WideThreats(v)
     search.threes(0, 0)  # load the kernels before timing
 
@@ -272,8 +317,11 @@ def bench_outside(levels: list[str], opponents: list[str], games: int, jobs: int
                   f" {game.result:4} in {game.plies:3} plies, slowest move "
                   f"{max(game.seconds or [0]):.2f} s{note}", flush=True)
     BENCH.mkdir(exist_ok=True)
-    (BENCH / f"outside-{'-'.join(opponents)}.json").write_text(json.dumps(
-        {"games": [g.__dict__ for g in played]}, indent=1))
+    saved = BENCH / f"outside-{'-'.join(opponents)}.json"
+    kept = []  # the saved games of the levels not played this time stay
+    if saved.exists():
+        kept = [g for g in json.loads(saved.read_text())["games"] if g["level"] not in levels]
+    saved.write_text(json.dumps({"games": kept + [g.__dict__ for g in played]}, indent=1))
     rows = report(played)
     if plot is not None:
         _plot(rows, plot)
@@ -358,15 +406,18 @@ def _plot(rows: list[dict[str, object]], path: Path) -> None:
 
 # ---------------------------------------------------------------- ladder
 def bench_ladder(variant: str, games: int, jobs: int, plot: Path | None,
-                 opening: int) -> None:
+                 opening: int, balanced: bool) -> None:
     """`ttt ladder` between the four levels, each within its own bounds (``--seconds 0``),
     each pair of games from `opening` random moves (the levels past 64 cells answer alike:
-    from the empty board, a pair would play two games over and over). With `plot` (a
-    folder), the chart is ``plot/VARIANT.png``."""
+    from the empty board, a pair would play two games over and over), `balanced` ones unless
+    told otherwise (from a random one the colours mostly decide). With `plot` (a folder),
+    the chart is ``plot/VARIANT.png``."""
     ttt = Path(sys.executable).parent / "ttt"
     command = [str(ttt), "ladder", variant, "--players", "easy,medium,hard,perfect",
                "--games", str(games), "--seconds", "0", "--jobs", str(jobs),
                "--opening", str(opening)]
+    if balanced:
+        command.append("--balanced")
     if plot is not None:
         command += ["--plot", str(plot / f"{variant}.png")]
     started = time.perf_counter()
@@ -439,6 +490,8 @@ def main() -> None:
                         help="write a PNG chart here (ladder: a folder, one chart a board)")
     parser.add_argument("--opening", type=int, default=3,
                         help="ladder: random moves each pair of games starts from")
+    parser.add_argument("--balanced", action=argparse.BooleanOptionalAction, default=True,
+                        help="ladder: balanced openings (neither side ahead)")
     args = parser.parse_args()
     parts = ["threats", "outside", "ladder", "latency", "hints", "cold"] \
         if args.part == "all" else [args.part]
@@ -451,7 +504,8 @@ def main() -> None:
         report_saved(args.plot)
     if "ladder" in parts:
         for variant in args.variant.split(","):
-            bench_ladder(variant, args.games, args.jobs, args.plot, args.opening)
+            bench_ladder(variant, args.games, args.jobs, args.plot, args.opening,
+                         args.balanced)
     if "latency" in parts:
         bench_latency(max(1, args.games // 10))
     if "hints" in parts:

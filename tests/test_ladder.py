@@ -19,7 +19,13 @@ from typer.testing import CliRunner
 
 from tictactoe.cli import app
 from tictactoe.core import Position, TicTacToeError, Variant
-from tictactoe.players.arena import play_game, random_opening
+from tictactoe.players.arena import (
+    BALANCED_WITHIN,
+    balanced_opening,
+    opening_estimate,
+    play_game,
+    random_opening,
+)
 from tictactoe.players.base import UnknownPlayerError
 from tictactoe.players.ladder import (
     Ladder,
@@ -183,6 +189,47 @@ def test_a_game_from_an_opening_keeps_its_moves() -> None:
         for c in moves:
             p.push(c)
         assert not p.is_game_over() and len(moves) <= 8
+
+
+def test_balanced_openings_leave_neither_side_ahead() -> None:
+    ladder = play_ladder("9x9k5", ["random", "greedy"], games=4, seed=2, opening=3,
+                         balanced=True, seconds=None)
+    assert ladder.balanced and ladder.to_json()["balanced"] is True
+    starts = [g.opening for g in ladder.games]
+    assert starts[0] == starts[1] and starts[2] == starts[3] and starts[0] != starts[2]
+    assert all(g.balanced and len(g.opening) == 3 for g in ladder.games)
+    for start in starts[::2]:
+        p = Position("9x9k5")
+        for c in start:
+            p.push(c)
+        estimate = opening_estimate(p)
+        assert estimate is not None and abs(estimate) <= BALANCED_WITHIN
+    # the same seed, the same opening; most random openings are not balanced, and some of
+    # those the search is asked about are rejected
+    assert balanced_opening("15x15k5", 3, random.Random(9)) == \
+        balanced_opening("15x15k5", 3, random.Random(9))
+    rejected = 0
+    for seed in range(12):
+        p = Position("15x15k5")
+        for c in random_opening("15x15k5", 3, random.Random(seed)):
+            p.push(c)
+        estimate = opening_estimate(p)
+        rejected += estimate is None or abs(estimate) > BALANCED_WITHIN
+    assert rejected > 0
+
+
+def test_balanced_openings_need_a_big_board_and_an_opening() -> None:
+    with pytest.raises(TicTacToeError, match="past 64 cells; 7x7k5 has 49"):
+        play_ladder("7x7k5", ["random", "greedy"], opening=3, balanced=True)
+    with pytest.raises(TicTacToeError, match="opening moves"):
+        play_ladder("9x9k5", ["random", "greedy"], balanced=True)
+    result = runner.invoke(app, ["ladder", "5x5k4", "--players", "random,greedy",
+                                 "--opening", "2", "--balanced"])
+    assert result.exit_code != 0 and "past 64 cells" in result.output
+    result = runner.invoke(app, ["ladder", "9x9k5", "--players", "random,greedy", "--games",
+                                 "2", "--opening", "3", "--balanced", "--seconds", "0"])
+    assert result.exit_code == 0, result.output
+    assert "2 games, 2 per pair, from 3 balanced random moves" in result.output
 
 
 def test_bad_ladders_fail_before_any_game() -> None:

@@ -57,6 +57,9 @@ def ladder_command(
         min=0, help="Start each pair of games (one with each colour) from N random moves "
                     "near the centre, so that players that always answer alike play "
                     "different games.")] = 0,
+    balanced: Annotated[bool, typer.Option(
+        help="With --opening, past 64 cells: openings neither side is ahead after, so that "
+             "the play decides the games, not the colours.")] = False,
     plot: Annotated[Path | None, typer.Option(
         help="Save a chart of the ratings with their intervals (PNG).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the ladder as JSON.")]
@@ -86,7 +89,7 @@ def ladder_command(
 
         ladder = play_ladder(variant, names, games=games, seconds=seconds or None,
                              nodes=nodes, seed=seed, jobs=jobs, on_game=advance,
-                             opening=opening)
+                             opening=opening, balanced=balanced)
     if as_json:
         print(json.dumps(ladder.to_json()))
     else:
@@ -96,9 +99,15 @@ def ladder_command(
         (errors if as_json else console).print(f"chart saved to {plot}", soft_wrap=True)
 
 
+def _start_words(ladder: Ladder) -> str:
+    """How the ladder's games started: ``, from 3 balanced random moves`` or nothing."""
+    kind = "balanced random" if ladder.balanced else "random"
+    return f", from {ladder.opening} {kind} moves" if ladder.opening else ""
+
+
 def _print_ladder(ladder: Ladder) -> None:
     count = len(ladder.games)
-    start = f", from {ladder.opening} random moves" if ladder.opening else ""
+    start = _start_words(ladder)
     table = Table(title=f"{ladder.variant}: {count} games, {ladder.games_per_pair} per pair"
                         f"{start}")
     for column in ("rank", "player", "rating ± 95%", "score", "W/D/L", "games"):
@@ -134,7 +143,8 @@ def _plot_ladder(ladder: Ladder, path: Path) -> None:
     ax.set_yticks(range(len(ratings)), [r.name for r in ratings])
     ax.axvline(0.0, color="lightgray", linewidth=1, zorder=0)
     ax.set_xlabel("rating (Elo, mean 0) with 95% interval")
-    ax.set_title(f"Ratings on {ladder.variant}, {ladder.games_per_pair} games per pair")
+    ax.set_title(f"Ratings on {ladder.variant}, {ladder.games_per_pair} games per pair"
+                 f"{_start_words(ladder)}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

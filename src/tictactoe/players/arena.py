@@ -13,10 +13,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tictactoe.core import Position, Side, Variant
+from tictactoe.core import Position, Side, TicTacToeError, Variant
 from tictactoe.players.base import Limit, Player, play_move
 from tictactoe.players.levels import limit_for, make_player
-from tictactoe.search.score import Score
+from tictactoe.search.score import Heuristic, Score
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,86 @@ def random_opening(variant: Variant | str, plies: int, rng: random.Random) -> tu
         else:
             break
     return tuple(position.move_stack)
+
+
+BALANCED_WITHIN = 1.0
+"""An opening is balanced when `opening_estimate` is within this many units of even (a unit:
+one line a mark short of a threat)."""
+
+BALANCED_TRIES = 40
+"""Random openings `balanced_opening` draws at most before it settles for the most even."""
+
+
+def check_balanceable(variant: Variant) -> None:
+    """Raise `TicTacToeError` unless `opening_estimate` can judge openings on `variant`.
+
+    >>> check_balanceable(Variant.parse("7x7k5"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tictactoe.core.errors.TicTacToeError: balanced openings are judged by ... past 64 cells; ...
+    """
+    if variant.cells <= 64:
+        raise TicTacToeError(
+            f"balanced openings are judged by the shape evaluation of boards past 64 cells; "
+            f"{variant.name} has {variant.cells}: start from random openings instead")
+
+
+def opening_estimate(position: Position) -> float | None:
+    """The mover's estimate of `position` by the ``hard`` level's analysis past 64 cells,
+    with its node bounds and no clock (the same on every machine); None when the position
+    is decided (a proven win or loss, or a move that must be made).
+
+    >>> p = Position("15x15k5")
+    >>> for name in ("h8", "h9"):
+    ...     p.push_name(name)
+    >>> opening_estimate(p) > 0     # X, to move, is ahead by the move
+    True
+    """
+    from dataclasses import replace
+
+    from tictactoe.players.wide_levels import WIDE_LEVELS
+    from tictactoe.search.wide.analysis import WideAnalyst
+
+    variant = position.variant
+    check_balanceable(variant)
+    analyst = WideAnalyst(variant)  # fresh tables: the answer depends on nothing before
+    report = analyst.analyse(position, replace(WIDE_LEVELS["hard"].bounds, seconds=None))
+    score = report.score
+    return score.value if report.reason == "search" and isinstance(score, Heuristic) else None
+
+
+def balanced_opening(variant: Variant | str, plies: int,
+                     rng: random.Random) -> tuple[int, ...]:
+    """A `random_opening` that neither side is ahead after: the first of up to `BALANCED_TRIES`
+    whose `opening_estimate` is within `BALANCED_WITHIN` of even, else the most even of them
+    (past 64 cells only). Where the first player wins from the empty board, as in gomoku, a
+    game between two levels from a random opening is mostly decided by the colours; from a
+    balanced one, by the play (tournaments between gomoku programs use balanced openings).
+
+    >>> v = Variant.parse("15x15k5")
+    >>> start = balanced_opening(v, 3, random.Random(1))
+    >>> p = Position(v)
+    >>> for cell in start:
+    ...     p.push(cell)
+    >>> len(start), abs(opening_estimate(p)) <= BALANCED_WITHIN
+    (3, True)
+    """
+    if isinstance(variant, str):
+        variant = Variant.parse(variant)
+    best: tuple[float, tuple[int, ...]] | None = None
+    for _ in range(BALANCED_TRIES):
+        start = random_opening(variant, plies, rng)
+        position = Position(variant)
+        for cell in start:
+            position.push(cell)
+        estimate = opening_estimate(position)
+        if estimate is None:
+            continue
+        if abs(estimate) <= BALANCED_WITHIN:
+            return start
+        if best is None or abs(estimate) < best[0]:
+            best = abs(estimate), start
+    return best[1] if best is not None else random_opening(variant, plies, rng)
 
 
 def play_game(x_player: Player, o_player: Player, variant: Variant | str = "3x3",

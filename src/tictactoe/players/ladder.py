@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from tictactoe.core import Position, TicTacToeError, Variant
-from tictactoe.players.arena import play_game, random_opening
+from tictactoe.players.arena import balanced_opening, check_balanceable, play_game, random_opening
 from tictactoe.players.base import Limit, check_playable
 from tictactoe.players.levels import make_player
 from tictactoe.pools import process_pool
@@ -263,6 +263,8 @@ class LadderGame:
     plies: int
     opening: tuple[int, ...] = ()
     """The random moves the game started from (`play_ladder`'s ``opening``)."""
+    balanced: bool = False
+    """Whether that opening was chosen balanced (`play_ladder`'s ``balanced``)."""
 
     @property
     def x_score(self) -> float:
@@ -304,6 +306,7 @@ class Ladder:
     pairs: tuple[Pair, ...]
     prior_draws: float = PRIOR_DRAWS
     opening: int = 0
+    balanced: bool = False
 
     def pair(self, first: str, second: str) -> Pair:
         """`first`'s record against `second`."""
@@ -319,7 +322,8 @@ class Ladder:
         return {
             "variant": self.variant, "games_per_pair": self.games_per_pair, "seed": self.seed,
             "seconds": self.limit.seconds, "nodes": self.limit.nodes,
-            "opening": self.opening, "anchor": "mean rating 0", "prior_draws": self.prior_draws,
+            "opening": self.opening, "balanced": self.balanced, "anchor": "mean rating 0",
+            "prior_draws": self.prior_draws,
             "interval": 0.95,
             "players": [{"rank": rank, "name": r.name, "rating": round(r.rating, 1),
                          "interval": round(r.interval, 1), "score_rate": round(r.score_rate, 4),
@@ -342,11 +346,13 @@ class _Task:
     x_seed: int
     o_seed: int
     limit: Limit
-    opening: tuple[int, ...] = ()
+    opening: int = 0
+    opening_seed: str = ""
+    balanced: bool = False
 
 
 def _schedule(variant: str, players: Sequence[str], games: int, seed: int,
-              limit: Limit, opening: int = 0) -> list[_Task]:
+              limit: Limit, opening: int = 0, balanced: bool = False) -> list[_Task]:
     """Pairs in list order; in each the earlier-listed player is X in odd rounds, and rounds
     1 and 2, 3 and 4, ... start from the same random opening."""
     tasks: list[_Task] = []
@@ -355,20 +361,30 @@ def _schedule(variant: str, players: Sequence[str], games: int, seed: int,
             for number in range(1, games + 1):
                 x, o = (first, second) if number % 2 else (second, first)
                 rng = random.Random(f"ladder {seed} {first} {second} {number}")
-                start = random_opening(variant, opening, random.Random(
-                    f"opening {seed} {first} {second} {(number + 1) // 2}")) if opening else ()
                 tasks.append(_Task(variant, len(tasks), number, x, o, rng.getrandbits(32),
-                                   rng.getrandbits(32), limit, start))
+                                   rng.getrandbits(32), limit, opening,
+                                   f"opening {seed} {first} {second} {(number + 1) // 2}",
+                                   balanced))
     return tasks
+
+
+def _start(task: _Task) -> tuple[int, ...]:
+    """The task's opening: the same for both games of a round, in whichever process."""
+    if not task.opening:
+        return ()
+    rng = random.Random(task.opening_seed)
+    if task.balanced:
+        return balanced_opening(task.variant, task.opening, rng)
+    return random_opening(task.variant, task.opening, rng)
 
 
 def _play(task: _Task) -> LadderGame:
     """Build both players from their names and seeds and play one game (in any process)."""
+    start = _start(task)
     game = play_game(make_player(task.x, seed=task.x_seed),
-                     make_player(task.o, seed=task.o_seed), task.variant, task.limit,
-                     task.opening)
+                     make_player(task.o, seed=task.o_seed), task.variant, task.limit, start)
     return LadderGame(task.number, task.round, task.x, task.o, task.x_seed, task.o_seed,
-                      game.result, game.length, task.opening)
+                      game.result, game.length, start, task.balanced)
 
 
 def _run_parallel(tasks: list[_Task], jobs: int,
@@ -398,7 +414,8 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
                 games: int = 10, seconds: float | None = DEFAULT_SECONDS,
                 nodes: int | None = None, seed: int = 0, jobs: int = 1,
                 on_game: Callable[[LadderGame], None] | None = None,
-                prior_draws: float = PRIOR_DRAWS, opening: int = 0) -> Ladder:
+                prior_draws: float = PRIOR_DRAWS, opening: int = 0,
+                balanced: bool = False) -> Ladder:
     """Play a round robin and rate it.
 
     Every pair plays `games` games; pairs go in list order, and in each the player listed
@@ -409,9 +426,11 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
     the machine). With `opening`, each pair's games 1 and 2, 3 and 4, ... start from the same
     `opening` random moves near the centre (`tictactoe.players.arena.random_opening`), once
     with each colour: players that always answer alike (the levels past 64 cells) then play
-    different games. `jobs` > 1 plays games in that many worker processes. `on_game` is called
-    after every game, in the order they finish. Ctrl-C stops the workers and raises
-    `KeyboardInterrupt`.
+    different games. With `balanced` as well (past 64 cells), each opening is one that
+    neither side is ahead after (`tictactoe.players.arena.balanced_opening`), so that the
+    colours do not decide the games. `jobs` > 1 plays games in that many worker processes.
+    `on_game` is called after every game, in the order they finish. Ctrl-C stops the workers
+    and raises `KeyboardInterrupt`.
     """
     if isinstance(variant, str):
         variant = Variant.parse(variant)
@@ -427,8 +446,12 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
     if opening < 0:
         raise TicTacToeError(f"the opening cannot have a negative number of moves: {opening}")
     check_playable(Position(variant))
+    if balanced and not opening:
+        raise TicTacToeError("balanced openings need a number of opening moves (opening > 0)")
+    if balanced:
+        check_balanceable(variant)
     limit = Limit(nodes=nodes, seconds=seconds)
-    tasks = _schedule(variant.name, names, games, seed, limit, opening)
+    tasks = _schedule(variant.name, names, games, seed, limit, opening, balanced)
     if jobs == 1:
         played = []
         for task in tasks:
@@ -448,7 +471,7 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
                               scores.count(0.0)))
     return Ladder(variant.name, tuple(names), games, seed, limit, tuple(played),
                   tuple(sorted(ratings, key=lambda r: -r.rating)), tuple(pairs), prior_draws,
-                  opening)
+                  opening, balanced)
 
 
 __all__ = ["DEFAULT_PLAYERS", "DEFAULT_SECONDS", "PRIOR_DRAWS", "Ladder", "LadderGame", "Pair",
