@@ -2,7 +2,7 @@
 plays each level with, readable before anything is compiled or loaded.
 
 >>> WIDE_LEVELS["hard"].bounds.nodes
-60000
+80000
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ WIDE_LEVELS: dict[str, WideLevel] = {
     "medium": WideLevel(WideBounds(depth=2, nodes=20_000, threes=1, threat_positions=3_000,
                                    check_positions=600, checked=8, seconds=0.25),
                         mistakes=0.25),
-    "hard": WideLevel(WideBounds(depth=7, nodes=60_000, threes=2, threat_positions=15_000,
+    "hard": WideLevel(WideBounds(depth=8, nodes=80_000, threes=2, threat_positions=15_000,
                                  check_positions=1_500, checked=12, seconds=0.5)),
     "perfect": WideLevel(WideBounds(depth=12, nodes=500_000, threes=3,
                                     threat_positions=40_000, check_positions=4_000,
