@@ -427,7 +427,12 @@ def bench_ladder(variant: str, games: int, jobs: int, plot: Path | None,
 
 # ---------------------------------------------------------------- latency
 def bench_latency(games: int) -> None:
+    """Each level's move times in self-play from the empty board, with the compiled kernels
+    loaded first (the first move in a fresh process is `bench_cold`'s)."""
+    from tictactoe.search.wide.analysis import warm_up
+
     for variant in ("15x15k5", "19x19k5"):
+        warm_up(Variant.parse(variant))
         for level in ("easy", "medium", "hard", "perfect"):
             times: list[float] = []
             for game in range(games):
