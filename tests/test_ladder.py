@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from tictactoe.cli import app
 from tictactoe.core import Position, TicTacToeError, Variant
+from tictactoe.extras import MissingExtraError
 from tictactoe.players.arena import (
     BALANCED_WITHIN,
     balanced_opening,
@@ -218,7 +219,12 @@ def test_balanced_openings_leave_neither_side_ahead() -> None:
     assert rejected > 0
 
 
-def test_balanced_openings_need_a_big_board_and_an_opening() -> None:
+def test_balanced_openings_need_a_big_board_and_an_opening(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:  # without the compiled analysis: say which extra
+        patch.setattr("tictactoe.extras.missing", lambda extra: ["numba"])
+        with pytest.raises(MissingExtraError, match=r"tictactoe\[fast\]"):
+            play_ladder("9x9k5", ["random", "greedy"], opening=3, balanced=True)
     with pytest.raises(TicTacToeError, match="past 64 cells; 7x7k5 has 49"):
         play_ladder("7x7k5", ["random", "greedy"], opening=3, balanced=True)
     with pytest.raises(TicTacToeError, match="opening moves"):

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tictactoe.core import Position, Side, TicTacToeError, Variant
+from tictactoe.extras import require
 from tictactoe.players.base import Limit, Player, play_move
 from tictactoe.players.levels import limit_for, make_player
 from tictactoe.search.score import Heuristic, Score
@@ -73,7 +74,8 @@ BALANCED_TRIES = 40
 
 
 def check_balanceable(variant: Variant) -> None:
-    """Raise `TicTacToeError` unless `opening_estimate` can judge openings on `variant`.
+    """Raise `TicTacToeError` unless `opening_estimate` can judge openings on `variant` (and
+    `tictactoe.extras.MissingExtraError` without the ``fast`` extra).
 
     >>> check_balanceable(Variant.parse("7x7k5"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -84,6 +86,7 @@ def check_balanceable(variant: Variant) -> None:
         raise TicTacToeError(
             f"balanced openings are judged by the shape evaluation of boards past 64 cells; "
             f"{variant.name} has {variant.cells}: start from random openings instead")
+    require("fast", "judging openings balanced (the compiled analysis past 64 cells)")
 
 
 def opening_estimate(position: Position) -> float | None:
