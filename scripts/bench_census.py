@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tictactoe.analysis.backends import DaskCluster, LocalPool
 from tictactoe.analysis.compiled_census import census_counts, warm_up
 from tictactoe.analysis.estimate import estimate, human_bytes, human_seconds
-from tictactoe.analysis.sharded import Executor, ShardedRun, TaskResult, sharded_census
+from tictactoe.analysis.sharded import ShardedRun, TaskResult, sharded_census
 from tictactoe.core import Variant
+from tictactoe.executors import DaskCluster, Executor, LocalPool
 
 
 class Timed:
@@ -44,11 +44,20 @@ class Timed:
     def workers(self) -> int:
         return self.inner.workers
 
-    def run(self, job, tasks):  # type: ignore[no-untyped-def]
+    def submit(self, function, *args, key="", worker=None):  # type: ignore[no-untyped-def]
+        return self.inner.submit(function, *args, key=key, worker=worker)
+
+    def run_all(self, function, calls, *, keys=None, what="calls"):  # type: ignore[no-untyped-def]
         result: TaskResult
-        for result in self.inner.run(job, tasks):
+        for result in self.inner.run_all(function, calls, keys=keys, what=what):
             self.task_seconds += result.seconds
             yield result
+
+    def __enter__(self) -> Timed:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def _sharded(variant: Variant, executor: Executor, shards: int,

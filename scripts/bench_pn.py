@@ -164,8 +164,8 @@ def bench_jobs(variant: str, job_nodes: int, seconds: float | None) -> int:
     """Job-level proving of `variant` on 1 worker, then 2; the plain search for reference."""
     import tempfile
 
-    from tictactoe.analysis.jobs import JobRun, prove_with_jobs
     from tictactoe.core import Position
+    from tictactoe.search.pn.jobs import JobRun, prove_with_jobs
     from tictactoe.search.pn.proofs import table_mb_for
 
     position = Position(variant)

@@ -12,14 +12,14 @@ import psutil
 import pytest
 from typer.testing import CliRunner
 
-from tictactoe.analysis import backends
-from tictactoe.analysis.backends import DaskCluster
+from tictactoe import executors
 from tictactoe.analysis.census import census
 from tictactoe.analysis.compiled_census import census_counts
 from tictactoe.analysis.sharded import sharded_census
 from tictactoe.cli import app
 from tictactoe.core import Variant
 from tictactoe.core.errors import CensusBackendError
+from tictactoe.executors import DaskCluster
 
 
 def _figures(fields: dict[str, object]) -> dict[str, object]:
@@ -69,7 +69,7 @@ def test_a_worker_killed_mid_task_changes_nothing(cluster: DaskCluster, tmp_path
 
 def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
-    monkeypatch.setattr(backends, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(executors, "CONNECT_TIMEOUT", 1.0)
     with pytest.raises(CensusBackendError, match=r"cannot reach the Dask scheduler at "
                                                  r"tcp://127\.0\.0\.1:9"):
         census("3x3", backend="dask", address="tcp://127.0.0.1:9", spill=tmp_path)

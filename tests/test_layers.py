@@ -2,8 +2,9 @@
 the rules core stays light.
 
 Layers, from the bottom: core, extras (which optional packages are installed) and pools
-(process pools that start and stop cleanly, on the standard library); proof (the
-proof format and its checker, on the core alone); search; analysis, players and svg (pictures);
+(process pools that start and stop cleanly, on the standard library); proof (the proof
+format and its checker, on the core alone) and executors (where long runs go: the pool,
+Dask or this process); search; analysis, players and svg (pictures);
 web, tui and envs (environments for PettingZoo, Gymnasium and OpenSpiel); cli. A module may
 import its own package and any lower layer, never a sibling layer or a higher one.
 """
@@ -16,8 +17,8 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "tictactoe"
-LAYERS = {"core": 0, "extras": 0, "pools": 0, "proof": 1, "search": 2, "analysis": 3, "players": 3,
-          "svg": 3, "web": 4, "tui": 4, "envs": 4, "cli": 5}
+LAYERS = {"core": 0, "extras": 0, "pools": 0, "executors": 1, "proof": 1, "search": 2,
+          "analysis": 3, "players": 3, "svg": 3, "web": 4, "tui": 4, "envs": 4, "cli": 5}
 
 
 def _module_name(path: Path) -> str:

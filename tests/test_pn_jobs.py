@@ -15,12 +15,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tictactoe.analysis.backends import DaskCluster, LocalPool
-from tictactoe.analysis.jobs import (
+from tictactoe.cli import app
+from tictactoe.core import Position, Side, TicTacToeError
+from tictactoe.executors import DaskCluster, InProcess, LocalPool
+from tictactoe.proof import check_proof
+from tictactoe.search.pn import game_value
+from tictactoe.search.pn.jobs import (
     FOCUS,
     GROWTH_PLY,
+    JOB_MODULES,
     Assembly,
-    InProcess,
     JobFolder,
     JobFolderError,
     JobProgress,
@@ -39,10 +43,6 @@ from tictactoe.analysis.jobs import (
     prove_with_jobs,
     unused_jobs,
 )
-from tictactoe.cli import app
-from tictactoe.core import Position, Side, TicTacToeError
-from tictactoe.proof import check_proof
-from tictactoe.search.pn import game_value
 
 BOARD = "4x7k4"
 """A draw whose plain search takes about 47,000 nodes: with jobs of 10,000 nodes, several
@@ -52,7 +52,7 @@ JOB_NODES = 10_000
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[LocalPool]:
-    with LocalPool(2, preload=("tictactoe.analysis.jobs", "tictactoe.search.pn.proofs")) \
+    with LocalPool(2, preload=JOB_MODULES) \
             as running:
         yield running
 
@@ -115,7 +115,7 @@ def test_an_interrupted_run_goes_on_without_running_a_finished_job_again(
 @pytest.fixture(scope="module")
 def one_worker() -> Iterator[LocalPool]:
     """One worker: jobs finish in the order they start, so two runs compare exactly."""
-    with LocalPool(1, preload=("tictactoe.analysis.jobs", "tictactoe.search.pn.proofs")) \
+    with LocalPool(1, preload=JOB_MODULES) \
             as running:
         yield running
 
@@ -236,7 +236,7 @@ def test_the_job_options_need_jobs() -> None:
 def test_the_jobs_search_with_the_epsilon_they_are_given(tmp_path: Path) -> None:
     """`epsilon` reaches each job's df-pn search (its threshold factor), and the value and
     the proof do not depend on it; an epsilon out of range is refused before any job."""
-    from tictactoe.analysis import jobs
+    from tictactoe.search.pn import jobs
     from tictactoe.search.pn.driver import OPTIONS
 
     wide = prove_with_jobs(BOARD, tmp_path / "wide", backend=InProcess(),
@@ -719,8 +719,7 @@ def test_a_job_whose_writing_overruns_on_a_warm_table_is_tried_on_a_cleared_one(
     subtree whose writing overruns the job's nodes: the job is then searched and written
     once more on a cleared table, its nodes counted in all. On a cold table, or when the
     second try overruns too, the job is given up (cut) as before."""
-    from tictactoe.analysis import jobs
-    from tictactoe.search.pn import PnSearch, proofs
+    from tictactoe.search.pn import PnSearch, jobs, proofs
 
     overruns = [0]
     clears = [0]

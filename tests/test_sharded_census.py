@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 from subprocesses import take_ctrl_c
 
-from tictactoe.analysis.backends import LocalPool, check_backend, count_sharded
+from tictactoe.analysis.backends import check_backend, count_sharded
 from tictactoe.analysis.census import census
 from tictactoe.analysis.compiled_census import census_counts
-from tictactoe.analysis.sharded import InlineExecutor, sharded_census
+from tictactoe.analysis.sharded import sharded_census
 from tictactoe.core import BoardTooLargeError, Variant
 from tictactoe.core.errors import CensusBackendError, SpillError
+from tictactoe.executors import InProcess, LocalPool
 
 
 def _figures(fields: dict[str, object]) -> dict[str, object]:
@@ -53,7 +54,7 @@ def test_counts_past_64_bits_on_the_sharded_route(tmp_path: Path) -> None:
     v = Variant.parse("3x4")
     plain = census_counts(v)
     root = 2**64 + 12345
-    fields, _ = sharded_census(v, InlineExecutor(), tmp_path / "s", 3, root_paths=root)
+    fields, _ = sharded_census(v, InProcess(), tmp_path / "s", 3, root_paths=root)
     assert fields["games"] == {k: n * root for k, n in plain["games"].items()}
     assert fields["canonical_games"] == plain["canonical_games"] * root
     assert fields["by_ply"] == plain["by_ply"]
@@ -72,16 +73,16 @@ def test_a_worker_killed_mid_task_changes_nothing(pool: LocalPool, tmp_path: Pat
 
 def test_a_finished_census_answers_again_from_its_spill_folder(tmp_path: Path) -> None:
     v = Variant.parse("3x3")
-    first, _ = sharded_census(v, InlineExecutor(), tmp_path / "s", 2)
-    again, run = sharded_census(v, InlineExecutor(), tmp_path / "s", 2)
+    first, _ = sharded_census(v, InProcess(), tmp_path / "s", 2)
+    again, run = sharded_census(v, InProcess(), tmp_path / "s", 2)
     assert run.tasks_run == 0 and _figures(again) == _figures(first)
 
 
 def test_a_stopped_census_goes_on_from_the_last_finished_ply(tmp_path: Path) -> None:
     v = Variant.parse("3x4")
-    partial, run = sharded_census(v, InlineExecutor(), tmp_path / "s", 3, max_ply=5)
+    partial, run = sharded_census(v, InProcess(), tmp_path / "s", 3, max_ply=5)
     assert not run.complete and partial["by_ply"] == census_counts(v)["by_ply"][:6]
-    full, rest = sharded_census(v, InlineExecutor(), tmp_path / "s", 3)
+    full, rest = sharded_census(v, InProcess(), tmp_path / "s", 3)
     assert rest.resumed_from_ply == 6 and rest.tasks_run == 3 * (len(full["by_ply"]) - 6)
     assert _figures(full) == _figures(census_counts(v))
 
@@ -127,15 +128,15 @@ def test_a_spill_folder_that_is_a_file_is_refused(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("x")
     with pytest.raises(SpillError, match="is not a folder"):
-        sharded_census(Variant.parse("3x3"), InlineExecutor(), afile, 2)
+        sharded_census(Variant.parse("3x3"), InProcess(), afile, 2)
     with pytest.raises(SpillError, match="cannot write to the spill folder"):
-        sharded_census(Variant.parse("3x3"), InlineExecutor(), afile / "below", 2)
+        sharded_census(Variant.parse("3x3"), InProcess(), afile / "below", 2)
 
 
 def test_a_spill_folder_holding_another_census_is_refused(tmp_path: Path) -> None:
-    sharded_census(Variant.parse("3x3"), InlineExecutor(), tmp_path / "s", 2)
+    sharded_census(Variant.parse("3x3"), InProcess(), tmp_path / "s", 2)
     with pytest.raises(SpillError, match="holds a census of 3x3 in 2 shards"):
-        sharded_census(Variant.parse("3x4"), InlineExecutor(), tmp_path / "s", 2)
+        sharded_census(Variant.parse("3x4"), InProcess(), tmp_path / "s", 2)
 
 
 def test_a_full_disk_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,7 +152,7 @@ def test_a_full_disk_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(np, "save", save)
     with pytest.raises(SpillError, match=r"is full .no space left on device.*run the same"):
-        sharded_census(Variant.parse("3x3"), InlineExecutor(), tmp_path / "s", 2)
+        sharded_census(Variant.parse("3x3"), InProcess(), tmp_path / "s", 2)
 
 
 def test_a_real_full_file_system_is_a_clear_error(tmp_path: Path) -> None:
@@ -164,7 +165,7 @@ def test_a_real_full_file_system_is_a_clear_error(tmp_path: Path) -> None:
         pytest.skip("cannot mount a small tmpfs here")
     try:
         with pytest.raises(SpillError, match="is full"):
-            sharded_census(Variant.parse("3x4"), InlineExecutor(), mount / "s", 2)
+            sharded_census(Variant.parse("3x4"), InProcess(), mount / "s", 2)
     finally:
         subprocess.run(["umount", str(mount)], check=True)
 
@@ -184,6 +185,6 @@ def test_boards_that_do_not_fit_are_refused_with_the_estimate(
 
 
 def test_the_stored_result_keeps_exact_counts(tmp_path: Path) -> None:
-    sharded_census(Variant.parse("3x3"), InlineExecutor(), tmp_path / "s", 2, root_paths=3**50)
+    sharded_census(Variant.parse("3x3"), InProcess(), tmp_path / "s", 2, root_paths=3**50)
     stored = json.loads((tmp_path / "s" / "result.json").read_text())
     assert int(stored["games"]["x"]) == 131184 * 3**50

@@ -1,51 +1,32 @@
-"""Where the tasks of a sharded census run: a process pool on this machine (``local``) or a
-Dask cluster (``dask``), joined by address or started on this machine.
+"""Where a census runs: in this process's memory (``memory``), or sharded on a process pool
+on this machine (``local``) or a Dask cluster (``dask``), the executors of
+`tictactoe.executors`; the checks of memory and disk made before a census starts.
 
-Both take a list of tasks (one shard of one ply each) and hand back results as they finish.
-A task can run again without harm (see `tictactoe.analysis.sharded`), so a worker that dies
-costs only its task: the pool starts new workers and runs the lost tasks again; Dask's
-scheduler does the same on its own (a nanny restarts the worker, the task is rescheduled),
-and its ``retries`` run a task again after an error.
+A task (one shard of one ply) can run again without harm (see `tictactoe.analysis.sharded`),
+so a worker that dies costs only its task.
 """
 
 from __future__ import annotations
 
 # ruff: noqa: E402  (the check for the extra comes before the imports that need it)
-from tictactoe.extras import MissingExtraError, missing_modules, require
+from tictactoe.extras import require
 
 require("fast", "the sharded census")
 
-import importlib
-import logging
-import os
 import shutil
 import tempfile
-import uuid
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from tictactoe.analysis.sharded import Job, PlyProgress, Task, TaskResult, run_task, sharded_census
+from tictactoe import executors
+from tictactoe.analysis.sharded import PlyProgress, sharded_census
 from tictactoe.core import BoardTooLargeError, Variant
 from tictactoe.core.errors import CensusBackendError, SpillError
-from tictactoe.pools import WorkerPool, process_pool
+from tictactoe.executors import DaskCluster, LocalPool
 
 BACKENDS = ("memory", "local", "dask")
 """Where a census can run: in this process's memory, on a local process pool, on Dask."""
-
-def dask_missing() -> str:
-    """What to install when Dask's distributed scheduler cannot be imported."""
-    absent = missing_modules(["dask", "distributed"]) or ["distributed"]
-    return str(MissingExtraError("the dask backend", "dask", absent))
-
-CONNECT_TIMEOUT = 10.0
-"""Seconds to wait for a Dask scheduler given by address."""
-
-POOL_RESTARTS = 3
-"""How many times in a row the pool is started again after a worker died."""
 
 
 def check_backend(name: str) -> str:
@@ -60,232 +41,13 @@ def check_backend(name: str) -> str:
     return name
 
 
-def default_workers() -> int:
-    """One worker per core this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
-
-# --------------------------------------------------------------------------- local
-class LocalPool:
-    """A pool of worker processes on this machine (`concurrent.futures`).
-
-    >>> with LocalPool(1) as pool:
-    ...     pool.workers
-    1
-    """
-
-    name = "local"
-
-    def __init__(self, workers: int | None = None, *,
-                 preload: tuple[str, ...] = ("tictactoe.analysis.sharded",)) -> None:
-        self.workers = workers or default_workers()
-        self.preload = preload
-        if self.workers < 1:
-            raise CensusBackendError(f"--workers must be at least 1, not {self.workers}")
-        self._pool: WorkerPool | None = None
-        self._pinned: dict[int, WorkerPool] = {}
-        """Pools of one process each, for calls sent to one worker (`submit`'s `worker`)."""
-        self.restarts = 0
-        """How often the pool was started again after a worker died."""
-        self._failures = 0
-
-    def _start(self, size: int | None = None) -> WorkerPool:
-        return process_pool(size or self.workers, self.preload)
-
-    def __enter__(self) -> LocalPool:
-        self._pool = self._start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        if self._pool is not None:
-            if error is not None:
-                self._kill()
-            # wait even after an error: the workers are dead, so the pool's manager thread
-            # ends at once; leaving it running lets the interpreter's exit hook write to the
-            # pool's closed wake-up pipe (an OSError traceback after Ctrl-C)
-            for pool in [self._pool, *self._pinned.values()]:
-                pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-            self._pinned.clear()
-
-    def _kill(self) -> None:
-        """Stop the workers now (their unfinished tasks leave nothing half-written)."""
-        assert self._pool is not None
-        for pool in [self._pool, *self._pinned.values()]:
-            pool.kill()
-
-    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
-               worker: int | None = None) -> Future[Any]:
-        """Run one call on the pool (`key` names it on Dask only); its future. With
-        `worker` (0 to `workers` - 1), on that worker process, which keeps what earlier calls
-        sent to it left in memory (a job's tables, for its children's jobs)."""
-        assert self._pool is not None, "use LocalPool as a context manager"
-        if worker is None:
-            return self._pool.submit(function, *args)
-        pool = self._pinned.get(worker)
-        if pool is None:
-            pool = self._pinned[worker] = self._start(1)
-        return pool.submit(function, *args)
-
-    def restart(self) -> None:
-        """Start a new pool after a worker died (its futures all failed; with workers
-        chosen, those of the dead worker's), or give up after `POOL_RESTARTS` times in a row
-        (`note_success` resets the count)."""
-        assert self._pool is not None, "use LocalPool as a context manager"
-        self.restarts += 1
-        self._failures += 1
-        if self._failures > POOL_RESTARTS:
-            raise CensusBackendError(f"a worker process died {self._failures} times in a row")
-        if getattr(self._pool, "_broken", False):
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = self._start()
-        for index, pool in list(self._pinned.items()):
-            if getattr(pool, "_broken", False):
-                pool.shutdown(wait=True, cancel_futures=True)
-                self._pinned[index] = self._start(1)
-
-    def note_success(self) -> None:
-        """A call finished: the count of restarts in a row starts again."""
-        self._failures = 0
-
-    def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
-        """Run the tasks on the pool; if a worker dies, start a new pool and run again the
-        tasks that had not finished."""
-        pending = list(tasks)
-        failures = 0
-        while pending:
-            assert self._pool is not None, "use LocalPool as a context manager"
-            futures: dict[Future[TaskResult], Task] = {
-                self._pool.submit(run_task, job, task): task for task in pending}
-            try:
-                while futures:
-                    done, _ = wait(futures, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        result = future.result()
-                        pending.remove(futures.pop(future))
-                        failures = 0
-                        yield result
-            except BrokenProcessPool:
-                failures += 1
-                self.restarts += 1
-                if failures > POOL_RESTARTS:
-                    raise CensusBackendError(
-                        f"a worker process died {failures} times in a row (tasks of ply "
-                        f"{pending[0].ply} left: {len(pending)})") from None
-                self._pool.shutdown(wait=True, cancel_futures=True)
-                self._pool = self._start()
-
-
-# --------------------------------------------------------------------------- dask
-class DaskCluster:
-    """Tasks on Dask distributed: an existing cluster by `address`, or a `LocalCluster` on
-    127.0.0.1 with no dashboard."""
-
-    name = "dask"
-
-    def __init__(self, workers: int | None = None, address: str | None = None, *,
-                 retries: int = 2, connect_timeout: float | None = None) -> None:
-        try:
-            import distributed  # noqa: F401
-        except ImportError:
-            raise CensusBackendError(dask_missing()) from None
-        if address is not None and workers is not None:
-            raise CensusBackendError("--workers sets the size of a cluster started here; with "
-                                     "--address the cluster's own workers run the tasks")
-        self.address = address
-        self._requested = workers or default_workers()
-        self.retries = retries
-        self.connect_timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
-        self.client: Any = None
-        self.cluster: Any = None
-
-    @property
-    def workers(self) -> int:
-        if self.client is None:
-            return self._requested
-        return len(self.client.scheduler_info()["workers"])
-
-    def __enter__(self) -> DaskCluster:
-        dask = _distributed()
-        if self.address is None:
-            self.cluster = dask.LocalCluster(n_workers=self._requested, threads_per_worker=1,
-                                        processes=True, host="127.0.0.1",
-                                        dashboard_address=None, silence_logs=logging.ERROR)
-            self.client = dask.Client(self.cluster)
-            return self
-        try:
-            self.client = dask.Client(self.address, timeout=self.connect_timeout)
-        except (OSError, TimeoutError, ValueError) as err:
-            raise CensusBackendError(
-                f"cannot reach the Dask scheduler at {self.address}: {err}; start one with "
-                "`dask scheduler` and workers with `dask worker ADDRESS`") from None
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        if self.client is not None:
-            self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
-        self.client = self.cluster = None
-
-    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
-               worker: int | None = None) -> Any:
-        """Run one call on the cluster as a Dask future (with `retries`; a worker that dies
-        has its call run again elsewhere by the scheduler). With `worker`, preferably on the
-        cluster's worker of that rank (its addresses in order; any worker if it is gone)."""
-        assert self.client is not None, "use DaskCluster as a context manager"
-        where: dict[str, Any] = {}
-        if worker is not None:
-            addresses = sorted(self.client.scheduler_info()["workers"])
-            if addresses:
-                where = {"workers": [addresses[worker % len(addresses)]],
-                         "allow_other_workers": True}
-        return self.client.submit(function, *args, retries=self.retries, pure=False,
-                                  key=key or None, **where)
-
-    def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
-        """Submit every task as a future (with `retries`) and yield results as they come."""
-        dask = _distributed()
-        killed = importlib.import_module("distributed.scheduler").KilledWorker
-        assert self.client is not None, "use DaskCluster as a context manager"
-        run_id = uuid.uuid4().hex[:8]
-        futures = [self.client.submit(run_task, job, task, retries=self.retries, pure=False,
-                                      key=f"census-{job.variant}-{task.ply}-{task.shard}-"
-                                          f"{run_id}")
-                   for task in tasks]
-        try:
-            for future in dask.as_completed(futures):
-                try:
-                    yield future.result()
-                except killed as err:
-                    raise CensusBackendError(f"Dask gave up on a task after its workers "
-                                             f"died: {err}") from None
-        finally:
-            self.client.cancel([f for f in futures if not f.done()])
-
-
-def _distributed() -> Any:
-    """The `distributed` package (untyped, so typed here as Any)."""
-    return importlib.import_module("distributed")
-
-
 def open_executor(backend: str, workers: int | None = None,
                   address: str | None = None) -> LocalPool | DaskCluster:
     """The executor for a backend name (use it as a context manager)."""
     check_backend(backend)
     if backend == "memory":
         raise CensusBackendError("the memory backend runs in this process, with no executor")
-    if address is not None and backend != "dask":
-        raise CensusBackendError("--address names a Dask scheduler: use it with --backend dask")
-    if backend == "local":
-        return LocalPool(workers)
-    return DaskCluster(workers, address)
+    return executors.open_executor(backend, workers, address)
 
 
 # --------------------------------------------------------------------------- census

@@ -8,7 +8,7 @@ adds them up in a hash table (the same key from many parents becomes one positio
 move orders summed), settles the table (orbit sizes, per-member paths, terminal status),
 tallies its figures, and writes the edge rows of its children, each to the part of a file
 for the child's shard. The tasks of a ply share nothing but the spill folder, so any
-executor can run them: a list of `Task` in, their results out (`Executor`).
+executor of `tictactoe.executors` can run them.
 
 Everything a task writes appears at once (written beside, then renamed), a task writes the
 same files however often it runs, and a ply's inputs are deleted only once every task of
@@ -40,10 +40,10 @@ import shutil
 import signal
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from tictactoe.analysis.compiled_census import (
 )
 from tictactoe.core import Variant
 from tictactoe.core.errors import SpillError
+from tictactoe.executors import Executor
 
 FORMAT = 1
 """Version of the spill folder's layout."""
@@ -107,24 +108,6 @@ class TaskResult:
     seconds: float
     worker: int = 0
     """Process id of the worker that ran it."""
-
-
-class Executor(Protocol):
-    """Runs tasks somewhere and hands back their results as they finish."""
-
-    @property
-    def name(self) -> str:
-        """The backend's name."""
-        ...  # pragma: no cover
-
-    @property
-    def workers(self) -> int:
-        """How many tasks can run at once."""
-        ...  # pragma: no cover
-
-    def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
-        """Run every task (retrying lost ones) and yield each result once."""
-        ...  # pragma: no cover
 
 
 # --------------------------------------------------------------------------- files
@@ -489,7 +472,9 @@ def _run_ply(job: Job, executor: Executor, ply: int, n: int, shards: int, run: S
             progress(PlyProgress(ply, n, len(results), shards, positions, disk, rate))
 
     report()
-    for result in executor.run(job, todo):
+    calls = [(job, task) for task in todo]
+    keys = [f"census-{job.variant}-{task.ply}-{task.shard}" for task in todo]
+    for result in executor.run_all(run_task, calls, keys=keys, what=f"tasks of ply {ply}"):
         results.append(result)
         run.tasks_run += 1
         run.workers_seen.add(result.worker)
@@ -513,15 +498,3 @@ def _delete_inputs(here: Path) -> int:
 
 def _existing_bytes(spill: Path) -> int:
     return sum(p.stat().st_size for p in spill.glob("ply-*/e-*.npy"))
-
-
-# --------------------------------------------------------------------------- in-process
-class InlineExecutor:
-    """Runs the tasks one after another in this process (for small boards and debugging)."""
-
-    name = "inline"
-    workers = 1
-
-    def run(self, job: Job, tasks: list[Task]) -> Iterator[TaskResult]:
-        for task in tasks:
-            yield run_task(job, task)

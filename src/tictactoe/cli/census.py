@@ -216,8 +216,8 @@ def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None
         _print_out_of_reach(v)
         return
     require("fast", "ttt count --estimate")
-    from tictactoe.analysis.backends import default_workers
     from tictactoe.analysis.estimate import available_memory, estimate, free_disk, human_seconds
+    from tictactoe.executors import default_workers
 
     guess = estimate(v)
     cores = workers or default_workers()

@@ -268,8 +268,8 @@ def prove_command(
 def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
     """``ttt prove --jobs DIR --compact``: the jobs no proof reads dropped, older job files
     rewritten as xz."""
-    from tictactoe.analysis.jobs import MANIFEST, JobFolder, drop_unused_jobs
     from tictactoe.core import Position
+    from tictactoe.search.pn.jobs import MANIFEST, JobFolder, drop_unused_jobs
 
     if not (folder / MANIFEST).is_file():
         raise fail(f"{folder} is not a job folder (it has no {MANIFEST})")
@@ -299,8 +299,8 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 max_job_nodes: int | None, table_mb: float | None, seconds: float | None,
                 nodes: int | None, as_json: bool, epsilon: float | None = None) -> None:
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
-    from tictactoe.analysis.jobs import Assembly, JobProgress, prove_with_jobs
     from tictactoe.proof import ProofError, check_proof
+    from tictactoe.search.pn.jobs import Assembly, JobProgress, prove_with_jobs
 
     if backend not in ("local", "dask"):
         raise fail(f"unknown backend {backend!r}: choose local or dask")

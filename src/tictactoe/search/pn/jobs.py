@@ -1,5 +1,6 @@
 """Job-level proving: the game value of a position by proof-number search split into jobs, on
-a process pool or a Dask cluster (the sharded census's backends), with a checkable proof.
+a process pool or a Dask cluster (the executors of `tictactoe.executors`, which the sharded
+census runs on too), with a checkable proof.
 
 The driver keeps a *master tree* of the first plies for each question ("does X win?", then
 if not "does O win?", as `PnSearch.value` asks them) and proof and disproof numbers on it.
@@ -40,14 +41,14 @@ import signal
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from tictactoe.core import Position, Side
 from tictactoe.core.errors import CensusBackendError, TicTacToeError
+from tictactoe.executors import DaskCluster, Executor, InProcess, LocalPool, open_executor
 from tictactoe.proof import CheckStats, check_proof
 from tictactoe.proof.format import ProofWriter, format_node
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
@@ -106,6 +107,9 @@ POLL_SECONDS = 0.05
 
 INF = 1 << 60
 """Proof and disproof numbers of a solved node (the kernels' infinity)."""
+
+JOB_MODULES = ("tictactoe.search.pn.jobs", "tictactoe.search.pn.proofs")
+"""What a local pool's workers import before their first job."""
 
 
 class JobFolderError(TicTacToeError):
@@ -712,64 +716,11 @@ def _share_toward(node: Node, attacker: Side, win: bool) -> float:
 
 
 # --------------------------------------------------------------------------- executors
-class JobExecutor(Protocol):
-    """Where jobs run: `LocalPool` and `DaskCluster` of `tictactoe.analysis.backends`, or
-    `InProcess` (used as context managers)."""
-
-    @property
-    def name(self) -> str:
-        ...  # pragma: no cover
-
-    @property
-    def workers(self) -> int:
-        ...  # pragma: no cover
-
-    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
-               worker: int | None = None) -> Any:
-        ...  # pragma: no cover
-
-    def __enter__(self) -> Any:
-        ...  # pragma: no cover
-
-    def __exit__(self, *exc: Any) -> None:
-        ...  # pragma: no cover
-
-
-class InProcess:
-    """Runs each job at once in this process (one worker): for small runs and doctests."""
-
-    name = "in-process"
-    workers = 1
-
-    def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
-               worker: int | None = None) -> Future[Any]:
-        future: Future[Any] = Future()
-        try:
-            future.set_result(function(*args))
-        except Exception as err:
-            future.set_exception(err)
-        return future
-
-    def __enter__(self) -> InProcess:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
 def open_job_executor(backend: str, workers: int | None = None,
-                      address: str | None = None) -> JobExecutor:
-    """The executor of a backend name: ``local`` (a process pool) or ``dask``."""
-    from tictactoe.analysis.backends import DaskCluster, LocalPool
-
-    if backend not in ("local", "dask"):
-        raise CensusBackendError(f"unknown backend {backend!r}: choose local or dask")
-    if address is not None and backend != "dask":
-        raise CensusBackendError("--address names a Dask scheduler: use it with --backend dask")
-    if backend == "local":
-        return LocalPool(workers, preload=("tictactoe.analysis.jobs",
-                                           "tictactoe.search.pn.proofs"))
-    return DaskCluster(workers, address)
+                      address: str | None = None) -> LocalPool | DaskCluster:
+    """The executor of a backend name: ``local`` (a process pool whose workers have imported
+    the prover) or ``dask``."""
+    return open_executor(backend, workers, address, preload=JOB_MODULES)
 
 
 # --------------------------------------------------------------------------- the run
@@ -862,7 +813,7 @@ class JobRun:
 class _Driver:
     """Runs the questions' master trees on an executor, within the limits."""
 
-    def __init__(self, folder: JobFolder, executor: JobExecutor, *, job_nodes: int,
+    def __init__(self, folder: JobFolder, executor: Executor, *, job_nodes: int,
                  max_job_nodes: int, table_mb: float, nodes: int | None,
                  seconds: float | None, progress: Callable[[JobProgress], None] | None,
                  fault: str | None, epsilon: float | None = None) -> None:
@@ -1122,7 +1073,7 @@ class _Driver:
 
 
 def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: str |
-                    JobExecutor = "local", workers: int | None = None,
+                    Executor = "local", workers: int | None = None,
                     address: str | None = None, job_nodes: int = DEFAULT_JOB_NODES,
                     max_job_nodes: int | None = None,
                     table_mb: float | None = None, nodes: int | None = None,
@@ -1352,7 +1303,7 @@ def write_job_proof(position: Position, questions: list[Question], value: str,
     `progress` hears how far it has got; past `deadline` (a `time.perf_counter` time) it
     stops with `AssemblyStopped` and writes nothing."""
     with ProofWriter(target, position=position, value=value, compress=True,
-                     generator="tictactoe.analysis.jobs", **extra) as writer:
+                     generator="tictactoe.search.pn.jobs", **extra) as writer:
         if value != "draw":
             winner = Side.parse(value)
             question = next(q for q in questions if q.attacker is winner)
