@@ -141,7 +141,7 @@ def test_truncated_gzip() -> None:
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"version": 4}, "unknown format version 4: this reader knows versions 1, 2, 3"),
+    ({"version": 5}, "unknown format version 5: this reader knows versions 1, 2, 3, 4"),
     ({"version": "1"}, "unknown format version '1'"),
     ({"version": True}, "unknown format version True"),
     ({"format": "tictactoe-game/1"}, "not a proof file"),
@@ -157,7 +157,7 @@ def test_bad_header(changes: dict[str, object], message: str) -> None:
     err = format_error(proof_bytes(["S x win", "W 2"], changes=changes))
     assert err.line == 1
     assert message in str(err)
-    assert VERSION == 3
+    assert VERSION == 4
 
 
 @pytest.mark.parametrize(("data", "message"), [

@@ -16,6 +16,7 @@ from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
 
 if TYPE_CHECKING:
+    from tictactoe.core import Position
     from tictactoe.search.pn import PnValue
     from tictactoe.search.pn.proofs import Writing
 
@@ -154,6 +155,16 @@ def prove_command(
         if given:
             raise fail(f"{name} goes with --jobs DIR (proving by jobs on workers)")
     from tictactoe.core import Position, TicTacToeError
+
+    root = Position(position)
+    if root.variant.cells > WIDE_CELLS:
+        for flag, used in (("--by-replies", by_replies), ("--threads", threads),
+                           ("--table-mb", table_mb)):
+            if used:
+                raise fail(f"{flag} is for boards of at most {WIDE_CELLS} cells; "
+                           f"{root.variant.name} is proven by the search past them")
+        _prove_wide(root, out=out, seconds=seconds or None, nodes=nodes, as_json=as_json)
+        return
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
         ProofUnavailableError,
@@ -165,7 +176,6 @@ def prove_command(
         write_proof,
     )
 
-    root = Position(position)
     if table_mb is None:
         table_mb = table_mb_for(root, nodes)
     try:
@@ -263,6 +273,93 @@ def prove_command(
                           f"ttt check-proof {out}", soft_wrap=True)
     if not value.proven:
         raise typer.Exit(1)
+
+
+WIDE_CELLS = 64
+"""Past this many cells `ttt prove` uses the search on per-line counts
+(`tictactoe.search.pn.wide`), which proves wins only."""
+
+
+def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
+                nodes: int | None, as_json: bool) -> None:
+    """``ttt prove`` past 64 cells: does the side to move win? (then, on a board with
+    marks, does the other side?); the proof written and checked."""
+    from tictactoe.proof import check_proof
+    from tictactoe.search.pn.wide import WidePnResult, WidePnSearch
+
+    _writable(out)
+    search = WidePnSearch(root.variant)
+    attackers = [root.turn]
+    if root.x | root.o:  # on the empty board the second player cannot win
+        attackers.append(root.turn.other)
+    started = time.perf_counter()
+    questions: list[WidePnResult] = []
+    result = None
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
+                  transient=True, disable=not errors.is_terminal) as bar:
+        task = bar.add_task("proving", total=None)
+        for attacker in attackers:
+            def progress(done: int, pn: int, dn: int, elapsed: float,
+                         who: str = attacker.symbol.upper()) -> None:
+                bar.update(task, description=f"does {who} win {root.to_string()}? "
+                                             f"{done:,} nodes, root pn {_number(pn)} "
+                                             f"dn {_number(dn)}")
+
+            left = None if seconds is None else max(0.0, seconds - (time.perf_counter()
+                                                                    - started))
+            spent = sum(q.nodes for q in questions)
+            budget = None if nodes is None else max(1, nodes - spent)
+            result = search.prove(root, attacker=attacker, nodes=budget, seconds=left,
+                                  progress=progress)
+            questions.append(result)
+            if result.proven or result.stopped:
+                break
+        assert result is not None
+        lines = 0
+        if result.proven and out is not None:
+            bar.update(task, description="writing the proof")
+            lines = search.write_proof(root, out, search_nodes=sum(q.nodes for q in questions))
+            bar.update(task, description="checking the proof")
+            check_proof(out)
+    total = sum(q.nodes for q in questions)
+    elapsed = time.perf_counter() - started
+    value = result.attacker if result.proven else "unknown"
+    if result.stopped == "interrupted":
+        raise fail("stopped by Ctrl-C; nothing was written", code=130)
+    figures = {"position": root.to_string(), "value": value, "nodes": total,
+               "seconds": round(elapsed, 3), "search": "past 64 cells (wins only)",
+               "questions": [{"attacker": q.attacker, "outcome": q.outcome, "nodes": q.nodes,
+                              "root_pn": q.root_pn, "root_dn": q.root_dn,
+                              "stopped": q.stopped} for q in questions]}
+    if out is not None and result.proven:
+        figures.update(file=str(out), lines=lines, bytes=out.stat().st_size, checked=True)
+    if as_json:
+        print(json.dumps(figures))
+    else:
+        if result.proven:
+            text = f"{result.attacker.upper()} wins"
+        else:
+            why = f"stopped by the {result.stopped} limit" if result.stopped else \
+                "no win found among the moves near the marks (this search proves wins only)"
+            text = (f"unproven: {why}, root pn {_number(result.root_pn)}, "
+                    f"dn {_number(result.root_dn)}")
+        console.print(f"{root.to_string()}: {text} ({total:,} nodes, {elapsed:.1f} s)",
+                      soft_wrap=True)
+        if out is not None and result.proven:
+            console.print(f"proof: {out} ({lines:,} lines, {figures['bytes']:,} bytes), "
+                          "checked: valid", soft_wrap=True)
+    if not result.proven:
+        raise typer.Exit(1)
+
+
+def _writable(out: Path | None) -> None:
+    """Refuse at once an output path that cannot be written (before a long search)."""
+    if out is None:
+        return
+    if out.is_dir():
+        raise fail(f"{out} is a folder: name a file for the proof")
+    if not out.parent.is_dir():
+        raise fail(f"cannot write the proof to {out}: no folder {out.parent}")
 
 
 def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:

@@ -68,6 +68,8 @@ class CheckStats:
     """Unlisted replies covered because the prover then completes a line at once."""
     replies_by_zone: int = 0
     """Unlisted replies covered by a zone cover (``R ... Z ...``)."""
+    replies_by_replay: int = 0
+    """Unlisted replies covered by a replay (``R ... V ...``)."""
     forced_derived: int = 0
     """``F`` leaves whose threat sequence the checker found."""
     threat_positions: int = 0
@@ -88,6 +90,7 @@ class CheckStats:
             f"  replies: {self.replies_listed:,} listed, {self.replies_by_symmetry:,} by "
             f"symmetry, {self.replies_by_win:,} by immediate win"
             + (f", {self.replies_by_zone:,} by zone covers" if self.replies_by_zone else "")
+            + (f", {self.replies_by_replay:,} by replays" if self.replies_by_replay else "")
             + "\n"
             f"  forced leaves derived: {self.forced_derived:,} ({self.threat_positions:,} "
             f"threat-search positions)\n"
@@ -129,6 +132,126 @@ class _Frame:
         self.mine, self.theirs, self.replies, self.line, self.parent = (
             mine, theirs, replies, line, parent)
         self.done = 0
+
+
+class _Replay:
+    """An ``R`` node's replay ``V h1 ... hj``; `why` replays it after one reply. What does
+    not depend on the reply is computed once: both sides' threat cells at the node (`scan`),
+    the cells where a reply makes a threat of the opponent (`danger`), and the threats the
+    first hint makes, with the lines that make them.
+
+    >>> from tictactoe.core import Variant
+    >>> board = board_of(Variant.parse("6x6k4"))
+    >>> mine, theirs = 1 << 14 | 1 << 15, 1 << 0 | 1 << 30  # X c3 d3, O a1 a6; O to move
+    >>> threats = scan(board, mine, theirs)[:2]
+    >>> replay = _Replay(board, mine, theirs, threats, (13,), "X", "O")  # V b3: a3 and e3
+    >>> replay.why(20) is None
+    True
+    >>> replay.why(12)
+    "after it V's move 13 (b3) makes one threat of X, at 16 (e3); O blocks it and V has no \
+move left (step 2)"
+    """
+
+    __slots__ = ("board", "danger", "first", "first_lines", "hints", "mine", "my_threats",
+                 "opponent", "prover", "their_threats", "theirs")
+
+    def __init__(self, board: Board, mine: int, theirs: int, threats: tuple[int, int],
+                 hints: tuple[int, ...], prover: str, opponent: str) -> None:
+        self.board, self.mine, self.theirs, self.hints = board, mine, theirs, hints
+        self.prover, self.opponent = prover, opponent
+        self.my_threats, self.their_threats = threats
+        want = board.k - 2
+        danger = 0  # the lines with k-2 marks of the opponent and none of the prover
+        if want > 0:
+            for c in cells_of(theirs):
+                for m in board.through[c]:
+                    if not m & mine and (m & theirs).bit_count() == want:
+                        danger |= m
+        else:
+            danger = board.full
+        self.danger = danger
+        after = mine | 1 << hints[0]
+        first = lines = 0
+        for m in board.through[hints[0]]:
+            if not m & theirs:
+                rest = m & ~after
+                if rest and not rest & (rest - 1):
+                    first |= rest
+                    lines |= m
+        self.first = first
+        """The prover's threat cells after h1 unless the reply is on one of `first_lines`."""
+        self.first_lines = lines
+
+    def why(self, reply: int) -> str | None:
+        """None if the replay wins after `reply` (a cell, empty at the node), else why not.
+
+        The steps of ``docs/proof-format.md``: at step i, the prover to move, (a) a threat
+        of the prover wins; (b) the opponent's threats must be on at most one cell, h_i;
+        (c) h_i must exist and be empty; (d) h_i must make threats: on two cells it wins, on
+        one the opponent's block is forced and step i+1 follows.
+        """
+        bit = 1 << reply
+        if self.their_threats & bit:
+            return f"it completes a line for {self.opponent}"
+        if self.my_threats & ~bit:
+            return None  # (a) at step 1
+        name = self.board.name
+        through = self.board.through
+        hints = self.hints
+        mine = self.mine
+        theirs = self.theirs | bit
+        blocks = self.their_threats
+        if self.danger & bit:
+            for m in through[reply]:
+                if not m & mine:
+                    rest = m & ~theirs
+                    if rest and not rest & (rest - 1):
+                        blocks |= rest
+        i = 0
+        made = 0
+        while True:  # step i + 1: the prover to move and without a threat, so (a) fails
+            if blocks:  # (b)
+                if blocks & (blocks - 1):
+                    a, b = cells_of(blocks)[:2]
+                    return (f"after it {self.opponent} has threats on two cells, {name(a)} and "
+                            f"{name(b)} (step {i + 1})")
+                if i >= len(hints) or blocks != 1 << hints[i]:
+                    return (f"after it {self.opponent} has a threat at "
+                            f"{name(blocks.bit_length() - 1)}"
+                            + (f", not at V's move {name(hints[i])}" if i < len(hints)
+                               else " and V has no move left") + f" (step {i + 1})")
+            if i >= len(hints):  # (c)
+                return (f"after it V's move {name(hints[-1])} makes one threat of "
+                        f"{self.prover}, at {name(made.bit_length() - 1)}; {self.opponent} "
+                        f"blocks it and V has no move left (step {i + 1})")
+            h = hints[i]
+            if (mine | theirs) >> h & 1:
+                return ((f"it takes V's move {name(h)}" if h == reply else
+                         f"after it V's move {name(h)} is taken by {self.opponent}'s forced "
+                         "block") + f" (step {i + 1})")
+            mine |= 1 << h  # (d)
+            if i == 0 and not self.first_lines & bit:
+                made = self.first
+            else:
+                made = 0
+                for m in through[h]:
+                    if not m & theirs:
+                        rest = m & ~mine
+                        if rest and not rest & (rest - 1):
+                            made |= rest
+            if made & (made - 1):
+                return None
+            if not made:
+                return (f"after it V's move {name(h)} makes no threat of {self.prover} "
+                        f"(step {i + 1})")
+            theirs |= made  # the forced block, which leaves the prover without a threat
+            blocks = 0
+            for m in through[made.bit_length() - 1]:
+                if not m & mine:
+                    rest = m & ~theirs
+                    if rest and not rest & (rest - 1):
+                        blocks |= rest
+            i += 1
 
 
 class Checker:
@@ -421,6 +544,7 @@ class Checker:
         stats.replies_listed += len(record.cells)
         cover = self._check_cover(record, listed) if record.cover else 0
         stats.replies_by_zone += cover.bit_count()
+        replay = self._replay(record, my_threats, their_threats) if record.replay else None
         rest = empty & ~listed & ~cover
         if not rest:
             return cover
@@ -435,6 +559,16 @@ class Checker:
         rest &= ~by_win
         if not rest:
             return cover
+        if replay is not None:
+            failed = 0
+            replays = replay.why
+            for c in cells_of(rest):
+                if replays(c) is not None:
+                    failed |= 1 << c
+            stats.replies_by_replay += (rest & ~failed).bit_count()
+            rest = failed
+            if not rest:
+                return cover
         images = 0
         replies = record.cells
         for perm in stabiliser(board, mine, theirs):
@@ -443,7 +577,9 @@ class Checker:
         uncovered = rest & ~images
         if uncovered:
             c = cells_of(uncovered)[0]
-            if their_threats >> c & 1:
+            if replay is not None:
+                why = f"{replay.why(c)}"
+            elif their_threats >> c & 1:
                 why = f"it completes a line for {name}"
             else:
                 why = (f"it is not listed, no symmetry of this position maps a listed reply "
@@ -452,6 +588,17 @@ class Checker:
                              prover_to_move=False)
         stats.replies_by_symmetry += rest.bit_count()
         return cover
+
+    def _replay(self, record: Record, my_threats: int, their_threats: int) -> _Replay:
+        """A replay's cells must be empty at the node (the reader checks that they are
+        distinct); the rest of its rule is checked per reply (`_Replay.why`)."""
+        taken = self.mine | self.theirs
+        for h in record.replay:
+            if taken >> h & 1:
+                raise self._fail(record, f"V: cell {self.board.name(h)} of the replay is taken",
+                                 prover_to_move=False)
+        return _Replay(self.board, self.mine, self.theirs, (my_threats, their_threats),
+                       record.replay, self.prover.name, self.prover.other.name)
 
     def _check_cover(self, record: Record, listed: int) -> int:
         """A zone cover's rule: distinct empty cells, none listed as a reply, that do not

@@ -1,4 +1,4 @@
-"""Read and write proof files, format versions 1 to 3 (``docs/proof-format.md``).
+"""Read and write proof files, format versions 1 to 4 (``docs/proof-format.md``).
 
 The reader streams: it reads one line at a time, checks the header, every token and the
 shape of each section's tree (which node kinds may come where), and yields one `Record` per
@@ -41,14 +41,15 @@ from tictactoe.proof.errors import ProofFormatError
 FORMAT_NAME = "tictactoe-proof"
 """The ``format`` field of every header."""
 
-VERSION = 3
+VERSION = 4
 """The newest format version this module reads and writes. Version 2 adds pairings (``P``)
 at the opponent's turn in hold sections; version 3 adds zone covers (``R n c1 ... cn Z z1
 ... zj``) in hold sections, and ``T``, the first player's hold at the empty board by strategy
-stealing. A writer marks a file with the lowest version that has every
-node it wrote, so that the others stay readable by older readers."""
+stealing; version 4 adds replays (``R n c1 ... cn V h1 ... hj``) in win and hold sections.
+A writer marks a file with the lowest version that has every node it wrote, so that the
+others stay readable by older readers."""
 
-VERSIONS = (1, 2, 3)
+VERSIONS = (1, 2, 3, 4)
 """The versions this module reads."""
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -78,8 +79,8 @@ class Header:
     lines: int
     extra: dict[str, Any] = field(default_factory=dict)
     version: int = 1
-    """The format version: 3 if the file has a zone cover or a ``T``, else 2 if it has a
-    pairing at the opponent's turn, else 1."""
+    """The format version: 4 if the file has a replay (``V``), else 3 if it has a zone cover
+    or a ``T``, else 2 if it has a pairing at the opponent's turn, else 1."""
 
     def root(self) -> Position:
         """The root position.
@@ -103,8 +104,9 @@ class Record(NamedTuple):
 
     `kind` is the first token: ``S`` (a section), ``M W F P E = T`` (prover nodes) or ``R``
     (and from version 2 on ``P`` at the opponent's turn too).
-    `cells` holds the cells of ``M W F P R`` (for ``R`` the replies, without the count), and
-    `cover` the cells of an ``R`` node's zone cover (from version 3 on).
+    `cells` holds the cells of ``M W F P R`` (for ``R`` the replies, without the count),
+    `cover` the cells of an ``R`` node's zone cover (from version 3 on) and `replay` the
+    prover's moves of its replay (``V``, from version 4 on).
     `target` is the line number of ``= n``. For ``S``, `side` and `claim` are the prover and
     its claim; for a node, `side` is the side to move and `depth` the plies from the
     section's root.
@@ -118,16 +120,19 @@ class Record(NamedTuple):
     claim: str = ""
     target: int = 0
     cover: tuple[int, ...] = ()
+    replay: tuple[int, ...] = ()
 
 
 def format_node(kind: str, cells: Iterable[int] = (), target: int = 0,
-                cover: Iterable[int] = ()) -> str:
+                cover: Iterable[int] = (), replay: Iterable[int] = ()) -> str:
     """The text of a node line (without the newline).
 
     >>> format_node("R", (4, 0)), format_node("E"), format_node("=", target=12)
     ('R 2 4 0', 'E', '= 12')
     >>> format_node("R", (4,), cover=(7, 8))
     'R 1 4 Z 7 8'
+    >>> format_node("R", (), replay=(33, 34))
+    'R 0 V 33 34'
     """
     if kind == "=":
         return f"= {target}"
@@ -137,6 +142,9 @@ def format_node(kind: str, cells: Iterable[int] = (), target: int = 0,
         cover = tuple(cover)
         if cover:
             parts += ["Z", *map(str, cover)]
+        replay = tuple(replay)
+        if replay:
+            parts += ["V", *map(str, replay)]
     return " ".join([kind, *parts])
 
 
@@ -147,8 +155,9 @@ class _Shape:
     `pending` holds, for each open level, how many nodes it still expects; the next node's
     depth is ``len(pending) - 1``. The prover moves at even depths if it is to move at the
     root, else at odd depths. From `version` 2 on, a hold section may have a pairing (``P``)
-    at the opponent's turn, and from version 3 on an ``R`` node with a zone cover, which has
-    one child more (`node`'s `cover`).
+    at the opponent's turn, from version 3 on an ``R`` node with a zone cover, which has
+    one child more (`node`'s `cover`), and from version 4 on an ``R`` node with a replay
+    (`node`'s `replay`; no child more).
     """
 
     __slots__ = ("claim", "pending", "prover", "prover_parity", "root_turn", "start",
@@ -177,10 +186,11 @@ class _Shape:
         self.prover_parity = 0 if side == self.root_turn else 1
         self.pending = [1]
 
-    def node(self, kind: str, children: int, line: int, cover: bool = False
-             ) -> tuple[int, str]:
+    def node(self, kind: str, children: int, line: int, cover: bool = False,
+             replay: bool = False) -> tuple[int, str]:
         """Place a node; return its depth and the side to move there. `cover`: an ``R``
-        node with a zone cover (its `children` count the cover's)."""
+        node with a zone cover (its `children` count the cover's); `replay`: an ``R`` node
+        with a replay."""
         pending = self.pending
         if not pending:
             if not self.start:
@@ -211,6 +221,10 @@ class _Shape:
                     f"needs format version 3; this file is version {self.version}"
                     if self.version < 3 else "shows a hold: it is allowed in hold sections "
                     "only"), line=line)
+        if replay and self.version < 4:
+            raise ProofFormatError(
+                f"a replay 'V' needs format version 4; this file is version {self.version}",
+                line=line)
         if prover_moves != (kind in PROVER_KINDS) and not opponent_pairing:
             if prover_moves:
                 raise ProofFormatError(
@@ -376,18 +390,34 @@ class ProofReader:
                 raise ProofFormatError(self._bad(text, "'R n c1 ... cn'"), line=line)
             count = self._counts[tokens[1]]
             cover: tuple[int, ...] = ()
-            if len(tokens) > count + 2 and tokens[count + 2] == "Z":
-                cover = self._cell_list(tokens, count + 3, text, line)
-                if not cover:
-                    raise ProofFormatError(f"{text!r}: a zone cover 'Z' lists no cell",
-                                           line=line)
+            replay: tuple[int, ...] = ()
+            if len(tokens) > count + 2 and tokens[count + 2] in ("Z", "V"):
+                mark = tokens[count + 2]
+                if ("V" if mark == "Z" else "Z") in tokens[count + 3:]:
+                    raise ProofFormatError(
+                        f"{text!r} has both a zone cover 'Z' and a replay 'V': a node has at "
+                        "most one of them", line=line)
+                found = self._cell_list(tokens, count + 3, text, line)
+                if not found:
+                    raise ProofFormatError(
+                        f"{text!r}: " + ("a zone cover 'Z'" if mark == "Z" else "a replay 'V'")
+                        + " lists no cell", line=line)
+                if mark == "Z":
+                    cover = found
+                else:
+                    if len(set(found)) < len(found):
+                        twice = next(c for c in found if found.count(c) > 1)
+                        raise ProofFormatError(
+                            f"{text!r}: the replay 'V' lists cell {twice} twice", line=line)
+                    replay = found
                 tokens = tokens[:count + 2]
             if len(tokens) != count + 2:
                 raise ProofFormatError(
                     f"{text!r} announces {count} replies but lists {len(tokens) - 2}", line=line)
             replies = self._cell_list(tokens, 2, text, line)
-            depth, mover = shape.node(kind, count + bool(cover), line, bool(cover))
-            return Record(line, kind, replies, depth, mover, cover=cover)
+            depth, mover = shape.node(kind, count + bool(cover), line, bool(cover),
+                                      bool(replay))
+            return Record(line, kind, replies, depth, mover, cover=cover, replay=replay)
         if kind in ("F", "P"):
             found = self._cell_list(tokens, 1, text, line)
             if kind == "P" and len(found) % 2:
@@ -455,7 +485,8 @@ def iter_records(source: Source) -> Iterator[Record]:
 
 # --------------------------------------------------------------------------- writing
 class NodeWriter:
-    """The named node helpers over one method, `node(kind, cells, target)`, and the
+    """The named node helpers over one method, `node(kind, cells, target, cover, replay)`,
+    and the
     `next_line` property: `ProofWriter` writes the nodes to a file; a subclass may keep
     them elsewhere (``tictactoe.search.pn.proofs`` keeps a subtree in memory)."""
 
@@ -465,9 +496,9 @@ class NodeWriter:
         raise NotImplementedError
 
     def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
-             cover: Iterable[int] = ()) -> int:
+             cover: Iterable[int] = (), replay: Iterable[int] = ()) -> int:
         """Write a node of any kind; return its line number. `cover`: an ``R`` node's zone
-        cover."""
+        cover; `replay`: an ``R`` node's replay (``V``)."""
         raise NotImplementedError
 
     def move(self, cell: int) -> int:
@@ -503,11 +534,14 @@ class NodeWriter:
         """``= n``: the same position, up to symmetry, as the prover node on line n."""
         return self.node("=", target=line)
 
-    def replies(self, cells: Iterable[int], cover: Iterable[int] = ()) -> int:
+    def replies(self, cells: Iterable[int], cover: Iterable[int] = (),
+                replay: Iterable[int] = ()) -> int:
         """``R n c1 ... cn``: the opponent's replies; their prover nodes follow in order.
         With a `cover` (hold sections, version 3), ``R n c1 ... cn Z z1 ... zj``: then the
-        prover node for the position with every ``z`` the opponent's follows last."""
-        return self.node("R", cells, cover=cover)
+        prover node for the position with every ``z`` the opponent's follows last. With a
+        `replay` (version 4), ``R n c1 ... cn V h1 ... hj``: every other reply is met by the
+        threat sequence whose prover moves are the ``h`` (no node follows for it)."""
+        return self.node("R", cells, cover=cover, replay=replay)
 
 
 class ProofWriter(NodeWriter):
@@ -536,7 +570,7 @@ class ProofWriter(NodeWriter):
         self._compress = compress
         self._body = tempfile.SpooledTemporaryFile(max_size=1 << 24)  # noqa: SIM115
         self._shape = _Shape(root.turn.symbol)
-        self._version = 1  # 2 once a pairing is written at the opponent's turn, 3 a cover
+        self._version = 1  # 2 once a pairing at the opponent's turn, 3 a cover or T, 4 a V
         self._next = 2
         self._closed = False
         self.header: Header | None = None
@@ -561,22 +595,29 @@ class ProofWriter(NodeWriter):
         return self._emit(f"S {symbol} {claim}")
 
     def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
-             cover: Iterable[int] = ()) -> int:
+             cover: Iterable[int] = (), replay: Iterable[int] = ()) -> int:
         """Write a node of any kind; see the named helpers below."""
-        cells, cover = tuple(cells), tuple(cover)
-        if any(not 0 <= c < self.variant.cells for c in cells + cover):
-            raise ValueError(f"a cell of {cells + cover} is off the {self.variant.name} board")
-        if cover and kind != "R":
-            raise ValueError(f"only an 'R' node has a zone cover, not {kind!r}")
+        cells, cover, replay = tuple(cells), tuple(cover), tuple(replay)
+        if any(not 0 <= c < self.variant.cells for c in cells + cover + replay):
+            raise ValueError(f"a cell of {cells + cover + replay} is off the "
+                             f"{self.variant.name} board")
+        if (cover or replay) and kind != "R":
+            raise ValueError(f"only an 'R' node has a zone cover or a replay, not {kind!r}")
+        if cover and replay:
+            raise ValueError("an 'R' node has at most one of a zone cover and a replay")
+        if len(set(replay)) < len(replay):
+            raise ValueError(f"the replay {replay} lists a cell twice")
         children = 1 if kind == "M" else len(cells) + bool(cover) if kind == "R" else 0
         if kind not in PROVER_KINDS and kind != "R":
             raise ValueError(f"unknown node kind {kind!r}")
-        _, mover = self._shape.node(kind, children, self._next, bool(cover))
+        _, mover = self._shape.node(kind, children, self._next, bool(cover), bool(replay))
         if kind == "P" and mover != self._shape.prover:
             self._version = max(self._version, 2)
         if cover or kind == "T":
-            self._version = 3
-        return self._emit(format_node(kind, cells, target, cover))
+            self._version = max(self._version, 3)
+        if replay:
+            self._version = 4
+        return self._emit(format_node(kind, cells, target, cover, replay))
 
     def __enter__(self) -> ProofWriter:
         return self

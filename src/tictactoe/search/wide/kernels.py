@@ -292,3 +292,135 @@ def vcf(a: int, rem: int, budget: int, state: np.ndarray, counts: np.ndarray,
         return FAIL
     return _vcf(a, rem, block, state, counts, line_cells, through_ptr, through, zobrist,
                 tt_keys, tt_depth, seen, misc, seq, buf)
+
+
+@njit(cache=True, nogil=True)
+def replay(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
+           line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+           zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray) -> bool:  # pragma: no cover
+    """Whether side ``a``, to move, wins by the threat sequence whose moves are exactly
+    ``seq[:j]``, followed strictly (the proof format's ``V`` rule): each move answers the
+    defender's only threat cell if it has one and makes threats, the defender's reply is
+    forced, and a move that leaves threats on two cells (or a threat of ``a`` at its turn)
+    wins. The position is left as it was; ``played`` is scratch (``2 * j`` cells)."""
+    d = 1 - a
+    n = 0
+    won = False
+    for i in range(j + 1):
+        made, _, _ = threats_of(a, state, counts, line_cells)
+        if made > 0:
+            won = True
+            break
+        if i == j:
+            break
+        blocks, block, _ = threats_of(d, state, counts, line_cells)
+        c = seq[i]
+        if blocks == 2 or (blocks == 1 and block != c) or state[c] != 0:
+            break
+        play(c, a, state, counts, through_ptr, through, zobrist, misc)
+        played[n] = c
+        n += 1
+        made, first, _ = made_at(c, a, state, counts, line_cells, through_ptr, through)
+        if made == 2:
+            won = True
+            break
+        if made == 0:
+            break
+        play(first, d, state, counts, through_ptr, through, zobrist, misc)
+        played[n] = first
+        n += 1
+    for q in range(n - 1, -1, -1):  # take back, the defender's replies at odd places
+        take_back(played[q], a if q % 2 == 0 else d, state, counts, through_ptr, through,
+                  zobrist, misc)
+    return won
+
+
+@njit(cache=True, nogil=True)
+def _replay_after(a: int, r: int, seq: np.ndarray, j: int, state: np.ndarray,
+                  counts: np.ndarray, line_cells: np.ndarray, through_ptr: np.ndarray,
+                  through: np.ndarray, zobrist: np.ndarray, misc: np.ndarray,
+                  played: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """`replay` after the defender's reply ``r`` (played), where neither side had a threat
+    before it: the defender's threats can then only be on lines through ``r`` and its
+    forced replies, and the attacker's only through its last move, so only those lines
+    are read."""
+    d = 1 - a
+    n = 0
+    won = False
+    for i in range(j):
+        block = -1
+        blocks = 0
+        for q in range(-1, n):  # r, then the defender's forced replies (odd places)
+            if q >= 0 and q % 2 == 0:
+                continue
+            w = r if q < 0 else played[q]
+            m, f, _ = made_at(w, d, state, counts, line_cells, through_ptr, through)
+            if m == 0:
+                continue
+            if m == 2 or (block >= 0 and f != block):
+                blocks = 2
+                break
+            block = f
+            blocks = 1
+        c = seq[i]
+        if blocks == 2 or (blocks == 1 and block != c) or state[c] != 0:
+            break
+        play(c, a, state, counts, through_ptr, through, zobrist, misc)
+        played[n] = c
+        n += 1
+        made, first, _ = made_at(c, a, state, counts, line_cells, through_ptr, through)
+        if made == 2:
+            won = True
+            break
+        if made == 0:
+            break
+        play(first, d, state, counts, through_ptr, through, zobrist, misc)
+        played[n] = first
+        n += 1
+    for q in range(n - 1, -1, -1):
+        take_back(played[q], a if q % 2 == 0 else d, state, counts, through_ptr, through,
+                  zobrist, misc)
+    return won
+
+
+@njit(cache=True, nogil=True)
+def refuters(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
+             line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+             zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray,
+             out: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The defender's (side ``1 - a``, to move) replies after which ``a`` no longer wins by
+    the sequence ``seq[:j]`` followed strictly (`replay`): how many, written to ``out``.
+    Neither side may have a threat (the defender's node of df-pn, once those are settled);
+    `refuters_slow` asks `replay` itself, for the tests."""
+    d = 1 - a
+    n = 0
+    for r in range(state.shape[0]):
+        if state[r] != 0:
+            continue
+        play(r, d, state, counts, through_ptr, through, zobrist, misc)
+        if not _replay_after(a, r, seq, j, state, counts, line_cells, through_ptr, through,
+                             zobrist, misc, played):
+            out[n] = r
+            n += 1
+        take_back(r, d, state, counts, through_ptr, through, zobrist, misc)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def refuters_slow(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
+                  line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+                  zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray,
+                  out: np.ndarray) -> int:  # pragma: no cover - compiled
+    """`refuters` by the full `replay` after each reply (reads every line)."""
+    d = 1 - a
+    n = 0
+    for r in range(state.shape[0]):
+        if state[r] != 0:
+            continue
+        play(r, d, state, counts, through_ptr, through, zobrist, misc)
+        if not replay(a, seq, j, state, counts, line_cells, through_ptr, through, zobrist,
+                      misc, played):
+            out[n] = r
+            n += 1
+        take_back(r, d, state, counts, through_ptr, through, zobrist, misc)
+    return n

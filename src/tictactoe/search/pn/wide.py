@@ -1,0 +1,515 @@
+"""Proof-number search past 64 cells: df-pn on per-line counts (`tictactoe.search.wide`),
+for boards up to 32x32, with threat sequences inside the search and proofs that the rules
+core checks.
+
+The question is "does the attacker win?". Only wins are proven here: the attacker's moves
+are the cells near the marks already played (within `NEAR` along a line), which is enough
+to find a win and too few to show there is none, so a search that runs out of such moves
+answers ``unknown``, never ``no-win``.
+
+* **Attacker to move (OR).** A threat completes a line; two threats of the defender, or a
+  full board, disprove the node; a win by fours (`kernels.vcf`) proves it (an ``F`` leaf).
+* **Defender to move (AND).** A threat of the defender disproves the node; two threats of
+  the attacker prove it, one leaves the defender a single reply. Otherwise the attacker's
+  win by fours *after a pass* restricts the defender: a reply after which the same
+  sequence, followed move by move, still wins is proven at once (`kernels.refuters`), and
+  only the others become children. The proof file lists them on an ``R ... V h1 ... hj``
+  line (format version 4), which the checker verifies reply by reply. Without such a
+  sequence every empty cell is a child, one per class under the position's symmetries
+  while it has few marks.
+* **df-pn** (Nagai) with the 1+epsilon thresholds (Pawlewicz and Lew), a transposition
+  table keyed by Zobrist hashes, and every child evaluated when its parent is expanded (a
+  defender's node starts with a proof number equal to its count of children).
+
+>>> search = WidePnSearch("9x9k4")
+>>> result = search.prove("9x9k4")
+>>> result.outcome, result.attacker
+('win', 'x')
+"""
+
+from __future__ import annotations
+
+# ruff: noqa: E402  (the check for the extra comes before the imports that need it)
+from tictactoe.extras import require
+
+require("fast", "proof-number search past 64 cells")
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tictactoe.core import BoardTooLargeError, Position, Side, Variant
+from tictactoe.proof.format import ProofWriter
+from tictactoe.proof.threats import board_of, cells_of, stabiliser
+from tictactoe.search.wide import kernels as _wk
+from tictactoe.search.wide import wide_tables
+
+INF = 1 << 60
+"""Proof number of a disproven node (and disproof number of a proven one)."""
+
+MAX_CELLS = 32 * 32
+"""The largest board this search takes."""
+
+NEAR = 2
+"""The attacker's moves are empty cells at most this many steps along a line from a mark."""
+
+SYM_MARKS = 4
+"""A defender's node with at most this many marks has one child per class of replies
+under the symmetries that keep the position."""
+
+VCF_BUDGET = 5_000
+"""Positions each win-by-fours search may visit."""
+
+EPSILON = 0.25
+"""df-pn's threshold factor is 1 + `EPSILON`."""
+
+TABLE_BITS = 18
+"""The win-by-fours search's table of failed positions has 2**18 entries."""
+
+Progress = Callable[[int, int, int, float], None]
+"""``progress(nodes, root_pn, root_dn, seconds)``, called about twice a second."""
+
+
+@dataclass(frozen=True)
+class WidePnResult:
+    """The answer to "does `attacker` win?": ``win`` or ``unknown`` (a limit stopped the
+    search, or the attacker's moves near the marks were not enough)."""
+
+    outcome: str
+    attacker: str
+    nodes: int
+    seconds: float
+    root_pn: int
+    root_dn: int
+    stopped: str | None = None
+    """``nodes``, ``seconds`` or ``interrupted`` when a limit stopped the search."""
+
+    @property
+    def proven(self) -> bool:
+        return self.outcome == "win"
+
+
+class _Stop(Exception):
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+class WidePnSearch:
+    """df-pn for one variant of more than 64 cells (or any, for tests), keeping its tables
+    between questions about the same attacker."""
+
+    def __init__(self, variant: Variant | str, *, vcf_budget: int = VCF_BUDGET,
+                 epsilon: float = EPSILON) -> None:
+        self.variant = Variant.parse(variant) if isinstance(variant, str) else variant
+        if self.variant.cells > MAX_CELLS:
+            raise BoardTooLargeError(f"{self.variant.name} has {self.variant.cells} cells; "
+                                     f"proof-number search takes at most {MAX_CELLS}")
+        v = self.variant
+        self.tables = wide_tables(v)
+        n = v.cells
+        self.state = np.zeros(n, dtype=np.int8)
+        self.counts = np.zeros((len(v.lines), 2), dtype=np.int32)
+        self.misc = np.zeros(_wk.MISC, dtype=np.int64)
+        self.vcf_keys = np.zeros(1 << TABLE_BITS, dtype=np.uint64)
+        self.vcf_depth = np.zeros(1 << TABLE_BITS, dtype=np.int64)
+        self.seen = np.zeros(n, dtype=np.int64)
+        self.most = max(1, n // 2)
+        self.seq = np.zeros(self.most + 2, dtype=np.int64)
+        self.buf = np.zeros((self.most + 2, 3 * n + _wk.FRAME), dtype=np.int64)
+        self.played = np.zeros(2 * self.most + 4, dtype=np.int64)
+        self.out = np.zeros(n, dtype=np.int64)
+        self.near_count = np.zeros(n, dtype=np.int32)
+        self.neighbours = _neighbours(v, NEAR)
+        self.zobrist = [[int(z) for z in row] for row in self.tables.zobrist]
+        self.vcf_budget = vcf_budget
+        self.factor = 1.0 + epsilon
+        self._board = board_of(v)
+        self._attacker = -1
+        self.table: dict[int, list[int]] = {}
+        """Key -> [pn, dn, best move (OR) or -1]."""
+        self.kids: dict[int, list[int]] = {}
+        """Key of an expanded node -> its children's moves."""
+        self.sequences: dict[int, tuple[int, ...]] = {}
+        """Key -> the attacker's win by fours: at an OR node its moves (an ``F`` leaf), at
+        an AND node the sequence after a pass that covers the unlisted replies."""
+        self.nodes = 0
+        self._limit = 0
+        self._deadline: float | None = None
+        self._progress: Progress | None = None
+        self._next_report = 0.0
+        self._started = 0.0
+        self._root_key = 0
+
+    # ------------------------------------------------------------------ the board
+    def _load(self, position: Position) -> None:
+        self.state[:] = 0
+        self.near_count[:] = 0
+        for c in cells_of(position.x):
+            self.state[c] = 1
+        for c in cells_of(position.o):
+            self.state[c] = 2
+        t = self.tables
+        _wk.load(self.state, self.counts, t.line_cells, t.zobrist, self.misc)
+        for cell in np.nonzero(self.state)[0]:
+            self.near_count[self.neighbours[int(cell)]] += 1
+
+    def _play(self, c: int, side: int) -> None:
+        t = self.tables
+        _wk.play(c, side, self.state, self.counts, t.through_ptr, t.through, t.zobrist,
+                 self.misc)
+        self.near_count[self.neighbours[c]] += 1
+
+    def _undo(self, c: int, side: int) -> None:
+        t = self.tables
+        _wk.take_back(c, side, self.state, self.counts, t.through_ptr, t.through, t.zobrist,
+                      self.misc)
+        self.near_count[self.neighbours[c]] -= 1
+
+    def _key(self) -> int:
+        return int(self.misc[_wk.HASH]) & (2**64 - 1)
+
+    def _threats(self, side: int) -> tuple[int, int]:
+        made, first, _ = _wk.threats_of(side, self.state, self.counts, self.tables.line_cells)
+        return int(made), int(first)
+
+    def _vcf(self, side: int) -> tuple[int, ...] | None:
+        t = self.tables
+        found = _wk.vcf(side, self.most, self.vcf_budget, self.state, self.counts,
+                        t.line_cells, t.through_ptr, t.through, t.zobrist, self.vcf_keys,
+                        self.vcf_depth, self.seen, self.misc, self.seq, self.buf)
+        if found < 0:
+            return None
+        return tuple(int(c) for c in self.seq[:found])
+
+    def _replays(self, side: int, moves: tuple[int, ...]) -> bool:
+        t = self.tables
+        seq = np.array(moves, dtype=np.int64)
+        return bool(_wk.replay(side, seq, len(moves), self.state, self.counts, t.line_cells,
+                               t.through_ptr, t.through, t.zobrist, self.misc, self.played))
+
+    def _position(self) -> tuple[int, int]:
+        x = o = 0
+        for c in np.nonzero(self.state == 1)[0]:
+            x |= 1 << int(c)
+        for c in np.nonzero(self.state == 2)[0]:
+            o |= 1 << int(c)
+        return x, o
+
+    def _classes(self, cells: list[int]) -> list[int]:
+        """One cell per class of `cells` under the symmetries that keep the position."""
+        x, o = self._position()
+        symmetric = stabiliser(self._board, x, o)
+        if len(symmetric) <= 1:
+            return cells
+        covered = 0
+        out = []
+        for c in cells:
+            if covered >> c & 1:
+                continue
+            out.append(c)
+            for perm in symmetric:
+                covered |= 1 << perm[c]
+        return out
+
+    # ------------------------------------------------------------------ nodes
+    def _evaluate(self, key: int, attacker_to_move: bool) -> list[int]:
+        """The table entry of the current position, evaluated (and stored)."""
+        self.nodes += 1
+        a, d = self._attacker, 1 - self._attacker
+        entry = [1, 1, -1]
+        if attacker_to_move:
+            made, first = self._threats(a)
+            if made:
+                entry = [0, INF, first]
+            else:
+                blocks, _ = self._threats(d)
+                if blocks == 2 or not (self.state == 0).any():
+                    entry = [INF, 0, -1]
+                else:
+                    found = self._vcf(a)
+                    if found is not None:
+                        self.sequences[key] = found
+                        entry = [0, INF, -1]
+                    else:
+                        entry = [1, max(1, len(self._or_moves())), -1]
+        else:
+            blocks, _ = self._threats(d)
+            made, first = self._threats(a)
+            if blocks:
+                entry = [INF, 0, -1]
+            elif made == 2:
+                entry = [0, INF, -1]
+            elif made == 1:
+                entry = [1, 1, -1]
+            elif not (self.state == 0).any():
+                entry = [INF, 0, -1]
+            else:
+                replies = self._and_moves(key)
+                entry = [len(replies), 1, -1] if replies else [0, INF, -1]
+        self.table[key] = entry
+        return entry
+
+    def _or_moves(self) -> list[int]:
+        """The attacker's moves: the defender's threat cell if it has one, else the empty
+        cells near a mark (one per class on an empty board)."""
+        blocks, block = self._threats(1 - self._attacker)
+        if blocks == 1:
+            return [block]
+        empty = self.state == 0
+        cells = np.nonzero(empty & (self.near_count > 0))[0]
+        if len(cells) == 0:
+            through = self.tables.through_ptr
+            order = sorted(np.nonzero(empty)[0].tolist(),
+                           key=lambda c: (-(through[c + 1] - through[c]), c))
+            return self._classes(order)
+        return [int(c) for c in cells]
+
+    def _and_moves(self, key: int) -> list[int]:
+        """The defender's replies that need a subtree (the rest are covered by the
+        attacker's threat cell or by its win by fours after a pass)."""
+        a = self._attacker
+        made, first = self._threats(a)
+        if made == 1:
+            return [first]
+        if made == 2:
+            return []
+        found = self._vcf(a)
+        if found is not None and len(found) > 0:
+            t = self.tables
+            seq = np.array(found, dtype=np.int64)
+            n = _wk.refuters(a, seq, len(found), self.state, self.counts, t.line_cells,
+                             t.through_ptr, t.through, t.zobrist, self.misc, self.played,
+                             self.out)
+            self.sequences[key] = found
+            return [int(c) for c in self.out[:n]]
+        cells = [int(c) for c in np.nonzero(self.state == 0)[0]]
+        if int((self.state != 0).sum()) <= SYM_MARKS:
+            cells = self._classes(cells)
+        return cells
+
+    def _children(self, key: int, attacker_to_move: bool) -> list[int]:
+        kids = self.kids.get(key)
+        if kids is None:
+            kids = self._or_moves() if attacker_to_move else self._and_moves(key)
+            self.kids[key] = kids
+        return kids
+
+    # ------------------------------------------------------------------ df-pn
+    def _check_limits(self) -> None:
+        if self.nodes > self._limit:
+            raise _Stop("nodes")
+        now = time.perf_counter()
+        if now >= self._next_report:
+            self._next_report = now + 0.5
+            if self._deadline is not None and now > self._deadline:
+                raise _Stop("seconds")
+            if self._progress is not None:
+                root = self.table.get(self._root_key, [1, 1, -1])
+                self._progress(self.nodes, min(root[0], INF), min(root[1], INF),
+                               now - self._started)
+
+    def _mid(self, key: int, attacker_to_move: bool, th_pn: int, th_dn: int) -> None:
+        entry = self.table.get(key)
+        if entry is None:
+            entry = self._evaluate(key, attacker_to_move)
+        if entry[0] == 0 or entry[1] == 0:
+            return
+        side = self._attacker if attacker_to_move else 1 - self._attacker
+        kids = self._children(key, attacker_to_move)
+        zobrist = self.zobrist
+        keys = [key ^ zobrist[c][side] for c in kids]
+        entries: list[list[int]] = []
+        for c, ck in zip(kids, keys, strict=True):
+            child = self.table.get(ck)
+            if child is None:
+                self._play(c, side)
+                child = self._evaluate(ck, not attacker_to_move)
+                self._undo(c, side)
+            entries.append(child)
+        factor = self.factor
+        while True:
+            self._check_limits()
+            if attacker_to_move:  # OR: pn = min, dn = sum
+                best, pn, second, dn = -1, INF, INF, 0
+                for i, child in enumerate(entries):
+                    cp = child[0]
+                    dn += child[1]
+                    if cp < pn:
+                        best, second, pn = i, pn, cp
+                    elif cp < second:
+                        second = cp
+                dn = min(dn, INF)
+            else:  # AND: pn = sum, dn = min
+                best, dn, second, pn = -1, INF, INF, 0
+                for i, child in enumerate(entries):
+                    cd = child[1]
+                    pn += child[0]
+                    if cd < dn:
+                        best, second, dn = i, dn, cd
+                    elif cd < second:
+                        second = cd
+                pn = min(pn, INF)
+            if not kids:
+                pn, dn = (INF, 0) if attacker_to_move else (0, INF)
+            entry[0], entry[1] = pn, dn
+            if pn == 0 and attacker_to_move:
+                entry[2] = kids[best]
+            if pn == 0 or dn == 0 or pn >= th_pn or dn >= th_dn:
+                self.table[key] = entry
+                return
+            child = entries[best]
+            if attacker_to_move:
+                c_pn = min(th_pn, int(second * factor) + 1)
+                c_dn = min(INF, th_dn - dn + child[1])
+            else:
+                c_dn = min(th_dn, int(second * factor) + 1)
+                c_pn = min(INF, th_pn - pn + child[0])
+            c = kids[best]
+            self._play(c, side)
+            try:
+                self._mid(keys[best], not attacker_to_move, c_pn, c_dn)
+            finally:
+                self._undo(c, side)
+            entries[best] = self.table[keys[best]]
+
+    def prove(self, position: Position | str, *, attacker: Side | str | None = None,
+              nodes: int | None = None, seconds: float | None = None,
+              progress: Progress | None = None) -> WidePnResult:
+        """Whether `attacker` (default: the side to move) wins `position`."""
+        pos = position if isinstance(position, Position) else Position(position)
+        if pos.variant != self.variant:
+            raise ValueError(f"this search is for {self.variant.name}, not "
+                             f"{pos.variant.name}")
+        side = pos.turn if attacker is None else (
+            attacker if isinstance(attacker, Side) else Side.parse(attacker))
+        if side.value - 1 != self._attacker:
+            self.table.clear()
+            self.kids.clear()
+            self.sequences.clear()
+            self._attacker = side.value - 1
+        self._load(pos)
+        started = self._started = time.perf_counter()
+        self._deadline = None if seconds is None else started + seconds
+        self._progress = progress
+        self._next_report = started
+        before = self.nodes
+        self._limit = before + (nodes if nodes is not None else 1 << 62)
+        key = self._root_key = self._key()
+        stopped = None
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * self.variant.cells + 200))
+        try:
+            self._mid(key, pos.turn is side, INF - 1, INF - 1)
+        except _Stop as stop:
+            stopped = stop.why
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+        finally:
+            self._load(pos)
+        root = self.table.get(key, [1, 1, -1])
+        outcome = "win" if root[0] == 0 else "unknown"
+        return WidePnResult(outcome, side.symbol, self.nodes - before,
+                            time.perf_counter() - started, min(root[0], INF),
+                            min(root[1], INF), stopped)
+
+    # ------------------------------------------------------------------ proofs
+    def write_proof(self, position: Position | str, target: str | os.PathLike[str],
+                    **extra: Any) -> int:
+        """Write the proof of a win `prove` found for this position (format version 4
+        where a defender's node is covered by a replay); the number of lines."""
+        pos = position if isinstance(position, Position) else Position(position)
+        self._load(pos)
+        key = self._key()
+        attacker_to_move = pos.turn.value - 1 == self._attacker
+        self._deadline = None
+        root = self.table.get(key)
+        if root is None or root[0] != 0:
+            raise ValueError("no win proven for this position: prove it first")
+        side = Side.X if self._attacker == 0 else Side.O
+        with ProofWriter(Path(target), position=pos, value=side.symbol,
+                         generator="tictactoe.search.pn.wide", **extra) as writer:
+            writer.section(side.symbol, "win")
+            self._emit(writer, key, attacker_to_move)
+        assert writer.header is not None
+        return writer.header.lines
+
+    def _emit(self, writer: ProofWriter, key: int, attacker_to_move: bool) -> None:
+        a, d = self._attacker, 1 - self._attacker
+        if attacker_to_move:
+            made, first = self._threats(a)
+            if made:
+                writer.win(first)
+                return
+            found = self.sequences.get(key)
+            entry = self.table.get(key)
+            if entry is not None and entry[2] >= 0:
+                c = entry[2]
+                ck = key ^ self.zobrist[c][a]
+                self._play(c, a)
+                if self._completes(c, a):
+                    self._undo(c, a)
+                    writer.win(c)
+                    return
+                writer.move(c)
+                self._emit(writer, ck, False)
+                self._undo(c, a)
+                return
+            if found is None:
+                found = self._vcf(a)
+            if found is None:
+                raise AssertionError("a proven node without its move")
+            writer.forced(found)
+            return
+        made, first = self._threats(a)
+        if made == 2:
+            writer.node("R", ())
+            return
+        kids = self.kids.get(key)
+        if kids is None:
+            kids = self._and_moves(key)
+        replay = self.sequences.get(key, ()) if made == 0 else ()
+        writer.node("R", kids, replay=replay)
+        for c in kids:
+            ck = key ^ self.zobrist[c][d]
+            self._play(c, d)
+            entry = self.table.get(ck)
+            if entry is None or entry[0] != 0:
+                self._prove_below(ck)
+            self._emit(writer, ck, True)
+            self._undo(c, d)
+
+    def _completes(self, c: int, side: int) -> bool:
+        k = self.tables.line_cells.shape[1]
+        t = self.tables
+        return any(self.counts[t.through[j], side] == k
+                   for j in range(t.through_ptr[c], t.through_ptr[c + 1]))
+
+    def _prove_below(self, key: int) -> None:
+        """Prove a child the search left open (the defender's replies of a proven node
+        are all proven, so this happens only after the table was cleared)."""
+        entry = self._evaluate(key, True)
+        if entry[0] != 0:
+            self._limit = self.nodes + (1 << 62)
+            self._mid(key, True, INF - 1, INF - 1)
+        if self.table[key][0] != 0:
+            raise AssertionError("a defender's reply of a proven node is not proven")
+
+
+def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
+    """For each cell, the cells at most `near` steps from it along a line through it."""
+    out: list[set[int]] = [set() for _ in range(variant.cells)]
+    for line in variant.lines:
+        for i, c in enumerate(line):
+            for j in range(max(0, i - near), min(len(line), i + near + 1)):
+                if j != i:
+                    out[c].add(line[j])
+    return [np.array(sorted(s), dtype=np.int64) for s in out]
+
+
+__all__ = ["MAX_CELLS", "WidePnResult", "WidePnSearch"]

@@ -1,0 +1,147 @@
+"""Proof-number search past 64 cells (`tictactoe.search.pn.wide`): its wins agree with the
+64-cell df-pn where both run, its fast reply filter agrees with the full replay, its proofs
+(format version 4) pass the checker, and ``ttt prove`` takes boards past 64 cells."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tictactoe.cli import app
+from tictactoe.core import Position, Side
+from tictactoe.proof import check_proof
+from tictactoe.proof.format import read_header
+from tictactoe.search.pn import PnSearch
+from tictactoe.search.pn.wide import WidePnSearch
+from tictactoe.search.wide import kernels as wk
+from tictactoe.search.wide import wide_tables
+
+
+def _random_position(variant: str, marks: int, rng: random.Random) -> Position | None:
+    """A position of `marks` random moves that nobody has won, or None."""
+    p = Position(variant)
+    cells = list(range(p.variant.cells))
+    rng.shuffle(cells)
+    for c in cells[:marks]:
+        p.push(c)
+        if p.is_game_over():
+            return None
+    return p
+
+
+@pytest.mark.parametrize("variant", ["4x4k3", "5x5k4", "6x5k4", "4x6k4"])
+def test_a_win_past_64_cells_is_a_win_of_the_64_cell_search(variant: str) -> None:
+    """On random positions of boards both searches take, every win the wide search proves
+    is one the 64-cell df-pn proves, and it finds most of them (it proves wins only)."""
+    rng = random.Random(variant)
+    narrow = PnSearch(variant, table_mb=16)
+    wide = WidePnSearch(variant)
+    both = found = 0
+    for _ in range(30):
+        p = _random_position(variant, rng.randrange(2, 8), rng)
+        if p is None:
+            continue
+        truth = narrow.prove(p, nodes=200_000)
+        ours = wide.prove(p, nodes=3_000)
+        if ours.outcome == "win":
+            assert truth.outcome == "win", p.to_string()
+        if truth.outcome == "win":
+            both += 1
+            found += ours.outcome == "win"
+    assert both >= 5 and found >= 0.6 * both, (both, found)
+
+
+def _no_threats(p: Position) -> bool:
+    from tictactoe.proof.threats import board_of, threat_cells
+
+    board = board_of(p.variant)
+    return not threat_cells(board, p.x, p.o) and not threat_cells(board, p.o, p.x)
+
+
+@pytest.mark.parametrize("variant", ["9x9k4", "15x15k5"])
+def test_the_fast_reply_filter_agrees_with_the_full_replay(variant: str) -> None:
+    """`refuters` (reading only the lines through the reply and the forced moves) names the
+    same replies as replaying the whole sequence after each (`refuters_slow`)."""
+    rng = random.Random(variant)
+    t = wide_tables(Position(variant).variant)
+    search = WidePnSearch(variant)
+    tried = 0
+    while tried < 25:
+        p = _random_position(variant, rng.randrange(6, 30), rng)
+        if p is None or not _no_threats(p):
+            continue
+        search._load(p)
+        a = p.turn.other.value - 1  # the side that moved last attacks, after a pass
+        found = search._vcf(a)
+        if not found:
+            continue
+        tried += 1
+        seq = np.array(found, dtype=np.int64)
+        fast = np.zeros(p.variant.cells, dtype=np.int64)
+        slow = np.zeros(p.variant.cells, dtype=np.int64)
+        args = (search.state, search.counts, t.line_cells, t.through_ptr, t.through,
+                t.zobrist, search.misc, search.played)
+        n = wk.refuters(a, seq, len(found), *args, fast)
+        m = wk.refuters_slow(a, seq, len(found), *args, slow)
+        assert sorted(fast[:n]) == sorted(slow[:m]), p.to_string()
+        assert n < int((search.state == 0).sum())  # the sequence covers some replies
+
+
+def test_9x9_four_in_a_row_is_a_first_player_win_with_a_checked_proof(tmp_path: Path) -> None:
+    search = WidePnSearch("9x9k4")
+    result = search.prove("9x9k4")
+    assert (result.outcome, result.attacker) == ("win", "x")
+    out = tmp_path / "p.txt.gz"
+    lines = search.write_proof("9x9k4", out)
+    header = read_header(out)
+    assert header.lines == lines and header.value == "x" and header.version == 4
+    stats = check_proof(out)
+    assert stats.value == "x"
+
+
+def test_a_position_where_the_second_player_wins(tmp_path: Path) -> None:
+    """O to move with an open three on 15x15 (k=5): O wins, proven as O."""
+    p = Position("15x15k5")
+    for name in ("a1", "g8", "a3", "h8", "a5", "i8", "o15"):  # X to move? no: O
+        p.push_name(name)
+    assert p.turn is Side.O
+    search = WidePnSearch("15x15k5")
+    result = search.prove(p)
+    assert result.outcome == "win" and result.attacker == "o"
+    out = tmp_path / "o.txt"
+    search.write_proof(p, out)
+    assert check_proof(out).value == "o"
+
+
+def test_a_search_stopped_by_its_limit_is_unknown() -> None:
+    result = WidePnSearch("15x15k5").prove("15x15k5", nodes=50)
+    assert result.outcome == "unknown" and result.stopped == "nodes"
+    with pytest.raises(ValueError, match="no win proven"):
+        WidePnSearch("15x15k5").write_proof("15x15k5", "unused.txt")
+
+
+def test_ttt_prove_past_64_cells_writes_a_checked_proof(tmp_path: Path) -> None:
+    out = tmp_path / "p.txt.gz"
+    result = CliRunner().invoke(app, ["prove", "9x9k4", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert figures["value"] == "x" and figures["checked"] and out.exists()
+    result = CliRunner().invoke(app, ["check-proof", str(out)])
+    assert result.exit_code == 0 and "valid" in result.output
+
+
+def test_ttt_prove_past_64_cells_says_what_it_could_not_do(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["prove", "15x15k5", "--nodes", "100"])
+    assert result.exit_code == 1 and "unproven: stopped by the nodes limit" in result.output
+    result = CliRunner().invoke(app, ["prove", "15x15k5", "--by-replies"])
+    assert result.exit_code == 2 and "--by-replies is for boards of at most 64" in result.output
+    result = CliRunner().invoke(app, ["prove", "9x9k4", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "is a folder" in result.output
+    result = CliRunner().invoke(app, ["prove", "9x9k4", "--out",
+                                      str(tmp_path / "no" / "p.txt")])
+    assert result.exit_code == 2 and "no folder" in result.output
