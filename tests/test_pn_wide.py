@@ -145,3 +145,18 @@ def test_ttt_prove_past_64_cells_says_what_it_could_not_do(tmp_path: Path) -> No
     result = CliRunner().invoke(app, ["prove", "9x9k4", "--out",
                                       str(tmp_path / "no" / "p.txt")])
     assert result.exit_code == 2 and "no folder" in result.output
+
+
+def test_a_win_by_threes_on_15x15_is_proven_and_checked(tmp_path: Path) -> None:
+    """X to move makes two open threes at once (i8): no win by fours, a win by threes. The
+    proof answers the open threes' replies with replays (``V``)."""
+    p = Position("15x15k5")
+    for name in ("g8", "a1", "h8", "a15", "i9", "o1", "i10", "o15"):
+        p.push_name(name)
+    search = WidePnSearch(p.variant)
+    result = search.prove(p, nodes=100_000)
+    assert result.outcome == "win" and result.attacker == "x"
+    out = tmp_path / "threes.txt"
+    search.write_proof(p, out)
+    assert " V " in out.read_text()
+    assert check_proof(out).value == "x"

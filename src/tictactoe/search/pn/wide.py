@@ -47,8 +47,9 @@ import numpy as np
 from tictactoe.core import BoardTooLargeError, Position, Side, Variant
 from tictactoe.proof.format import ProofWriter
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
+from tictactoe.search.wide import MAX_LEVELS, wide_tables
 from tictactoe.search.wide import kernels as _wk
-from tictactoe.search.wide import wide_tables
+from tictactoe.search.wide import vct as _vct
 
 INF = 1 << 60
 """Proof number of a disproven node (and disproof number of a proven one)."""
@@ -68,6 +69,16 @@ VCF_BUDGET = 5_000
 
 EPSILON = 0.25
 """df-pn's threshold factor is 1 + `EPSILON`."""
+
+VCT_THREES = 2
+"""Threes a win by threats may use when it orders the attacker's moves."""
+
+VCT_BUDGET = 2_000
+"""Positions each win-by-threats search (with threes) may visit."""
+
+QUIET_PN = 4
+"""Initial proof number of an attacker's node with no win by threats in sight (one with
+such a win starts at 1)."""
 
 TABLE_BITS = 18
 """The win-by-fours search's table of failed positions has 2**18 entries."""
@@ -125,6 +136,13 @@ class WidePnSearch:
         self.buf = np.zeros((self.most + 2, 3 * n + _wk.FRAME), dtype=np.int64)
         self.played = np.zeros(2 * self.most + 4, dtype=np.int64)
         self.out = np.zeros(n, dtype=np.int64)
+        self.three_keys = np.zeros(1 << TABLE_BITS, dtype=np.uint64)
+        self.three_depth = np.zeros(1 << TABLE_BITS, dtype=np.int64)
+        self.work = np.zeros((MAX_LEVELS, 4 * n + 3 * self.most + 8), dtype=np.int64)
+        self.firsts = np.zeros(MAX_LEVELS, dtype=np.int64)
+        self.hints: dict[int, int] = {}
+        """Key of an attacker's node -> the first move of its win by threats with threes
+        (tried first)."""
         self.near_count = np.zeros(n, dtype=np.int32)
         self.neighbours = _neighbours(v, NEAR)
         self.zobrist = [[int(z) for z in row] for row in self.tables.zobrist]
@@ -188,6 +206,15 @@ class WidePnSearch:
             return None
         return tuple(int(c) for c in self.seq[:found])
 
+    def _vct(self, side: int) -> int:
+        """The first move of a win by threats with at most `VCT_THREES` threes, or -1."""
+        t = self.tables
+        found = _vct.vct(side, VCT_THREES, self.most, VCT_BUDGET, self.state, self.counts,
+                         t.line_cells, t.through_ptr, t.through, t.zobrist, self.vcf_keys,
+                         self.vcf_depth, self.seen, self.misc, self.seq, self.buf,
+                         self.three_keys, self.three_depth, self.work, self.firsts)
+        return int(self.firsts[0]) if found >= 0 else -1
+
     def _replays(self, side: int, moves: tuple[int, ...]) -> bool:
         t = self.tables
         seq = np.array(moves, dtype=np.int64)
@@ -238,7 +265,11 @@ class WidePnSearch:
                         self.sequences[key] = found
                         entry = [0, INF, -1]
                     else:
-                        entry = [1, max(1, len(self._or_moves())), -1]
+                        hint = self._vct(a)
+                        if hint >= 0:
+                            self.hints[key] = hint
+                        entry = [1 if hint >= 0 else QUIET_PN,
+                                 max(1, len(self._or_moves())), -1]
         else:
             blocks, _ = self._threats(d)
             made, first = self._threats(a)
@@ -298,6 +329,10 @@ class WidePnSearch:
         kids = self.kids.get(key)
         if kids is None:
             kids = self._or_moves() if attacker_to_move else self._and_moves(key)
+            hint = self.hints.get(key, -1) if attacker_to_move else -1
+            if hint in kids:
+                kids.remove(hint)
+                kids.insert(0, hint)
             self.kids[key] = kids
         return kids
 
@@ -393,6 +428,7 @@ class WidePnSearch:
             self.table.clear()
             self.kids.clear()
             self.sequences.clear()
+            self.hints.clear()
             self._attacker = side.value - 1
         self._load(pos)
         started = self._started = time.perf_counter()
