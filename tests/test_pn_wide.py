@@ -160,3 +160,28 @@ def test_a_win_by_threes_on_15x15_is_proven_and_checked(tmp_path: Path) -> None:
     search.write_proof(p, out)
     assert " V " in out.read_text()
     assert check_proof(out).value == "x"
+
+
+def test_jobs_past_64_cells_prove_and_go_on_from_their_folder(tmp_path: Path) -> None:
+    """``ttt prove --jobs`` past 64 cells: the master tree's jobs run the wide search, the
+    proof assembled from their fragments (with ``V`` lines) checks, and a second run
+    reads every job from the folder."""
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn.jobs import prove_with_jobs
+
+    folder = tmp_path / "jobs"
+    first = prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000)
+    assert first.value == "x" and first.check is not None and first.check.value == "x"
+    assert first.jobs_run > 1
+    assert read_header(first.proof).version == 4  # type: ignore[arg-type]
+    again = prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000)
+    assert again.value == "x" and again.jobs_run == 0 and again.jobs_reused > 0
+
+
+def test_jobs_past_64_cells_on_a_local_pool(tmp_path: Path) -> None:
+    from tictactoe.executors import LocalPool
+    from tictactoe.search.pn.jobs import JOB_MODULES, prove_with_jobs
+
+    with LocalPool(2, preload=JOB_MODULES) as pool:
+        run = prove_with_jobs("9x9k4", tmp_path / "jobs", backend=pool, job_nodes=2_000)
+    assert run.value == "x" and run.check is not None and run.workers == 2

@@ -108,6 +108,10 @@ POLL_SECONDS = 0.05
 INF = 1 << 60
 """Proof and disproof numbers of a solved node (the kernels' infinity)."""
 
+NARROW_CELLS = 64
+"""Boards of at most this many cells are proven by the 64-bit df-pn (wins, holds and
+draws); larger ones by the search on per-line counts, which proves wins only."""
+
 JOB_MODULES = ("tictactoe.search.pn.jobs", "tictactoe.search.pn.proofs")
 """What a local pool's workers import before their first job."""
 
@@ -180,7 +184,7 @@ def prove_job(spec: JobSpec) -> JobResult:
 
     >>> r = prove_job(JobSpec("xx1/oo1/3 x", "x", 1000, table_mb=1))
     >>> r.outcome, decode_fragment(r.fragment)
-    ('win', [('W', (2,), 0, ())])
+    ('win', [('W', (2,), 0, (), ())])
     """
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.driver import epsilon_setting
@@ -192,9 +196,17 @@ def prove_job(spec: JobSpec) -> JobResult:
     warm = search is not None  # its table holds an earlier job's search
     if search is None:
         _SEARCHES.clear()  # one table per worker
-        options = {} if spec.epsilon is None else {"epsilon": epsilon_setting(spec.epsilon)}
-        search = _SEARCHES[key] = PnSearch(position.variant, table_mb=spec.table_mb,
-                                           **options)
+        if position.variant.cells > NARROW_CELLS:
+            from tictactoe.search.pn.wide import EPSILON, WidePnSearch
+
+            search = WidePnSearch(position.variant, epsilon=spec.epsilon or EPSILON)
+        else:
+            options = {} if spec.epsilon is None else \
+                {"epsilon": epsilon_setting(spec.epsilon)}
+            search = PnSearch(position.variant, table_mb=spec.table_mb, **options)
+        _SEARCHES[key] = search
+    if position.variant.cells > NARROW_CELLS:
+        return _attempt_wide(spec, position, search, started)
     result, stop = _attempt(spec, position, search, started, spent=0)
     if stop == "nodes" and warm:
         search.clear()
@@ -252,6 +264,29 @@ def _attempt(spec: JobSpec, position: Position, search: Any, started: float, spe
                      worker=os.getpid()), None
 
 
+def _attempt_wide(spec: JobSpec, position: Position, search: Any, started: float
+                  ) -> JobResult:
+    """A job past 64 cells (`tictactoe.search.pn.wide`, which proves wins only): a win
+    with its fragment, or ``unknown``."""
+    seconds = spec.seconds
+    result = search.prove(position, attacker=Side.parse(spec.attacker), nodes=spec.nodes,
+                          seconds=seconds)
+    if spec.fault is not None:
+        _maybe_fail(Path(spec.fault))
+    if result.outcome != "win":
+        return JobResult(spec.position, spec.attacker, "unknown", result.nodes,
+                         time.perf_counter() - started, result.root_pn, result.root_dn,
+                         spec.nodes, cut=result.stopped not in (None, "nodes"),
+                         worker=os.getpid())
+    lines = search.fragment(position)
+    return JobResult(spec.position, spec.attacker, "win", result.nodes,
+                     time.perf_counter() - started, result.root_pn, result.root_dn,
+                     spec.nodes, lines=len(lines),
+                     fragment=lzma.compress("\n".join(lines).encode("ascii"),
+                                            preset=FRAGMENT_PRESET),
+                     worker=os.getpid())
+
+
 def _maybe_fail(fault: Path) -> None:
     try:
         fault.rename(fault.with_name(fault.name + ".claimed"))
@@ -285,26 +320,33 @@ def ordered_pairs(line: bytes) -> bytes:
     return b"P " + b" ".join(b"%d %d" % pair for pair in pairs)
 
 
-def decode_fragment(data: bytes) -> list[tuple[str, tuple[int, ...], int, tuple[int, ...]]]:
-    """A fragment's nodes: (kind, cells, target, cover) with targets counted from its first
-    line (`cover`: an ``R`` node's zone cover).
+Fragment = list[tuple[str, tuple[int, ...], int, tuple[int, ...], tuple[int, ...]]]
+"""A fragment's nodes: (kind, cells, target, cover, replay)."""
 
-    >>> decode_fragment(lzma.compress(b"M 4\\nR 2 0 1\\nF 7\\n= 0\\nR 1 2 Z 5 6"))
-    [('M', (4,), 0, ()), ('R', (0, 1), 0, ()), ('F', (7,), 0, ()), ('=', (), 0, ()), \
-('R', (2,), 0, (5, 6))]
+
+def decode_fragment(data: bytes) -> Fragment:
+    """A fragment's nodes: (kind, cells, target, cover, replay) with targets counted from
+    its first line (`cover`: an ``R`` node's zone cover, `replay`: its replay ``V``).
+
+    >>> decode_fragment(lzma.compress(b"M 4\\nR 2 0 1\\nF 7\\n= 0\\nR 1 2 Z 5 6\\nR 0 V 9"))
+    [('M', (4,), 0, (), ()), ('R', (0, 1), 0, (), ()), ('F', (7,), 0, (), ()), \
+('=', (), 0, (), ()), ('R', (2,), 0, (5, 6), ()), ('R', (), 0, (), (9,))]
     """
-    nodes: list[tuple[str, tuple[int, ...], int, tuple[int, ...]]] = []
+    nodes: Fragment = []
     text = unpack(data).decode("ascii")
     for line in text.split("\n") if text else []:
         kind, *tokens = line.split(" ")
         if kind == "=":
-            nodes.append(("=", (), int(tokens[0]), ()))
+            nodes.append(("=", (), int(tokens[0]), (), ()))
         elif kind == "R":
             count = int(tokens[0])
-            nodes.append(("R", tuple(int(t) for t in tokens[1:count + 1]), 0,
-                          tuple(int(t) for t in tokens[count + 2:])))
+            replies = tuple(int(t) for t in tokens[1:count + 1])
+            rest = tuple(int(t) for t in tokens[count + 2:])
+            marker = tokens[count + 1] if len(tokens) > count + 1 else ""
+            nodes.append(("R", replies, 0, rest if marker == "Z" else (),
+                          rest if marker == "V" else ()))
         else:
-            nodes.append((kind, tuple(int(t) for t in tokens), 0, ()))
+            nodes.append((kind, tuple(int(t) for t in tokens), 0, (), ()))
     return nodes
 
 
@@ -1105,11 +1147,14 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     if position.is_game_over():
         raise TicTacToeError(f"the game is over in {position.to_string()}: there is nothing "
                              "to prove")
-    if position.variant.cells > 64:
+    if position.variant.cells > NARROW_CELLS:
         from tictactoe.core import BoardTooLargeError
+        from tictactoe.search.pn.wide import MAX_CELLS
 
-        raise BoardTooLargeError(f"{position.variant.name} has {position.variant.cells} "
-                                 "cells: proof-number search takes boards of at most 64")
+        if position.variant.cells > MAX_CELLS:
+            raise BoardTooLargeError(f"{position.variant.name} has {position.variant.cells} "
+                                     f"cells: proof-number search takes boards of at most "
+                                     f"{MAX_CELLS}")
     if job_nodes < MIN_JOB_NODES:
         raise TicTacToeError(f"--job-nodes must be at least {MIN_JOB_NODES:,}, not {job_nodes}")
     if epsilon is not None:
@@ -1123,6 +1168,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     if largest < job_nodes:
         raise TicTacToeError(f"--max-job-nodes ({largest:,}) must be at least --job-nodes "
                              f"({job_nodes:,})")
+    if table_mb is None and position.variant.cells > NARROW_CELLS:
+        table_mb = DEFAULT_JOB_TABLE_MB  # the search past 64 cells keeps its own tables
     if table_mb is None:
         from tictactoe.search.pn.proofs import table_mb_for
 
@@ -1363,8 +1410,8 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
         base = writer.next_line
         if position.turn is prover:
             seen[key] = base
-        for kind, cells, target, cover in decode_fragment(result.fragment):
-            writer.node(kind, cells, base + target if kind == "=" else 0, cover)
+        for kind, cells, target, cover, replay in decode_fragment(result.fragment):
+            writer.node(kind, cells, base + target if kind == "=" else 0, cover, replay)
         return
     if position.turn is prover:
         (child,) = _needed(node, attacker)

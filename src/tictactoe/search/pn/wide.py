@@ -37,7 +37,7 @@ require("fast", "proof-number search past 64 cells")
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from tictactoe.core import BoardTooLargeError, Position, Side, Variant
-from tictactoe.proof.format import ProofWriter
+from tictactoe.proof.format import NodeWriter, ProofWriter, format_node
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
 from tictactoe.search.wide import MAX_LEVELS, wide_tables
 from tictactoe.search.wide import kernels as _wk
@@ -164,6 +164,13 @@ class WidePnSearch:
         self._next_report = 0.0
         self._started = 0.0
         self._root_key = 0
+
+    def clear(self) -> None:
+        """Forget every search so far (the tables)."""
+        self.table.clear()
+        self.kids.clear()
+        self.sequences.clear()
+        self.hints.clear()
 
     # ------------------------------------------------------------------ the board
     def _load(self, position: Position) -> None:
@@ -425,10 +432,7 @@ class WidePnSearch:
         side = pos.turn if attacker is None else (
             attacker if isinstance(attacker, Side) else Side.parse(attacker))
         if side.value - 1 != self._attacker:
-            self.table.clear()
-            self.kids.clear()
-            self.sequences.clear()
-            self.hints.clear()
+            self.clear()
             self._attacker = side.value - 1
         self._load(pos)
         started = self._started = time.perf_counter()
@@ -475,7 +479,21 @@ class WidePnSearch:
         assert writer.header is not None
         return writer.header.lines
 
-    def _emit(self, writer: ProofWriter, key: int, attacker_to_move: bool) -> None:
+    def fragment(self, position: Position | str) -> list[str]:
+        """The node lines of the proof of a win `prove` found for this position (a job's
+        part of a proof, `tictactoe.search.pn.jobs`)."""
+        pos = position if isinstance(position, Position) else Position(position)
+        self._load(pos)
+        key = self._key()
+        root = self.table.get(key)
+        if root is None or root[0] != 0:
+            raise ValueError("no win proven for this position: prove it first")
+        self._deadline = None
+        lines = _Lines()
+        self._emit(lines, key, pos.turn.value - 1 == self._attacker)
+        return lines.lines
+
+    def _emit(self, writer: NodeWriter, key: int, attacker_to_move: bool) -> None:
         a, d = self._attacker, 1 - self._attacker
         if attacker_to_move:
             made, first = self._threats(a)
@@ -535,6 +553,22 @@ class WidePnSearch:
             self._mid(key, True, INF - 1, INF - 1)
         if self.table[key][0] != 0:
             raise AssertionError("a defender's reply of a proven node is not proven")
+
+
+class _Lines(NodeWriter):
+    """Keeps the node lines in a list."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    @property
+    def next_line(self) -> int:
+        return len(self.lines)
+
+    def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
+             cover: Iterable[int] = (), replay: Iterable[int] = ()) -> int:
+        self.lines.append(format_node(kind, cells, target, cover, replay))
+        return len(self.lines) - 1
 
 
 def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
