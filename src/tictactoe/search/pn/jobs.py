@@ -511,8 +511,9 @@ class Node:
     """A position of the master tree, for one question (`attacker` wins?): an OR node where
     the attacker moves, an AND node where the defender does."""
 
-    __slots__ = ("_moves", "budget", "children", "dn", "dn_scale", "focus", "hint", "move",
-                 "outcome", "pn", "pn_scale", "position", "running", "terminal")
+    __slots__ = ("_moves", "attacker", "budget", "children", "dn", "dn_scale", "focus", "hint",
+                 "move", "outcome", "pn", "pn_scale", "position", "replay", "running",
+                 "terminal")
 
     def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
         self.position = position
@@ -529,6 +530,10 @@ class Node:
         self.outcome = "unknown"
         """``win``/``no-win`` once solved; a leaf solved by a job has its fragment saved."""
         self._moves: list[int] | None = None
+        self.attacker = attacker
+        self.replay: tuple[int, ...] = ()
+        """Past 64 cells, at the defender's turn: the attacker's fours after a pass that
+        cover the replies not in `moves` (the proof's ``V``)."""
         self.terminal = position.is_game_over()
         if self.terminal:
             self.outcome = "win" if position.winner() is attacker else "no-win"
@@ -546,8 +551,26 @@ class Node:
         position (`classes`), worked out once: for an open leaf's numbers, then its
         children."""
         if self._moves is None:
-            self._moves = classes(self.position)
+            if self.position.variant.cells > NARROW_CELLS:
+                self._moves, self.replay = _wide_search(self.position.variant).moves(
+                    self.position, self.attacker)
+            else:
+                self._moves = classes(self.position)
         return self._moves
+
+
+def _wide_search(variant: Any) -> Any:
+    """The driver's search past 64 cells, for its master tree's children (one at a time)."""
+    from tictactoe.search.pn.wide import WidePnSearch
+
+    search = _MASTER_SEARCH.get(variant.name)
+    if search is None:
+        _MASTER_SEARCH.clear()
+        search = _MASTER_SEARCH[variant.name] = WidePnSearch(variant)
+    return search
+
+
+_MASTER_SEARCH: dict[str, Any] = {}
 
 
 def _numbers(outcome: str) -> tuple[float, float]:
@@ -1422,7 +1445,8 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
         writer.move(child.move)
         _emit(writer, child, attacker, win, folder, seen, assembler)
         return
-    writer.replies([c.move for c in node.children if c.move is not None])
+    writer.node("R", [c.move for c in node.children if c.move is not None],
+                replay=node.replay)
     for child in node.children:
         _emit(writer, child, attacker, win, folder, seen, assembler)
 

@@ -275,8 +275,9 @@ class WidePnSearch:
                         hint = self._vct(a)
                         if hint >= 0:
                             self.hints[key] = hint
+                        near = np.count_nonzero((self.state == 0) & (self.near_count > 0))
                         entry = [1 if hint >= 0 else QUIET_PN,
-                                 max(1, len(self._or_moves())), -1]
+                                 1 if blocks else max(1, int(near)), -1]
         else:
             blocks, _ = self._threats(d)
             made, first = self._threats(a)
@@ -342,6 +343,22 @@ class WidePnSearch:
                 kids.insert(0, hint)
             self.kids[key] = kids
         return kids
+
+    def moves(self, position: Position, attacker: Side) -> tuple[list[int], tuple[int, ...]]:
+        """The children this search gives `position` when `attacker` asks (the attacker's
+        moves near the marks, or the defender's replies that need a subtree), and the
+        replay that covers the defender's other replies (empty if none): for the master
+        tree of `tictactoe.search.pn.jobs`."""
+        if attacker.value - 1 != self._attacker:
+            self.clear()
+            self._attacker = attacker.value - 1
+        self._load(position)
+        key = self._key()
+        if position.turn is attacker:
+            return self._or_moves(), ()
+        kids = self._and_moves(key)
+        made, _ = self._threats(self._attacker)
+        return kids, (self.sequences.get(key, ()) if made == 0 else ())
 
     # ------------------------------------------------------------------ df-pn
     def _check_limits(self) -> None:
