@@ -45,7 +45,8 @@ VERSION = 4
 """The newest format version this module reads and writes. Version 2 adds pairings (``P``)
 at the opponent's turn in hold sections; version 3 adds zone covers (``R n c1 ... cn Z z1
 ... zj``) in hold sections, and ``T``, the first player's hold at the empty board by strategy
-stealing; version 4 adds replays (``R n c1 ... cn V h1 ... hj``) in win and hold sections.
+stealing; version 4 adds replays (``R n c1 ... cn V h1 ... hj``) in win and hold sections,
+and pass subtrees (``R n c1 ... cn Y``) in win sections.
 A writer marks a file with the lowest version that has every node it wrote, so that the
 others stay readable by older readers."""
 
@@ -79,8 +80,9 @@ class Header:
     lines: int
     extra: dict[str, Any] = field(default_factory=dict)
     version: int = 1
-    """The format version: 4 if the file has a replay (``V``), else 3 if it has a zone cover
-    or a ``T``, else 2 if it has a pairing at the opponent's turn, else 1."""
+    """The format version: 4 if the file has a replay (``V``) or a pass subtree (``Y``), else
+    3 if it has a zone cover or a ``T``, else 2 if it has a pairing at the opponent's turn,
+    else 1."""
 
     def root(self) -> Position:
         """The root position.
@@ -105,8 +107,9 @@ class Record(NamedTuple):
     `kind` is the first token: ``S`` (a section), ``M W F P E = T`` (prover nodes) or ``R``
     (and from version 2 on ``P`` at the opponent's turn too).
     `cells` holds the cells of ``M W F P R`` (for ``R`` the replies, without the count),
-    `cover` the cells of an ``R`` node's zone cover (from version 3 on) and `replay` the
-    prover's moves of its replay (``V``, from version 4 on).
+    `cover` the cells of an ``R`` node's zone cover (from version 3 on), `replay` the
+    prover's moves of its replay (``V``, from version 4 on) and `passed` tells if it ends
+    with ``Y`` (a pass subtree follows its replies' subtrees, from version 4 on).
     `target` is the line number of ``= n``. For ``S``, `side` and `claim` are the prover and
     its claim; for a node, `side` is the side to move and `depth` the plies from the
     section's root.
@@ -121,10 +124,16 @@ class Record(NamedTuple):
     target: int = 0
     cover: tuple[int, ...] = ()
     replay: tuple[int, ...] = ()
+    passed: bool = False
+
+
+MARKS = {"Z": "a zone cover 'Z'", "V": "a replay 'V'", "Y": "a pass subtree 'Y'"}
+"""The endings of an ``R`` line, at most one per line."""
 
 
 def format_node(kind: str, cells: Iterable[int] = (), target: int = 0,
-                cover: Iterable[int] = (), replay: Iterable[int] = ()) -> str:
+                cover: Iterable[int] = (), replay: Iterable[int] = (), *,
+                passed: bool = False) -> str:
     """The text of a node line (without the newline).
 
     >>> format_node("R", (4, 0)), format_node("E"), format_node("=", target=12)
@@ -133,6 +142,8 @@ def format_node(kind: str, cells: Iterable[int] = (), target: int = 0,
     'R 1 4 Z 7 8'
     >>> format_node("R", (), replay=(33, 34))
     'R 0 V 33 34'
+    >>> format_node("R", (9, 10), passed=True)
+    'R 2 9 10 Y'
     """
     if kind == "=":
         return f"= {target}"
@@ -145,6 +156,8 @@ def format_node(kind: str, cells: Iterable[int] = (), target: int = 0,
         replay = tuple(replay)
         if replay:
             parts += ["V", *map(str, replay)]
+        if passed:
+            parts.append("Y")
     return " ".join([kind, *parts])
 
 
@@ -157,7 +170,8 @@ class _Shape:
     root, else at odd depths. From `version` 2 on, a hold section may have a pairing (``P``)
     at the opponent's turn, from version 3 on an ``R`` node with a zone cover, which has
     one child more (`node`'s `cover`), and from version 4 on an ``R`` node with a replay
-    (`node`'s `replay`; no child more).
+    (`node`'s `replay`; no child more) and, in a win section, one with a pass subtree
+    (`node`'s `passed`; one child more).
     """
 
     __slots__ = ("claim", "pending", "prover", "prover_parity", "root_turn", "start",
@@ -187,10 +201,11 @@ class _Shape:
         self.pending = [1]
 
     def node(self, kind: str, children: int, line: int, cover: bool = False,
-             replay: bool = False) -> tuple[int, str]:
+             replay: bool = False, passed: bool = False) -> tuple[int, str]:
         """Place a node; return its depth and the side to move there. `cover`: an ``R``
         node with a zone cover (its `children` count the cover's); `replay`: an ``R`` node
-        with a replay."""
+        with a replay; `passed`: an ``R`` node with a pass subtree (its `children` count
+        the pass subtree)."""
         pending = self.pending
         if not pending:
             if not self.start:
@@ -225,6 +240,12 @@ class _Shape:
             raise ProofFormatError(
                 f"a replay 'V' needs format version 4; this file is version {self.version}",
                 line=line)
+        if passed and (self.version < 4 or self.claim != "win"):
+            raise ProofFormatError(
+                "a pass subtree 'Y' " + (
+                    f"needs format version 4; this file is version {self.version}"
+                    if self.version < 4 else "shows a win: it is allowed in win sections "
+                    "only"), line=line)
         if prover_moves != (kind in PROVER_KINDS) and not opponent_pairing:
             if prover_moves:
                 raise ProofFormatError(
@@ -304,7 +325,153 @@ def _parse_header(text: bytes | None) -> Header:
     return Header(variant, root.to_string(), data["value"], lines, extra, version)
 
 
-class ProofReader:
+class _NodeParser:
+    """Turns the lines after the header into `Record`s, checking every token and, with a
+    `_Shape`, where each node may come."""
+
+    def __init__(self, variant: Variant) -> None:
+        self._variant = variant
+        self._cells = {str(c): c for c in range(variant.cells)}
+        self._counts = {str(n): n for n in range(variant.cells + 1)}
+
+    def _record(self, raw: bytes, line: int, shape: _Shape) -> Record:
+        try:
+            text = raw.decode("ascii")
+        except UnicodeDecodeError:
+            raise ProofFormatError("the line is not ASCII text", line=line) from None
+        if text.endswith("\n"):
+            text = text[:-1]
+        tokens = text.split(" ")
+        kind = tokens[0]
+        cells = self._cells
+        if kind == "S":
+            if len(tokens) != 3 or tokens[1] not in ("x", "o") or tokens[2] not in CLAIMS:
+                raise ProofFormatError(
+                    f"bad section line {text!r}: expected 'S x win', 'S o win', 'S x hold' or "
+                    "'S o hold'", line=line)
+            shape.section(tokens[1], tokens[2], line)
+            return Record(line, "S", (), 0, tokens[1], tokens[2])
+        if kind in ("M", "W"):
+            if len(tokens) != 2 or tokens[1] not in cells:
+                raise ProofFormatError(self._bad(text, f"'{kind} c' with one cell c"), line=line)
+            depth, mover = shape.node(kind, kind == "M", line)
+            return Record(line, kind, (cells[tokens[1]],), depth, mover)
+        if kind == "R":
+            if len(tokens) < 2 or tokens[1] not in self._counts:
+                raise ProofFormatError(self._bad(text, "'R n c1 ... cn'"), line=line)
+            count = self._counts[tokens[1]]
+            cover: tuple[int, ...] = ()
+            replay: tuple[int, ...] = ()
+            passed = False
+            if len(tokens) > count + 2 and tokens[count + 2] in MARKS:
+                mark = tokens[count + 2]
+                other = [m for m in MARKS if m != mark and m in tokens[count + 3:]]
+                if other:
+                    first, second = sorted((mark, other[0]), key="ZVY".index)
+                    raise ProofFormatError(
+                        f"{text!r} has both {MARKS[first]} and {MARKS[second]}: a node has at "
+                        "most one of them", line=line)
+                if mark == "Y":
+                    if len(tokens) > count + 3:
+                        raise ProofFormatError(
+                            f"{text!r}: a pass subtree 'Y' ends the line (it lists no cell)",
+                            line=line)
+                    passed = True
+                    tokens = tokens[:count + 2]
+            if len(tokens) > count + 2 and tokens[count + 2] in ("Z", "V"):
+                mark = tokens[count + 2]
+                found = self._cell_list(tokens, count + 3, text, line)
+                if not found:
+                    raise ProofFormatError(
+                        f"{text!r}: " + ("a zone cover 'Z'" if mark == "Z" else "a replay 'V'")
+                        + " lists no cell", line=line)
+                if mark == "Z":
+                    cover = found
+                else:
+                    if len(set(found)) < len(found):
+                        twice = next(c for c in found if found.count(c) > 1)
+                        raise ProofFormatError(
+                            f"{text!r}: the replay 'V' lists cell {twice} twice", line=line)
+                    replay = found
+                tokens = tokens[:count + 2]
+            if len(tokens) != count + 2:
+                raise ProofFormatError(
+                    f"{text!r} announces {count} replies but lists {len(tokens) - 2}", line=line)
+            replies = self._cell_list(tokens, 2, text, line)
+            depth, mover = shape.node(kind, count + bool(cover) + passed, line, bool(cover),
+                                      bool(replay), passed)
+            return Record(line, kind, replies, depth, mover, cover=cover, replay=replay,
+                          passed=passed)
+        if kind in ("F", "P"):
+            found = self._cell_list(tokens, 1, text, line)
+            if kind == "P" and len(found) % 2:
+                raise ProofFormatError(
+                    f"{text!r} has an odd number of cells: a pairing lists pairs", line=line)
+            depth, mover = shape.node(kind, 0, line)
+            return Record(line, kind, found, depth, mover)
+        if kind in ("E", "T"):
+            if len(tokens) != 1:
+                raise ProofFormatError(self._bad(text, f"'{kind}' alone"), line=line)
+            depth, mover = shape.node(kind, 0, line)
+            return Record(line, kind, (), depth, mover)
+        if kind == "=":
+            target = tokens[1] if len(tokens) == 2 else ""
+            if not (target.isascii() and target.isdigit() and target[0] != "0"):
+                raise ProofFormatError(self._bad(text, "'= n' with a line number n"), line=line)
+            depth, mover = shape.node(kind, 0, line)
+            return Record(line, kind, (), depth, mover, target=int(target))
+        raise ProofFormatError(
+            f"bad token {kind!r} at the start of {text!r}: a line starts with one of "
+            "S M W F P E T = R", line=line)
+
+    def _cell_list(self, tokens: list[str], start: int, text: str,
+                   line: int) -> tuple[int, ...]:
+        cells = self._cells
+        try:
+            return tuple([cells[t] for t in tokens[start:]])
+        except KeyError:
+            bad = next(t for t in tokens[start:] if t not in cells)
+            raise ProofFormatError(
+                f"bad token {bad!r} in {text!r}: cells are 0-{self._variant.cells - 1}, "
+                "separated by single spaces", line=line) from None
+
+    def _bad(self, text: str, expected: str) -> str:
+        return (f"bad node line {text!r}: expected {expected} (cells 0-"
+                f"{self._variant.cells - 1}, separated by single spaces)")
+
+
+def parse_nodes(variant: Variant, lines: Iterable[str], prover: str, claim: str = "win",
+                version: int = VERSION) -> Iterator[Record]:
+    """The records of one tree given as node lines (no header, no section line): the
+    prover `prover` is to move at its root, the lines are numbered from 1, and they must
+    make exactly one whole tree (`ProofFormatError` otherwise).
+
+    >>> [(r.line, r.kind, r.depth, r.passed) for r in parse_nodes(
+    ...     Variant.parse("3x3"), ["M 4", "R 1 0 Y", "W 8", "W 2"], "x")]
+    [(1, 'M', 0, False), (2, 'R', 1, True), (3, 'W', 2, False), (4, 'W', 2, False)]
+    """
+    if prover not in ("x", "o") or claim not in CLAIMS:
+        raise ValueError(f"bad prover or claim {prover!r} {claim!r}")
+    parser = _NodeParser(variant)
+    shape = _Shape(prover, version)
+    shape.section(prover, claim, 0)
+    line = 0
+    for text in lines:
+        line += 1
+        if not shape.open:
+            raise ProofFormatError(f"the tree ends at line {line - 1}, but more lines follow",
+                                   line=line)
+        if text[:1] == "S":
+            raise ProofFormatError(f"{text!r}: the lines of a tree have no section line",
+                                   line=line)
+        yield parser._record(text.encode("ascii", "replace"), line, shape)
+    if shape.open:
+        raise ProofFormatError(
+            f"the lines end while the tree still expects {sum(shape.pending)} more node(s)",
+            line=line + 1)
+
+
+class ProofReader(_NodeParser):
     """Stream a proof file: `header`, then iterate for one `Record` per line after it.
 
     Raises `ProofFormatError` naming the line for anything that breaks the format,
@@ -319,9 +486,7 @@ class ProofReader:
         except BaseException:
             self._stream.close()
             raise
-        self._variant = self.header.variant
-        self._cells = {str(c): c for c in range(self._variant.cells)}
-        self._counts = {str(n): n for n in range(self._variant.cells + 1)}
+        super().__init__(self.header.variant)
 
     def _readline(self) -> bytes | None:
         try:
@@ -363,98 +528,6 @@ class ProofReader:
         if not shape.start:
             raise ProofFormatError("the file has no section", line=line + 1)
 
-    def _record(self, raw: bytes, line: int, shape: _Shape) -> Record:
-        try:
-            text = raw.decode("ascii")
-        except UnicodeDecodeError:
-            raise ProofFormatError("the line is not ASCII text", line=line) from None
-        if text.endswith("\n"):
-            text = text[:-1]
-        tokens = text.split(" ")
-        kind = tokens[0]
-        cells = self._cells
-        if kind == "S":
-            if len(tokens) != 3 or tokens[1] not in ("x", "o") or tokens[2] not in CLAIMS:
-                raise ProofFormatError(
-                    f"bad section line {text!r}: expected 'S x win', 'S o win', 'S x hold' or "
-                    "'S o hold'", line=line)
-            shape.section(tokens[1], tokens[2], line)
-            return Record(line, "S", (), 0, tokens[1], tokens[2])
-        if kind in ("M", "W"):
-            if len(tokens) != 2 or tokens[1] not in cells:
-                raise ProofFormatError(self._bad(text, f"'{kind} c' with one cell c"), line=line)
-            depth, mover = shape.node(kind, kind == "M", line)
-            return Record(line, kind, (cells[tokens[1]],), depth, mover)
-        if kind == "R":
-            if len(tokens) < 2 or tokens[1] not in self._counts:
-                raise ProofFormatError(self._bad(text, "'R n c1 ... cn'"), line=line)
-            count = self._counts[tokens[1]]
-            cover: tuple[int, ...] = ()
-            replay: tuple[int, ...] = ()
-            if len(tokens) > count + 2 and tokens[count + 2] in ("Z", "V"):
-                mark = tokens[count + 2]
-                if ("V" if mark == "Z" else "Z") in tokens[count + 3:]:
-                    raise ProofFormatError(
-                        f"{text!r} has both a zone cover 'Z' and a replay 'V': a node has at "
-                        "most one of them", line=line)
-                found = self._cell_list(tokens, count + 3, text, line)
-                if not found:
-                    raise ProofFormatError(
-                        f"{text!r}: " + ("a zone cover 'Z'" if mark == "Z" else "a replay 'V'")
-                        + " lists no cell", line=line)
-                if mark == "Z":
-                    cover = found
-                else:
-                    if len(set(found)) < len(found):
-                        twice = next(c for c in found if found.count(c) > 1)
-                        raise ProofFormatError(
-                            f"{text!r}: the replay 'V' lists cell {twice} twice", line=line)
-                    replay = found
-                tokens = tokens[:count + 2]
-            if len(tokens) != count + 2:
-                raise ProofFormatError(
-                    f"{text!r} announces {count} replies but lists {len(tokens) - 2}", line=line)
-            replies = self._cell_list(tokens, 2, text, line)
-            depth, mover = shape.node(kind, count + bool(cover), line, bool(cover),
-                                      bool(replay))
-            return Record(line, kind, replies, depth, mover, cover=cover, replay=replay)
-        if kind in ("F", "P"):
-            found = self._cell_list(tokens, 1, text, line)
-            if kind == "P" and len(found) % 2:
-                raise ProofFormatError(
-                    f"{text!r} has an odd number of cells: a pairing lists pairs", line=line)
-            depth, mover = shape.node(kind, 0, line)
-            return Record(line, kind, found, depth, mover)
-        if kind in ("E", "T"):
-            if len(tokens) != 1:
-                raise ProofFormatError(self._bad(text, f"'{kind}' alone"), line=line)
-            depth, mover = shape.node(kind, 0, line)
-            return Record(line, kind, (), depth, mover)
-        if kind == "=":
-            target = tokens[1] if len(tokens) == 2 else ""
-            if not (target.isascii() and target.isdigit() and target[0] != "0"):
-                raise ProofFormatError(self._bad(text, "'= n' with a line number n"), line=line)
-            depth, mover = shape.node(kind, 0, line)
-            return Record(line, kind, (), depth, mover, target=int(target))
-        raise ProofFormatError(
-            f"bad token {kind!r} at the start of {text!r}: a line starts with one of "
-            "S M W F P E T = R", line=line)
-
-    def _cell_list(self, tokens: list[str], start: int, text: str,
-                   line: int) -> tuple[int, ...]:
-        cells = self._cells
-        try:
-            return tuple([cells[t] for t in tokens[start:]])
-        except KeyError:
-            bad = next(t for t in tokens[start:] if t not in cells)
-            raise ProofFormatError(
-                f"bad token {bad!r} in {text!r}: cells are 0-{self._variant.cells - 1}, "
-                "separated by single spaces", line=line) from None
-
-    def _bad(self, text: str, expected: str) -> str:
-        return (f"bad node line {text!r}: expected {expected} (cells 0-"
-                f"{self._variant.cells - 1}, separated by single spaces)")
-
 
 def truncated(total: int, last: int) -> ProofFormatError:
     """The error for a file that ends at line `last` although its header announces `total`
@@ -485,10 +558,10 @@ def iter_records(source: Source) -> Iterator[Record]:
 
 # --------------------------------------------------------------------------- writing
 class NodeWriter:
-    """The named node helpers over one method, `node(kind, cells, target, cover, replay)`,
-    and the
-    `next_line` property: `ProofWriter` writes the nodes to a file; a subclass may keep
-    them elsewhere (``tictactoe.search.pn.proofs`` keeps a subtree in memory)."""
+    """The named node helpers over one method, `node(kind, cells, target, cover, replay,
+    passed)`, and the `next_line` property: `ProofWriter` writes the nodes to a file; a
+    subclass may keep them elsewhere (``tictactoe.search.pn.proofs`` keeps a subtree in
+    memory)."""
 
     @property
     def next_line(self) -> int:
@@ -496,9 +569,11 @@ class NodeWriter:
         raise NotImplementedError
 
     def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
-             cover: Iterable[int] = (), replay: Iterable[int] = ()) -> int:
+             cover: Iterable[int] = (), replay: Iterable[int] = (), passed: bool = False
+             ) -> int:
         """Write a node of any kind; return its line number. `cover`: an ``R`` node's zone
-        cover; `replay`: an ``R`` node's replay (``V``)."""
+        cover; `replay`: an ``R`` node's replay (``V``); `passed`: an ``R`` node with a pass
+        subtree (``Y``), which follows its replies' subtrees."""
         raise NotImplementedError
 
     def move(self, cell: int) -> int:
@@ -535,13 +610,16 @@ class NodeWriter:
         return self.node("=", target=line)
 
     def replies(self, cells: Iterable[int], cover: Iterable[int] = (),
-                replay: Iterable[int] = ()) -> int:
+                replay: Iterable[int] = (), passed: bool = False) -> int:
         """``R n c1 ... cn``: the opponent's replies; their prover nodes follow in order.
         With a `cover` (hold sections, version 3), ``R n c1 ... cn Z z1 ... zj``: then the
         prover node for the position with every ``z`` the opponent's follows last. With a
         `replay` (version 4), ``R n c1 ... cn V h1 ... hj``: every other reply is met by the
-        threat sequence whose prover moves are the ``h`` (no node follows for it)."""
-        return self.node("R", cells, cover=cover, replay=replay)
+        threat sequence whose prover moves are the ``h`` (no node follows for it). With
+        `passed` (win sections, version 4), ``R n c1 ... cn Y``: the prover node of the
+        position where the opponent passed follows last, and every reply outside that pass
+        subtree's zone is covered by it."""
+        return self.node("R", cells, cover=cover, replay=replay, passed=passed)
 
 
 class ProofWriter(NodeWriter):
@@ -570,7 +648,7 @@ class ProofWriter(NodeWriter):
         self._compress = compress
         self._body = tempfile.SpooledTemporaryFile(max_size=1 << 24)  # noqa: SIM115
         self._shape = _Shape(root.turn.symbol)
-        self._version = 1  # 2 once a pairing at the opponent's turn, 3 a cover or T, 4 a V
+        self._version = 1  # 2 once a pairing at the opponent's turn, 3 a cover or T, 4 V, Y
         self._next = 2
         self._closed = False
         self.header: Header | None = None
@@ -595,7 +673,8 @@ class ProofWriter(NodeWriter):
         return self._emit(f"S {symbol} {claim}")
 
     def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
-             cover: Iterable[int] = (), replay: Iterable[int] = ()) -> int:
+             cover: Iterable[int] = (), replay: Iterable[int] = (), passed: bool = False
+             ) -> int:
         """Write a node of any kind; see the named helpers below."""
         cells, cover, replay = tuple(cells), tuple(cover), tuple(replay)
         if any(not 0 <= c < self.variant.cells for c in cells + cover + replay):
@@ -603,21 +682,28 @@ class ProofWriter(NodeWriter):
                              f"{self.variant.name} board")
         if (cover or replay) and kind != "R":
             raise ValueError(f"only an 'R' node has a zone cover or a replay, not {kind!r}")
+        if passed and kind != "R":
+            raise ValueError(f"only an 'R' node has a pass subtree ('Y'), not {kind!r}")
         if cover and replay:
             raise ValueError("an 'R' node has at most one of a zone cover and a replay")
+        if passed and (cover or replay):
+            raise ValueError("an 'R' node with a pass subtree ('Y') has no zone cover and no "
+                             "replay")
         if len(set(replay)) < len(replay):
             raise ValueError(f"the replay {replay} lists a cell twice")
-        children = 1 if kind == "M" else len(cells) + bool(cover) if kind == "R" else 0
+        children = 1 if kind == "M" else len(cells) + bool(cover) + passed if kind == "R" \
+            else 0
         if kind not in PROVER_KINDS and kind != "R":
             raise ValueError(f"unknown node kind {kind!r}")
-        _, mover = self._shape.node(kind, children, self._next, bool(cover), bool(replay))
+        _, mover = self._shape.node(kind, children, self._next, bool(cover), bool(replay),
+                                    passed)
         if kind == "P" and mover != self._shape.prover:
             self._version = max(self._version, 2)
         if cover or kind == "T":
             self._version = max(self._version, 3)
-        if replay:
+        if replay or passed:
             self._version = 4
-        return self._emit(format_node(kind, cells, target, cover, replay))
+        return self._emit(format_node(kind, cells, target, cover, replay, passed=passed))
 
     def __enter__(self) -> ProofWriter:
         return self

@@ -896,9 +896,12 @@ class _Recorded(NodeWriter):
         return len(self.nodes)
 
     def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
-             cover: Iterable[int] = (), replay: Iterable[int] = ()) -> int:
+             cover: Iterable[int] = (), replay: Iterable[int] = (), passed: bool = False
+             ) -> int:
         if tuple(replay):
             raise ValueError("a recorded subtree keeps no replay ('V')")
+        if passed:
+            raise ValueError("a recorded subtree keeps no pass subtree ('Y')")
         self.nodes.append((kind, tuple(cells), target, tuple(cover)))
         return len(self.nodes) - 1
 
