@@ -373,7 +373,7 @@ def test_an_older_gzip_folder_is_read_and_compacted(pool: LocalPool, tmp_path: P
         meta = json.loads(lzma.LZMADecompressor().decompress(path.read_bytes()))
         result_ = JobFolder(folder, position).load(meta["position"], meta["attacker"])
         assert result_ is not None
-        for kind, nodes, _, _, _ in decode_fragment(result_.fragment):
+        for kind, nodes, *_ in decode_fragment(result_.fragment):
             if kind == "P":
                 ordered = [nodes[i:i + 2] for i in range(0, len(nodes), 2)]
                 assert ordered == sorted(ordered) and all(a < b for a, b in ordered)

@@ -185,3 +185,20 @@ def test_jobs_past_64_cells_on_a_local_pool(tmp_path: Path) -> None:
     with LocalPool(2, preload=JOB_MODULES) as pool:
         run = prove_with_jobs("9x9k4", tmp_path / "jobs", backend=pool, job_nodes=2_000)
     assert run.value == "x" and run.check is not None and run.workers == 2
+
+
+def test_pass_subtrees_cover_the_quiet_replies_outside_their_zone(tmp_path: Path) -> None:
+    """With pass subtrees (the default) a quiet defender's node lists only the replies in
+    the zone of the attacker's win after a pass (``R ... Y``); without them, every reply.
+    Both proofs check."""
+    texts = {}
+    for passes in (True, False):
+        search = WidePnSearch("9x9k4", passes=passes)
+        assert search.prove("9x9k4").outcome == "win"
+        out = tmp_path / f"{passes}.txt"
+        search.write_proof("9x9k4", out)
+        stats = check_proof(out)
+        assert stats.value == "x"
+        texts[passes] = out.read_text()
+    assert any(line.endswith(" Y") for line in texts[True].splitlines())
+    assert not any(line.endswith(" Y") for line in texts[False].splitlines())

@@ -44,7 +44,7 @@ from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tictactoe.core import Position, Side
 from tictactoe.core.errors import CensusBackendError, TicTacToeError
@@ -183,8 +183,8 @@ def prove_job(spec: JobSpec) -> JobResult:
     subtree, whose writing then overruns, where a cold search finds a small proof.
 
     >>> r = prove_job(JobSpec("xx1/oo1/3 x", "x", 1000, table_mb=1))
-    >>> r.outcome, decode_fragment(r.fragment)
-    ('win', [('W', (2,), 0, (), ())])
+    >>> r.outcome, decode_fragment(r.fragment)[0].cells
+    ('win', (2,))
     """
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.driver import epsilon_setting
@@ -320,33 +320,45 @@ def ordered_pairs(line: bytes) -> bytes:
     return b"P " + b" ".join(b"%d %d" % pair for pair in pairs)
 
 
-Fragment = list[tuple[str, tuple[int, ...], int, tuple[int, ...], tuple[int, ...]]]
-"""A fragment's nodes: (kind, cells, target, cover, replay)."""
+class FragmentNode(NamedTuple):
+    """One node line of a fragment."""
+
+    kind: str
+    cells: tuple[int, ...] = ()
+    target: int = 0
+    """The line of ``= n``, counted from the fragment's first line."""
+    cover: tuple[int, ...] = ()
+    """An ``R`` node's zone cover (``Z``)."""
+    replay: tuple[int, ...] = ()
+    """An ``R`` node's replay (``V``)."""
+    passed: bool = False
+    """An ``R`` node with a pass subtree (``Y``)."""
 
 
-def decode_fragment(data: bytes) -> Fragment:
-    """A fragment's nodes: (kind, cells, target, cover, replay) with targets counted from
-    its first line (`cover`: an ``R`` node's zone cover, `replay`: its replay ``V``).
+def decode_fragment(data: bytes) -> list[FragmentNode]:
+    """A fragment's nodes, with targets counted from its first line.
 
-    >>> decode_fragment(lzma.compress(b"M 4\\nR 2 0 1\\nF 7\\n= 0\\nR 1 2 Z 5 6\\nR 0 V 9"))
-    [('M', (4,), 0, (), ()), ('R', (0, 1), 0, (), ()), ('F', (7,), 0, (), ()), \
-('=', (), 0, (), ()), ('R', (2,), 0, (5, 6), ()), ('R', (), 0, (), (9,))]
+    >>> [tuple(n) for n in decode_fragment(lzma.compress(b"M 4\\nR 2 0 1\\n= 0\\nR 1 2 Z 5 6"))]
+    [('M', (4,), 0, (), (), False), ('R', (0, 1), 0, (), (), False), \
+('=', (), 0, (), (), False), ('R', (2,), 0, (5, 6), (), False)]
+    >>> decode_fragment(lzma.compress(b"R 0 V 9\\nR 1 3 Y"))[1]
+    FragmentNode(kind='R', cells=(3,), target=0, cover=(), replay=(), passed=True)
     """
-    nodes: Fragment = []
+    nodes: list[FragmentNode] = []
     text = unpack(data).decode("ascii")
     for line in text.split("\n") if text else []:
         kind, *tokens = line.split(" ")
         if kind == "=":
-            nodes.append(("=", (), int(tokens[0]), (), ()))
+            nodes.append(FragmentNode("=", (), int(tokens[0])))
         elif kind == "R":
             count = int(tokens[0])
             replies = tuple(int(t) for t in tokens[1:count + 1])
-            rest = tuple(int(t) for t in tokens[count + 2:])
             marker = tokens[count + 1] if len(tokens) > count + 1 else ""
-            nodes.append(("R", replies, 0, rest if marker == "Z" else (),
-                          rest if marker == "V" else ()))
+            rest = tuple(int(t) for t in tokens[count + 2:])
+            nodes.append(FragmentNode("R", replies, 0, rest if marker == "Z" else (),
+                                      rest if marker == "V" else (), marker == "Y"))
         else:
-            nodes.append((kind, tuple(int(t) for t in tokens), 0, (), ()))
+            nodes.append(FragmentNode(kind, tuple(int(t) for t in tokens)))
     return nodes
 
 
@@ -1433,8 +1445,9 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
         base = writer.next_line
         if position.turn is prover:
             seen[key] = base
-        for kind, cells, target, cover, replay in decode_fragment(result.fragment):
-            writer.node(kind, cells, base + target if kind == "=" else 0, cover, replay)
+        for kind, cells, target, cover, replay, passed in decode_fragment(result.fragment):
+            writer.node(kind, cells, base + target if kind == "=" else 0, cover, replay,
+                        passed=passed)
         return
     if position.turn is prover:
         (child,) = _needed(node, attacker)

@@ -80,6 +80,25 @@ QUIET_PN = 4
 """Initial proof number of an attacker's node with no win by threats in sight (one with
 such a win starts at 1)."""
 
+PASS = -1
+"""The child of a defender's node that stands for a pass (the pass subtree, ``Y``)."""
+
+QUIET = -2
+"""What `_and_moves` answers for a quiet defender's node inside a pass subtree: there the
+attacker must keep forcing (threes and fours, as in a win by threats), so the node counts
+as disproven for this subtree."""
+
+ZONE_PN = 24
+"""A quiet defender's node whose pass subtree is not proven yet counts this many replies
+in its proof number beside the pass (about the replies its zone lists on 15x15)."""
+
+PASS_KEY = 0x5851F42D4C957F2D
+"""Xor-ed into a key for each pass (the same marks with the other side to move)."""
+
+ZONE_KEY = 0x2545F4914F6CDD1D
+"""Xor-ed into the keys of positions inside a pass subtree, whose proofs obey the pass
+subtree's rules (no symmetry)."""
+
 TABLE_BITS = 18
 """The win-by-fours search's table of failed positions has 2**18 entries."""
 
@@ -117,7 +136,7 @@ class WidePnSearch:
     between questions about the same attacker."""
 
     def __init__(self, variant: Variant | str, *, vcf_budget: int = VCF_BUDGET,
-                 epsilon: float = EPSILON) -> None:
+                 epsilon: float = EPSILON, passes: bool = True) -> None:
         self.variant = Variant.parse(variant) if isinstance(variant, str) else variant
         if self.variant.cells > MAX_CELLS:
             raise BoardTooLargeError(f"{self.variant.name} has {self.variant.cells} cells; "
@@ -147,6 +166,11 @@ class WidePnSearch:
         self.neighbours = _neighbours(v, NEAR)
         self.zobrist = [[int(z) for z in row] for row in self.tables.zobrist]
         self.vcf_budget = vcf_budget
+        self.passes = passes
+        """Whether a quiet defender's node asks first whether the attacker wins after a
+        pass, and lists only the replies in that proof's zone (``Y``)."""
+        self._zone_depth = 0
+        """Pass subtrees the current node lies in."""
         self.factor = 1.0 + epsilon
         self._board = board_of(v)
         self._attacker = -1
@@ -278,6 +302,8 @@ class WidePnSearch:
                         near = np.count_nonzero((self.state == 0) & (self.near_count > 0))
                         entry = [1 if hint >= 0 else QUIET_PN,
                                  1 if blocks else max(1, int(near)), -1]
+                        if hint < 0 and self._zone_depth > 0:
+                            entry = [INF, 0, -1]  # a pass subtree wins by threats only
         else:
             blocks, _ = self._threats(d)
             made, first = self._threats(a)
@@ -291,7 +317,13 @@ class WidePnSearch:
                 entry = [INF, 0, -1]
             else:
                 replies = self._and_moves(key)
-                entry = [len(replies), 1, -1] if replies else [0, INF, -1]
+                if replies == [QUIET]:
+                    entry = [INF, 0, -1]
+                else:
+                    self.kids[key] = replies
+                    entry = [len(replies), 1, -1] if replies else [0, INF, -1]
+                    if replies == [PASS]:
+                        entry[0] += ZONE_PN
         self.table[key] = entry
         return entry
 
@@ -310,9 +342,10 @@ class WidePnSearch:
             return self._classes(order)
         return [int(c) for c in cells]
 
-    def _and_moves(self, key: int) -> list[int]:
+    def _and_moves(self, key: int, passes: bool | None = None) -> list[int]:
         """The defender's replies that need a subtree (the rest are covered by the
-        attacker's threat cell or by its win by fours after a pass)."""
+        attacker's threat cell or by its win by fours after a pass); at a quiet node, with
+        `passes`, only the pass (`PASS`) until its proof gives the zone."""
         a = self._attacker
         made, first = self._threats(a)
         if made == 1:
@@ -328,8 +361,12 @@ class WidePnSearch:
                              self.out)
             self.sequences[key] = found
             return [int(c) for c in self.out[:n]]
+        if self.passes if passes is None else passes:
+            if self._zone_depth > 0:
+                return [QUIET]  # inside a pass subtree the attacker keeps forcing
+            return [PASS]
         cells = [int(c) for c in np.nonzero(self.state == 0)[0]]
-        if int((self.state != 0).sum()) <= SYM_MARKS:
+        if self._zone_depth == 0 and int((self.state != 0).sum()) <= SYM_MARKS:
             cells = self._classes(cells)
         return cells
 
@@ -356,7 +393,7 @@ class WidePnSearch:
         key = self._key()
         if position.turn is attacker:
             return self._or_moves(), ()
-        kids = self._and_moves(key)
+        kids = self._and_moves(key, passes=False)
         made, _ = self._threats(self._attacker)
         return kids, (self.sequences.get(key, ()) if made == 0 else ())
 
@@ -382,18 +419,13 @@ class WidePnSearch:
             return
         side = self._attacker if attacker_to_move else 1 - self._attacker
         kids = self._children(key, attacker_to_move)
-        zobrist = self.zobrist
-        keys = [key ^ zobrist[c][side] for c in kids]
-        entries: list[list[int]] = []
-        for c, ck in zip(kids, keys, strict=True):
-            child = self.table.get(ck)
-            if child is None:
-                self._play(c, side)
-                child = self._evaluate(ck, not attacker_to_move)
-                self._undo(c, side)
-            entries.append(child)
+        keys, entries = self._child_entries(key, kids, side, attacker_to_move)
         factor = self.factor
         while True:
+            if kids and kids[0] == PASS and len(kids) == 1 and 0 in entries[0][:2]:
+                # the pass is proven: list its zone's replies; or disproven: list them all
+                kids = self._open_pass(key) if entries[0][0] == 0 else self._all_replies(key)
+                keys, entries = self._child_entries(key, kids, side, attacker_to_move)
             self._check_limits()
             if attacker_to_move:  # OR: pn = min, dn = sum
                 best, pn, second, dn = -1, INF, INF, 0
@@ -414,6 +446,8 @@ class WidePnSearch:
                         best, second, dn = i, dn, cd
                     elif cd < second:
                         second = cd
+                if len(kids) == 1 and kids[0] == PASS:
+                    pn += ZONE_PN
                 pn = min(pn, INF)
             if not kids:
                 pn, dn = (INF, 0) if attacker_to_move else (0, INF)
@@ -431,12 +465,75 @@ class WidePnSearch:
                 c_dn = min(th_dn, int(second * factor) + 1)
                 c_pn = min(INF, th_pn - pn + child[0])
             c = kids[best]
-            self._play(c, side)
-            try:
-                self._mid(keys[best], not attacker_to_move, c_pn, c_dn)
-            finally:
-                self._undo(c, side)
+            if c == PASS:
+                self._zone_depth += 1
+                try:
+                    self._mid(keys[best], True, c_pn, c_dn)
+                finally:
+                    self._zone_depth -= 1
+            else:
+                self._play(c, side)
+                try:
+                    self._mid(keys[best], not attacker_to_move, c_pn, c_dn)
+                finally:
+                    self._undo(c, side)
             entries[best] = self.table[keys[best]]
+
+    def _pass_key(self, key: int) -> int:
+        return key ^ PASS_KEY ^ (ZONE_KEY if self._zone_depth == 0 else 0)
+
+    def _child_entries(self, key: int, kids: list[int], side: int, attacker_to_move: bool
+                       ) -> tuple[list[int], list[list[int]]]:
+        """The children's keys and table entries (evaluated where new)."""
+        zobrist = self.zobrist
+        keys = [self._pass_key(key) if c == PASS else key ^ zobrist[c][side] for c in kids]
+        entries: list[list[int]] = []
+        for c, ck in zip(kids, keys, strict=True):
+            child = self.table.get(ck)
+            if child is None:
+                if c == PASS:
+                    self._zone_depth += 1
+                    child = self._evaluate(ck, True)
+                    self._zone_depth -= 1
+                else:
+                    self._play(c, side)
+                    child = self._evaluate(ck, not attacker_to_move)
+                    self._undo(c, side)
+            entries.append(child)
+        return keys, entries
+
+    def _all_replies(self, key: int) -> list[int]:
+        """Every reply, one per class while the position has few marks (a quiet node
+        whose pass subtree failed)."""
+        cells = [int(c) for c in np.nonzero(self.state == 0)[0]]
+        if self._zone_depth == 0 and int((self.state != 0).sum()) <= SYM_MARKS:
+            cells = self._classes(cells)
+        self.kids[key] = cells
+        return cells
+
+    def _open_pass(self, key: int) -> list[int]:
+        """A quiet defender's node whose pass subtree is proven: the pass, then the replies
+        in the zone of its proof (the others are covered by it, ``R ... Y``)."""
+        from tictactoe.proof.check import subtree_zone
+
+        lines = _Lines()
+        passed = self._pass_key(key)
+        self._zone_depth += 1
+        try:
+            self._emit(lines, passed, True)
+        finally:
+            self._zone_depth -= 1
+        x, o = self._position()
+        a = self._attacker
+        prover, opponent = (x, o) if a == 0 else (o, x)
+        zone = subtree_zone(self.variant, prover, opponent, "x" if a == 0 else "o",
+                            lines.lines)
+        cells = [int(c) for c in np.nonzero(self.state == 0)[0] if zone >> int(c) & 1]
+        if self._zone_depth == 0 and int((self.state != 0).sum()) <= SYM_MARKS:
+            cells = self._classes(cells)
+        kids = [PASS, *cells]
+        self.kids[key] = kids
+        return kids
 
     def prove(self, position: Position | str, *, attacker: Side | str | None = None,
               nodes: int | None = None, seconds: float | None = None,
@@ -544,9 +641,13 @@ class WidePnSearch:
         kids = self.kids.get(key)
         if kids is None:
             kids = self._and_moves(key)
-        replay = self.sequences.get(key, ()) if made == 0 else ()
-        writer.node("R", kids, replay=replay)
-        for c in kids:
+        if kids and kids[0] == PASS and len(kids) == 1:
+            kids = self._open_pass(key)
+        passed = bool(kids) and kids[0] == PASS
+        replies = kids[1:] if passed else kids
+        replay = self.sequences.get(key, ()) if made == 0 and not passed else ()
+        writer.node("R", replies, replay=replay, passed=passed)
+        for c in replies:
             ck = key ^ self.zobrist[c][d]
             self._play(c, d)
             entry = self.table.get(ck)
@@ -554,6 +655,16 @@ class WidePnSearch:
                 self._prove_below(ck)
             self._emit(writer, ck, True)
             self._undo(c, d)
+        if passed:
+            ck = self._pass_key(key)
+            self._zone_depth += 1
+            try:
+                entry = self.table.get(ck)
+                if entry is None or entry[0] != 0:
+                    self._prove_below(ck)
+                self._emit(writer, ck, True)
+            finally:
+                self._zone_depth -= 1
 
     def _completes(self, c: int, side: int) -> bool:
         k = self.tables.line_cells.shape[1]
@@ -583,8 +694,9 @@ class _Lines(NodeWriter):
         return len(self.lines)
 
     def node(self, kind: str, cells: Iterable[int] = (), target: int = 0,
-             cover: Iterable[int] = (), replay: Iterable[int] = ()) -> int:
-        self.lines.append(format_node(kind, cells, target, cover, replay))
+             cover: Iterable[int] = (), replay: Iterable[int] = (), passed: bool = False
+             ) -> int:
+        self.lines.append(format_node(kind, cells, target, cover, replay, passed=passed))
         return len(self.lines) - 1
 
 

@@ -1,0 +1,138 @@
+"""Benchmark proof-number search past 64 cells (`tictactoe.search.pn.wide`): it prints node
+counts, times, node rates and ratios, and checks every proof it writes.
+
+    python scripts/bench_wide_pn.py threes [--count 12] [--seed 1] [--nodes 20000]
+    python scripts/bench_wide_pn.py empty [--boards 9x9k4,10x10k4] [--nodes N]
+    python scripts/bench_wide_pn.py open [--boards 9x9k5,...,14x14k5] [--seconds 240]
+
+``threes``: random positions on 15x15 (k=5) that the side to move wins by threats with threes
+but not by fours (found by `WideThreats.threes`), each proven twice in one run: with pass
+subtrees (the defender's quiet replies outside the zone of the attacker's win after a pass
+are covered, ``R ... Y``) and without (every quiet reply a child). It prints both runs'
+proofs found, nodes, seconds and proof lines, and the ratios.
+
+``empty``: boards from the empty board, with and without pass subtrees.
+
+``open``: the open k=5 boards, each within a fixed budget; it prints the root's proof and
+disproof numbers where the search does not finish, and saves them to
+``.bench/open-boards.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tictactoe.core import Position
+from tictactoe.proof import check_proof
+from tictactoe.search.pn.wide import WidePnSearch
+from tictactoe.search.wide import WideThreats
+
+
+def threes_positions(count: int, seed: int) -> list[Position]:
+    """Positions of 8-17 random marks near the centre of 15x15 that the side to move wins
+    by threats with threes, not by fours (neither side has a win by fours)."""
+    rng = random.Random(seed)
+    variant = Position("15x15k5").variant
+    threats = WideThreats(variant)
+    found: list[Position] = []
+    while len(found) < count:
+        p = Position(variant)
+        for _ in range(rng.randrange(8, 18)):
+            cell = next(c for c in (rng.randrange(4, 11) * 15 + rng.randrange(4, 11)
+                                    for _ in range(100)) if not (p.x | p.o) >> c & 1)
+            p.push(cell)
+            if p.is_game_over():
+                break
+        if p.is_game_over():
+            continue
+        me, them = (p.x, p.o) if p.turn.symbol == "x" else (p.o, p.x)
+        if threats.run(me, them) is not None or threats.run(them, me) is not None:
+            continue
+        if threats.threes(me, them, threes=3, positions=200_000) is not None:
+            found.append(p)
+    return found
+
+
+def _prove(position: Position, passes: bool, nodes: int | None, seconds: float | None,
+           folder: Path, name: str) -> dict[str, object]:
+    search = WidePnSearch(position.variant, passes=passes)
+    result = search.prove(position, nodes=nodes, seconds=seconds)
+    row: dict[str, object] = {"outcome": result.outcome, "nodes": result.nodes,
+                              "seconds": result.seconds, "root_pn": result.root_pn,
+                              "root_dn": result.root_dn, "lines": 0}
+    if result.proven:
+        out = folder / f"{name}-{'y' if passes else 'n'}.txt"
+        row["lines"] = search.write_proof(position, out)
+        started = time.perf_counter()
+        check_proof(out)
+        row["check_seconds"] = time.perf_counter() - started
+    return row
+
+
+def _compare(positions: list[tuple[str, Position]], nodes: int | None) -> None:
+    totals = {True: [0, 0, 0.0, 0], False: [0, 0, 0.0, 0]}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, p in positions:
+            line = [f"{name:>10}"]
+            for passes in (True, False):
+                row = _prove(p, passes, nodes, None, Path(tmp), name)
+                t = totals[passes]
+                t[0] += row["outcome"] == "win"
+                t[1] += int(row["nodes"])  # type: ignore[call-overload]
+                t[2] += float(row["seconds"])  # type: ignore[arg-type]
+                t[3] += int(row["lines"])  # type: ignore[call-overload]
+                line.append(f"{'Y' if passes else 'no Y'}: {row['outcome']:>7} "
+                            f"{row['nodes']:>8,} nodes {row['seconds']:6.2f} s "
+                            f"{row['lines']:>6,} lines")
+            print("  ".join(line), flush=True)
+    for passes in (True, False):
+        won, n, s, lines = totals[passes]
+        print(f"{'with pass subtrees' if passes else 'without':>18}: {won} proven, {n:,} "
+              f"nodes, {s:.1f} s ({n / max(s, 1e-9):,.0f} nodes/s), {lines:,} proof lines")
+    a, b = totals[True], totals[False]
+    print(f"ratios (with / without): nodes {a[1] / max(b[1], 1):.2f}, seconds "
+          f"{a[2] / max(b[2], 1e-9):.2f}, lines {a[3] / max(b[3], 1):.2f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("section", choices=["threes", "empty", "open"])
+    parser.add_argument("--count", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--nodes", type=int, default=None)
+    parser.add_argument("--seconds", type=float, default=240.0)
+    parser.add_argument("--boards", default=None)
+    args = parser.parse_args()
+    if args.section == "threes":
+        positions = threes_positions(args.count, args.seed)
+        _compare([(f"#{i + 1}", p) for i, p in enumerate(positions)], args.nodes or 20_000)
+        return 0
+    if args.section == "empty":
+        boards = (args.boards or "9x9k4,10x10k4").split(",")
+        _compare([(b, Position(b)) for b in boards], args.nodes or 2_000_000)
+        return 0
+    boards = (args.boards or ",".join(f"{n}x{n}k5" for n in range(9, 15))).split(",")
+    saved = Path(".bench") / "open-boards.json"
+    saved.parent.mkdir(exist_ok=True)
+    results = json.loads(saved.read_text()) if saved.exists() else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for board in boards:
+            row = _prove(Position(board), True, args.nodes, args.seconds, Path(tmp), board)
+            row.update(budget_seconds=args.seconds, budget_nodes=args.nodes)
+            results[board] = row
+            saved.write_text(json.dumps(results, indent=1))
+            rate = int(row["nodes"]) / max(float(row["seconds"]), 1e-9)  # type: ignore[call-overload, arg-type]
+            print(f"{board}: {row['outcome']}, {row['nodes']:,} nodes in "
+                  f"{row['seconds']:.0f} s ({rate:,.0f} nodes/s), root pn {row['root_pn']:,} "
+                  f"dn {row['root_dn']:,}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
