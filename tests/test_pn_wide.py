@@ -37,7 +37,8 @@ def _random_position(variant: str, marks: int, rng: random.Random) -> Position |
 @pytest.mark.parametrize("variant", ["4x4k3", "5x5k4", "6x5k4", "4x6k4"])
 def test_a_win_past_64_cells_is_a_win_of_the_64_cell_search(variant: str) -> None:
     """On random positions of boards both searches take, every win the wide search proves
-    is one the 64-cell df-pn proves, and it finds most of them (it proves wins only)."""
+    is one the 64-cell df-pn proves, and it finds most of them within 1,000 nodes (it
+    proves wins only)."""
     rng = random.Random(variant)
     narrow = PnSearch(variant, table_mb=16)
     wide = WidePnSearch(variant)
@@ -47,7 +48,7 @@ def test_a_win_past_64_cells_is_a_win_of_the_64_cell_search(variant: str) -> Non
         if p is None:
             continue
         truth = narrow.prove(p, nodes=200_000)
-        ours = wide.prove(p, nodes=3_000)
+        ours = wide.prove(p, nodes=1_000)
         if ours.outcome == "win":
             assert truth.outcome == "win", p.to_string()
         if truth.outcome == "win":
