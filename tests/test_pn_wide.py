@@ -203,3 +203,13 @@ def test_pass_subtrees_cover_the_quiet_replies_outside_their_zone(tmp_path: Path
         texts[passes] = out.read_text()
     assert any(line.endswith(" Y") for line in texts[True].splitlines())
     assert not any(line.endswith(" Y") for line in texts[False].splitlines())
+
+
+def test_jobs_past_64_cells_on_a_dask_local_cluster(tmp_path: Path) -> None:
+    """The same jobs on a Dask LocalCluster on 127.0.0.1 (its workers load the search)."""
+    from tictactoe.executors import DaskCluster
+    from tictactoe.search.pn.jobs import prove_with_jobs
+
+    with DaskCluster(2) as cluster:
+        run = prove_with_jobs("9x9k4", tmp_path / "jobs", backend=cluster, job_nodes=2_000)
+    assert run.value == "x" and run.check is not None and run.backend == "dask"
