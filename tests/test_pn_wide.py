@@ -67,7 +67,7 @@ def _no_threats(p: Position) -> bool:
 @pytest.mark.parametrize("variant", ["9x9k4", "15x15k5"])
 def test_the_fast_reply_filter_agrees_with_the_full_replay(variant: str) -> None:
     """`refuters` (reading only the lines through the reply and the forced moves) names the
-    same replies as replaying the whole sequence after each (`refuters_slow`)."""
+    same replies as replaying the whole sequence after each (`refuters` with `full`)."""
     rng = random.Random(variant)
     t = wide_tables(Position(variant).variant)
     search = WidePnSearch(variant)
@@ -88,7 +88,7 @@ def test_the_fast_reply_filter_agrees_with_the_full_replay(variant: str) -> None
         args = (search.state, search.counts, t.line_cells, t.through_ptr, t.through,
                 t.zobrist, search.misc, search.played)
         n = wk.refuters(a, seq, len(found), *args, fast)
-        m = wk.refuters_slow(a, seq, len(found), *args, slow)
+        m = wk.refuters(a, seq, len(found), *args, slow, True)
         assert sorted(fast[:n]) == sorted(slow[:m]), p.to_string()
         assert n < int((search.state == 0).sum())  # the sequence covers some replies
 

@@ -51,6 +51,7 @@ from tictactoe.proof.threats import (
     scan,
     stabiliser,
     symmetry_between,
+    threats_through,
 )
 
 
@@ -194,17 +195,12 @@ move left (step 2)"
         if self.my_threats & ~bit:
             return None  # (a) at step 1
         name = self.board.name
-        through = self.board.through
         hints = self.hints
         mine = self.mine
         theirs = self.theirs | bit
         blocks = self.their_threats
         if self.danger & bit:
-            for m in through[reply]:
-                if not m & mine:
-                    rest = m & ~theirs
-                    if rest and not rest & (rest - 1):
-                        blocks |= rest
+            blocks |= threats_through(self.board, reply, theirs, mine)
         i = 0
         made = 0
         while True:  # step i + 1: the prover to move and without a threat, so (a) fails
@@ -231,24 +227,14 @@ move left (step 2)"
             if i == 0 and not self.first_lines & bit:
                 made = self.first
             else:
-                made = 0
-                for m in through[h]:
-                    if not m & theirs:
-                        rest = m & ~mine
-                        if rest and not rest & (rest - 1):
-                            made |= rest
+                made = threats_through(self.board, h, mine, theirs)
             if made & (made - 1):
                 return None
             if not made:
                 return (f"after it V's move {name(h)} makes no threat of {self.prover} "
                         f"(step {i + 1})")
             theirs |= made  # the forced block, which leaves the prover without a threat
-            blocks = 0
-            for m in through[made.bit_length() - 1]:
-                if not m & mine:
-                    rest = m & ~theirs
-                    if rest and not rest & (rest - 1):
-                        blocks |= rest
+            blocks = threats_through(self.board, made.bit_length() - 1, theirs, mine)
             i += 1
 
 
@@ -555,7 +541,6 @@ class _Walk:
             zone.add(my_threats, _Why(3, line))
             return None
         name = self.board.name
-        through = self.board.through
         prover, opponent = self.prover.name, self.prover.other.name
         after = "after it " if reply >= 0 else ""
         i = 0
@@ -584,12 +569,7 @@ class _Walk:
                          + (f" by {prover} already" if mine >> h & 1 else
                             f" by {opponent}'s forced block" if i else "")) + f" (step {i + 1})")
             mine |= 1 << h  # (d)
-            made = 0
-            for m in through[h]:
-                if not m & theirs:
-                    rest = m & ~mine
-                    if rest and not rest & (rest - 1):
-                        made |= rest
+            made = threats_through(self.board, h, mine, theirs)
             if not made:
                 return f"{after}{label}'s move {name(h)} makes no threat of {prover} (step {i + 1})"
             if made & ~zone.cells:
@@ -599,12 +579,7 @@ class _Walk:
             theirs |= made  # the forced block, which leaves the prover without a threat
             t = made.bit_length() - 1
             self._through(t, mine, theirs, line)
-            blocks = 0
-            for m in through[t]:
-                if not m & mine:
-                    rest = m & ~theirs
-                    if rest and not rest & (rest - 1):
-                        blocks |= rest
+            blocks = threats_through(self.board, t, theirs, mine)
             i += 1
 
     # ------------------------------------------------------------------ prover nodes
@@ -833,7 +808,6 @@ class _Walk:
         `_strict`, which adds to the zone what the replay relies on; rule 2 also gets the
         lines through the reply."""
         board = self.board
-        through = board.through
         mine, theirs = self.mine, self.theirs
         line = record.line
         name = self.prover.other.name
@@ -845,11 +819,7 @@ class _Walk:
                 after = theirs | bit
                 self._through(r, mine, after, line)
                 blocks = their_threats
-                for m in through[r]:
-                    if not m & mine:
-                        left = m & ~after
-                        if left and not left & (left - 1):
-                            blocks |= left
+                blocks |= threats_through(self.board, r, after, mine)
                 why = self._strict(line, "V", mine, after, my_threats & ~bit, blocks,
                                    replay.hints, r)
             if why is not None:

@@ -115,6 +115,22 @@ def threat_cells(board: Board, mine: int, theirs: int) -> int:
     return out
 
 
+def threats_through(board: Board, cell: int, mine: int, theirs: int) -> int:
+    """The threat cells of `mine` on the lines through `cell` (a mask).
+
+    >>> b = board_of(Variant.parse("3x3"))
+    >>> cells_of(threats_through(b, 0, 0b000_000_011, 0)), threats_through(b, 8, 3, 0)
+    ([2], 0)
+    """
+    out = 0
+    for m in board.through[cell]:
+        if not m & theirs:
+            rest = m & ~mine
+            if rest and not rest & (rest - 1):
+                out |= rest
+    return out
+
+
 def scan(board: Board, mine: int, theirs: int) -> tuple[int, int, list[int]]:
     """One pass over the lines: (the threat cells of `mine`, those of `theirs`, the lines
     with k-2 marks of `mine` and none of `theirs`, the "twos").

@@ -316,7 +316,7 @@ class WidePnSearch:
             elif not (self.state == 0).any():
                 entry = [INF, 0, -1]
             else:
-                replies = self._and_moves(key)
+                replies = self._and_moves(key, threats=(made, first))
                 if replies == [QUIET]:
                     entry = [INF, 0, -1]
                 else:
@@ -342,12 +342,14 @@ class WidePnSearch:
             return self._classes(order)
         return [int(c) for c in cells]
 
-    def _and_moves(self, key: int, passes: bool | None = None) -> list[int]:
+    def _and_moves(self, key: int, passes: bool | None = None,
+                   threats: tuple[int, int] | None = None) -> list[int]:
         """The defender's replies that need a subtree (the rest are covered by the
         attacker's threat cell or by its win by fours after a pass); at a quiet node, with
-        `passes`, only the pass (`PASS`) until its proof gives the zone."""
+        `passes`, only the pass (`PASS`) until its proof gives the zone. `threats`: the
+        attacker's (`_threats`), if the caller has them."""
         a = self._attacker
-        made, first = self._threats(a)
+        made, first = self._threats(a) if threats is None else threats
         if made == 1:
             return [first]
         if made == 2:
@@ -365,7 +367,12 @@ class WidePnSearch:
             if self._zone_depth > 0:
                 return [QUIET]  # inside a pass subtree the attacker keeps forcing
             return [PASS]
-        cells = [int(c) for c in np.nonzero(self.state == 0)[0]]
+        return self._replies()
+
+    def _replies(self, within: int = -1) -> list[int]:
+        """The empty cells (of the mask `within`), one per class under the position's
+        symmetries while it has at most `SYM_MARKS` marks, outside pass subtrees."""
+        cells = [int(c) for c in np.nonzero(self.state == 0)[0] if within >> int(c) & 1]
         if self._zone_depth == 0 and int((self.state != 0).sum()) <= SYM_MARKS:
             cells = self._classes(cells)
         return cells
@@ -427,28 +434,20 @@ class WidePnSearch:
                 kids = self._open_pass(key) if entries[0][0] == 0 else self._all_replies(key)
                 keys, entries = self._child_entries(key, kids, side, attacker_to_move)
             self._check_limits()
-            if attacker_to_move:  # OR: pn = min, dn = sum
-                best, pn, second, dn = -1, INF, INF, 0
-                for i, child in enumerate(entries):
-                    cp = child[0]
-                    dn += child[1]
-                    if cp < pn:
-                        best, second, pn = i, pn, cp
-                    elif cp < second:
-                        second = cp
-                dn = min(dn, INF)
-            else:  # AND: pn = sum, dn = min
-                best, dn, second, pn = -1, INF, INF, 0
-                for i, child in enumerate(entries):
-                    cd = child[1]
-                    pn += child[0]
-                    if cd < dn:
-                        best, second, dn = i, dn, cd
-                    elif cd < second:
-                        second = cd
-                if len(kids) == 1 and kids[0] == PASS:
-                    pn += ZONE_PN
-                pn = min(pn, INF)
+            # an OR node's pn is its children's least, its dn their sum; an AND node's the
+            # other way round: `least` indexes the number this node takes the least of
+            least = 0 if attacker_to_move else 1
+            best, low, second, total = -1, INF, INF, 0
+            for i, child in enumerate(entries):
+                total += child[1 - least]
+                if child[least] < low:
+                    best, second, low = i, low, child[least]
+                elif child[least] < second:
+                    second = child[least]
+            if len(kids) == 1 and kids[0] == PASS:
+                total += ZONE_PN
+            total = min(total, INF)
+            pn, dn = (low, total) if attacker_to_move else (total, low)
             if not kids:
                 pn, dn = (INF, 0) if attacker_to_move else (0, INF)
             entry[0], entry[1] = pn, dn
@@ -457,13 +456,12 @@ class WidePnSearch:
             if pn == 0 or dn == 0 or pn >= th_pn or dn >= th_dn:
                 self.table[key] = entry
                 return
-            child = entries[best]
-            if attacker_to_move:
-                c_pn = min(th_pn, int(second * factor) + 1)
-                c_dn = min(INF, th_dn - dn + child[1])
-            else:
-                c_dn = min(th_dn, int(second * factor) + 1)
-                c_pn = min(INF, th_pn - pn + child[0])
+            thresholds, numbers = [th_pn, th_dn], [pn, dn]
+            child_th = [0, 0]
+            child_th[least] = min(thresholds[least], int(second * factor) + 1)
+            child_th[1 - least] = min(INF, thresholds[1 - least] - numbers[1 - least]
+                                      + entries[best][1 - least])
+            c_pn, c_dn = child_th
             c = kids[best]
             if c == PASS:
                 self._zone_depth += 1
@@ -505,9 +503,7 @@ class WidePnSearch:
     def _all_replies(self, key: int) -> list[int]:
         """Every reply, one per class while the position has few marks (a quiet node
         whose pass subtree failed)."""
-        cells = [int(c) for c in np.nonzero(self.state == 0)[0]]
-        if self._zone_depth == 0 and int((self.state != 0).sum()) <= SYM_MARKS:
-            cells = self._classes(cells)
+        cells = self._replies()
         self.kids[key] = cells
         return cells
 
@@ -528,10 +524,7 @@ class WidePnSearch:
         prover, opponent = (x, o) if a == 0 else (o, x)
         zone = subtree_zone(self.variant, prover, opponent, "x" if a == 0 else "o",
                             lines.lines)
-        cells = [int(c) for c in np.nonzero(self.state == 0)[0] if zone >> int(c) & 1]
-        if self._zone_depth == 0 and int((self.state != 0).sum()) <= SYM_MARKS:
-            cells = self._classes(cells)
-        kids = [PASS, *cells]
+        kids = [PASS, *self._replies(zone)]
         self.kids[key] = kids
         return kids
 

@@ -386,40 +386,25 @@ def _replay_after(a: int, r: int, seq: np.ndarray, j: int, state: np.ndarray,
 @njit(cache=True, nogil=True)
 def refuters(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
              line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
-             zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray,
-             out: np.ndarray) -> int:  # pragma: no cover - compiled
+             zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray, out: np.ndarray,
+             full: bool = False) -> int:  # pragma: no cover - compiled
     """The defender's (side ``1 - a``, to move) replies after which ``a`` no longer wins by
     the sequence ``seq[:j]`` followed strictly (`replay`): how many, written to ``out``.
     Neither side may have a threat (the defender's node of df-pn, once those are settled);
-    `refuters_slow` asks `replay` itself, for the tests."""
+    with `full`, each reply asks `replay` itself, which reads every line (for the tests)."""
     d = 1 - a
     n = 0
     for r in range(state.shape[0]):
         if state[r] != 0:
             continue
         play(r, d, state, counts, through_ptr, through, zobrist, misc)
-        if not _replay_after(a, r, seq, j, state, counts, line_cells, through_ptr, through,
-                             zobrist, misc, played):
-            out[n] = r
-            n += 1
-        take_back(r, d, state, counts, through_ptr, through, zobrist, misc)
-    return n
-
-
-@njit(cache=True, nogil=True)
-def refuters_slow(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
-                  line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
-                  zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray,
-                  out: np.ndarray) -> int:  # pragma: no cover - compiled
-    """`refuters` by the full `replay` after each reply (reads every line)."""
-    d = 1 - a
-    n = 0
-    for r in range(state.shape[0]):
-        if state[r] != 0:
-            continue
-        play(r, d, state, counts, through_ptr, through, zobrist, misc)
-        if not replay(a, seq, j, state, counts, line_cells, through_ptr, through, zobrist,
-                      misc, played):
+        if full:
+            wins = replay(a, seq, j, state, counts, line_cells, through_ptr, through, zobrist,
+                          misc, played)
+        else:
+            wins = _replay_after(a, r, seq, j, state, counts, line_cells, through_ptr,
+                                 through, zobrist, misc, played)
+        if not wins:
             out[n] = r
             n += 1
         take_back(r, d, state, counts, through_ptr, through, zobrist, misc)
