@@ -27,6 +27,7 @@ from tictactoe.extras import require
 if TYPE_CHECKING:  # the census modules load numpy (and the kernels): imported on use
     from tictactoe.analysis.census import Census
     from tictactoe.analysis.sharded import PlyProgress
+    from tictactoe.analysis.won import WonCount
 
 CENSUS_MAX_CELLS = 16
 """Largest board that the memory backend is the default for (`analysis.census`)."""
@@ -36,7 +37,8 @@ CENSUS_LIMIT = 32
 marks are kept in 32 bits), named here so that the help does not load numpy."""
 
 VARIANT_HELP = (f"A board of at most {CENSUS_LIMIT} cells: 3x3, 4x4, 4x4k3, 4x5k4. "
-                "5x5k4 and 3x3x3 need a cluster (--estimate says where a count fits).")
+                "5x5k4 and 3x3x3 need a cluster (--estimate says where a count fits). With "
+                "--won, any board of at most 64 cells: 7x7, 7x7k5, 4x4x4.")
 
 
 def human_bytes(n: float) -> str:
@@ -54,6 +56,12 @@ class CensusEngine(StrEnum):
     compiled = "compiled"
     numpy = "numpy"
     python = "python"
+
+
+class WonMethod(StrEnum):
+    auto = "auto"
+    exact = "exact"
+    estimate = "estimate"
 
 
 class Backend(StrEnum):
@@ -95,9 +103,35 @@ def count(
     estimate_only: Annotated[bool, typer.Option(
         "--estimate", help="Only print what the count would cost, and where it fits.")]
     = False,
+    won: Annotated[bool, typer.Option(
+        "--won", help="Count the won positions (for X, for O, by marks) and the reachable "
+                      "positions, on boards of up to 64 cells: exact where a method reaches, "
+                      "otherwise an estimate with its 95% interval.")] = False,
+    method: Annotated[WonMethod, typer.Option(
+        help="With --won: auto (exact by inclusion-exclusion over the lines where a board "
+             "has few, by the census up to 16 cells, else estimated), exact (also the "
+             "census up to 32 cells) or estimate (sample even where exact is possible).")]
+    = WonMethod.auto,
+    samples: Annotated[int | None, typer.Option(
+        min=1, help="With --won, for an estimate: random fillings to draw after the pilot "
+                    "round (default 200,000,000, about a minute on two cores).")] = None,
+    seed: Annotated[int, typer.Option(
+        min=0, help="With --won, for an estimate: the seed (the same seed gives the same "
+                    "figures on any number of workers).")] = 0,
 ) -> None:
-    """Count the reachable positions, terminal positions and games of a board."""
+    """Count the reachable positions, terminal positions and games of a board, or with
+    --won its won positions."""
     v = Variant.parse(variant)
+    if won:
+        _count_won(v, method.value, samples, seed, as_json, plot, backend, workers, address,
+                   forbidden={"--spill": spill, "--shards": shards,
+                              "--estimate": estimate_only or None,
+                              "--engine": None if engine is CensusEngine.auto else engine})
+        return
+    for flag, value in (("--method", None if method is WonMethod.auto else method),
+                        ("--samples", samples), ("--seed", seed or None)):
+        if value is not None:
+            raise fail(f"{flag} is for --won")
     chosen = _backend(backend, v)
     if estimate_only:
         _print_estimate(v, workers, spill)
@@ -117,6 +151,147 @@ def count(
     _print_census(result)
     if plot is not None:
         console.print(f"chart saved to {plot}")
+
+
+def _count_won(v: Variant, method: str, samples: int | None, seed: int, as_json: bool,
+               plot: Path | None, backend: str, workers: int | None, address: str | None,
+               forbidden: dict[str, object]) -> None:
+    """``ttt count --won``: the exact count where a method reaches, else the estimate."""
+    from tictactoe.analysis.won import count_won
+
+    for flag, value in forbidden.items():
+        if value is not None:
+            raise fail(f"{flag} is for the census, not for --won")
+    if plot is not None:
+        require("plot", "ttt count --plot")
+        _check_writable(plot)
+    sampled = method == "estimate" or (method == "auto" and _needs_estimate(v))
+    if sampled and v.cells > 64:
+        raise fail(f"{v.name} has {v.cells} cells and too many lines to count exactly; the "
+                   "estimate of --won takes boards of at most 64 cells")
+    if not sampled and (samples is not None or seed):
+        raise fail(f"--samples and --seed are for an estimate, and {v.name} is counted "
+                   "exactly (--method estimate samples anyway)")
+    if sampled:
+        require("fast", "ttt count --won (the estimate)")
+        result = _estimate_won(v, samples, seed, backend, workers, address)
+    else:
+        if backend != "auto" or workers is not None or address is not None:
+            raise fail(f"{v.name} is counted exactly in this process: --backend, --workers "
+                       "and --address are for an estimate")
+        result = count_won(v, method=method)
+    if plot is not None:
+        _plot_won(result, plot)
+    if as_json:
+        print(json.dumps(result.to_json()))
+        return
+    _print_won(result)
+    if plot is not None:
+        console.print(f"chart saved to {plot}")
+
+
+def _needs_estimate(v: Variant) -> bool:
+    from tictactoe.analysis.won import CENSUS_CELLS, lines_reach
+
+    return lines_reach(v) is not None and v.cells > CENSUS_CELLS
+
+
+def _check_writable(path: Path) -> None:
+    if path.is_dir():
+        raise fail(f"cannot write the chart: {path} is a folder")
+    if not path.parent.is_dir():
+        raise fail(f"cannot write the chart: no folder {path.parent}")
+
+
+def _estimate_won(v: Variant, samples: int | None, seed: int, backend: str,
+                  workers: int | None, address: str | None) -> WonCount:
+    from tictactoe.analysis.won import count_won
+    from tictactoe.executors import InProcess, open_executor
+
+    name = "local" if backend == "auto" else backend
+    if name not in ("memory", "local", "dask"):
+        raise fail(f"unknown backend {backend!r}: choose one of memory, local, dask")
+    if name == "memory" and (workers is not None or address is not None):
+        raise fail("--workers and --address are for the local and dask backends")
+    executor = InProcess() if name == "memory" else open_executor(
+        name, workers, address, preload=("tictactoe.analysis.won_sampling",))
+    with Progress(TextColumn(f"sampling {v.name}"), BarColumn(),
+                  TextColumn("{task.completed:,.0f} of {task.total:,.0f} fillings"),
+                  TimeElapsedColumn(), console=errors, transient=True,
+                  disable=not errors.is_terminal) as bar, executor:
+        task = bar.add_task(v.name, total=1)
+
+        def show(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return count_won(v, method="estimate", samples=samples, seed=seed,
+                         executor=executor, progress=show)
+
+
+def _figure(value: float, exact: bool) -> str:
+    return f"{int(value):,}" if exact else f"{value:.4g}"
+
+
+def _print_won(w: WonCount) -> None:
+    if w.exact:
+        how = {"lines": f"exact, by inclusion-exclusion over its {w.extra.get('lines')} lines",
+               "census": "exact, by the census"}[w.method]
+    else:
+        how = (f"an estimate by sampling ({w.samples:,} fillings, seed {w.seed}); 95% "
+               "intervals")
+    console.print(f"[bold]{w.variant}[/]: won positions, {how} ({w.seconds:.2f} s)")
+    table = Table(box=None, pad_edge=False)
+    table.add_column("")
+    table.add_column("exact" if w.exact else "estimate", justify="right")
+    if not w.exact:
+        table.add_column("95% interval", justify="right")
+        table.add_column("±", justify="right")
+    for name, figure in (("X has just won", "won_x"), ("O has just won", "won_o"),
+                         ("won in all", "won"), ("reachable positions", "positions")):
+        value = getattr(w, figure)
+        row = [name, _figure(value, w.exact)]
+        if not w.exact:
+            low, high = w.interval(figure)
+            row += [f"{low:.4g} to {high:.4g}",
+                    f"{100 * (high - low) / 2 / value:.2f}%" if value else "-"]
+        table.add_row(*row)
+    console.print(table)
+    if w.by_marks is None:
+        console.print("(the census gives totals, not counts by marks)")
+        return
+    marks = Table(box=None, pad_edge=False)
+    for name in ("marks", "X has just won", "O has just won", "positions"):
+        marks.add_column(name, justify="right")
+    for m, (x, o, p) in enumerate(w.by_marks):
+        if p:
+            marks.add_row(str(m), _figure(x, w.exact), _figure(o, w.exact),
+                          _figure(p, w.exact))
+    console.print(marks)
+
+
+def _plot_won(w: WonCount, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if w.by_marks is None:
+        raise fail("the census gives totals only: no chart by marks (--method estimate "
+                   "draws one)")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    marks = range(len(w.by_marks))
+    ax.bar(list(marks), [r[2] for r in w.by_marks], color="#cccccc", label="positions")
+    ax.bar(list(marks), [r[0] for r in w.by_marks], label="X has just won")
+    ax.bar(list(marks), [r[1] for r in w.by_marks], label="O has just won")
+    ax.set_yscale("log")
+    ax.set_xlabel("marks on the board")
+    ax.set_ylabel("positions")
+    kind = "exact" if w.exact else "estimated"
+    ax.set_title(f"{w.variant}: won positions by marks ({kind})")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def _backend(name: str, v: Variant) -> str:
