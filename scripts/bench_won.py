@@ -24,7 +24,7 @@ from tictactoe.executors import LocalPool
 
 FIGURES = ("won_x", "won_o", "won", "positions")
 EXACT = "3x3,4x4,5x5,6x6,7x7,8x8,9x9,10x10"
-ESTIMATED = "7x7k3,7x7k4,7x7k5,7x7k6,7x7,4x4x4"
+ESTIMATED = "5x5k3,5x5k4,6x6k3,6x6k4,6x6k5,7x7k3,7x7k4,7x7k5,7x7k6,7x7,4x4x4"
 COVERED = "3x3,4x4,3x4k4,2x5k5,3x5k5,4x4k3,5x5,6x6,7x7"
 
 
@@ -53,6 +53,10 @@ def estimate(boards: list[str], samples: int, workers: int) -> None:
             halves = ", ".join(f"{100 * _half(w, f):.3f}%" for f in FIGURES)
             print(f"{name:>8} {w.seconds:>8.1f} {w.samples / w.seconds:>11,.0f}  {halves}",
                   flush=True)
+            for figure in FIGURES:
+                low, high = w.interval(figure)
+                print(f"{'':>8} {figure:>9} {getattr(w, figure):.6g} (95% interval "
+                      f"{low:.6g} to {high:.6g})", flush=True)
             if name == "7x7":
                 truth = count_won(name, method="exact")
                 off = ", ".join(f"{(getattr(w, f) - getattr(truth, f)) / w.errors[f]:+.2f}"

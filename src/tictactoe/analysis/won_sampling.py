@@ -1,22 +1,37 @@
 """An unbiased estimate of the won positions (and the positions in all) of a board of at most
-64 cells, with a 95% interval: stratified sampling of fillings.
+64 cells, with a 95% interval: stratified importance sampling of fillings.
 
 The fillings with a given number of marks (X first, so X has as many as O or one more) are a
-stratum; there are ``C(N; a, b)`` of them, a known weight. Each stratum's share of won
-fillings (and of fillings with no line) is estimated by drawing fillings uniformly at
-random (`won_kernels.sample_fillings`), so each stratum's count, the weight times the share
-seen, is unbiased, and so is their sum. Strata where neither side has enough marks for a line
-are counted exactly.
+stratum; there are ``C(N; a, b)`` of them, a known weight. In each stratum two counts are
+estimated, each without bias:
 
-The draws go in two rounds. A pilot of `PILOT` fillings per stratum only decides how to share
-out the rest (more where a stratum's count is large and uncertain: Neyman's allocation, for
-the won positions and the positions in all together); the estimate uses the second round
-alone, whose sizes were fixed before it drew, so it stays unbiased. The 95% interval is the
-normal one, 1.96 standard errors each side, summed over strata (each has many draws).
+* **won fillings** (the side that moved last has just won), by Karp and Luby's estimator of a
+  union (`won_kernels.sample_won`): a won filling holds one of the mover's lines at least, so
+  draw a line uniformly, give its cells to the mover, place the other marks uniformly, and
+  score 1/m if the filling is won (m: the mover's lines in it). The mean score times the
+  lines times the fillings that hold a given line is the count. Each score lies in [0, 1],
+  so a stratum whose won fillings are rare (few marks) is estimated as well as any other:
+  plain sampling would see almost none;
+* **fillings with no line**, one of two ways, whichever the pilot finds the steadier: by
+  drawing fillings uniformly (`won_kernels.sample_fillings`: the weight times the share
+  seen), best where lines are common; or as the weight less the fillings with a line,
+  counted by the same union estimator over both sides' lines
+  (`won_kernels.sample_lined`), best where lines are rare (few marks).
 
-The draws are cut into chunks of at most `CHUNK` fillings, each with its own seed derived
-from (seed, round, marks, chunk), so a seed gives the same figures on any number of workers,
-in this process, on a process pool or on Dask.
+Strata where neither side has enough marks for a line are counted exactly.
+
+The draws go in two rounds. A pilot of `PILOT` draws per stratum and kind only decides how to
+share out the rest (more where a count is large and uncertain: Neyman's allocation, for the
+won positions and the positions in all together); the estimate uses the second round alone,
+whose sizes were fixed before it drew, so it stays unbiased. The 95% interval is the normal
+one, 1.96 standard errors each side, summed over the independent strata and kinds; each
+variance takes two draws scoring 1 and two scoring 0 more (as Agresti and Coull's interval
+does for a share), so a stratum whose scores are rarely above 0 does not claim a variance
+near zero.
+
+The draws are cut into chunks of at most `CHUNK`, each with its own seed derived from (seed,
+round, marks, kind, chunk), so a seed gives the same figures on any number of workers, in
+this process, on a process pool or on Dask.
 
 >>> w = estimate_won("3x3", samples=200_000, seed=1)
 >>> w.method, w.exact
@@ -41,7 +56,7 @@ from functools import lru_cache
 import numpy as np
 
 from tictactoe.analysis.won import WonCount, fillings, marks_of
-from tictactoe.analysis.won_kernels import sample_fillings
+from tictactoe.analysis.won_kernels import sample_fillings, sample_lined, sample_won
 from tictactoe.core import BoardTooLargeError, Variant
 from tictactoe.executors import Executor, InProcess
 
@@ -63,26 +78,46 @@ Progress = Callable[[int, int], None]
 
 
 @lru_cache(maxsize=16)
-def _masks(name: str) -> np.ndarray:
-    return np.array(Variant.parse(name).line_masks, dtype=np.uint64)
+def _tables(name: str) -> tuple[np.ndarray, np.ndarray]:
+    v = Variant.parse(name)
+    return (np.array(v.line_masks, dtype=np.uint64),
+            np.array(v.lines, dtype=np.int64).reshape(len(v.lines), v.k))
 
 
-def draw(name: str, ply: int, count: int, seed: int) -> tuple[int, int, int, int]:
-    """One chunk: (ply, fillings drawn, with no line, just won by the side that moved)."""
+KINDS = ("plain", "won", "lined")
+"""What a chunk draws: uniform fillings (``plain``, for the fillings with no line),
+fillings holding a line of the mover (``won``), or fillings holding a line of either side
+(``lined``: the fillings with no line are the rest)."""
+
+
+def draw(name: str, ply: int, kind: str, count: int, seed: int
+         ) -> tuple[int, str, int, float, float]:
+    """One chunk: (ply, kind, draws, sum of scores, sum of their squares). A ``plain``
+    draw scores 1 for a filling with no line, a ``won`` draw 1/m for a won one."""
     v = Variant.parse(name)
     a, b = marks_of(ply)
     movers, others = (a, b) if a > b else (b, a)
-    plain, won = sample_fillings(_masks(name), v.cells, movers, others, count, seed)
-    return ply, count, int(plain), int(won)
+    masks, lines = _tables(name)
+    if kind == "plain":
+        hits, _ = sample_fillings(masks, v.cells, movers, others, count, seed)
+        return ply, kind, count, float(hits), float(hits)
+    if kind == "lined":
+        x_line, o_line = _one_line(v, a, b)
+        total, squares = sample_lined(masks, lines, v.cells, a, b,
+                                      x_line / (x_line + o_line), count, seed)
+        return ply, kind, count, float(total), float(squares)
+    total, squares = sample_won(masks, lines, v.cells, movers, others, count, seed)
+    return ply, kind, count, float(total), float(squares)
 
 
-def chunk_seed(seed: int, round_: int, ply: int, index: int) -> int:
+def chunk_seed(seed: int, round_: int, ply: int, kind: int, index: int) -> int:
     """The seed of one chunk, the same on every worker.
 
-    >>> chunk_seed(0, 1, 5, 0) == chunk_seed(0, 1, 5, 0) != chunk_seed(0, 1, 5, 1)
+    >>> chunk_seed(0, 1, 5, 0, 0) == chunk_seed(0, 1, 5, 0, 0) != chunk_seed(0, 1, 5, 0, 1)
     True
     """
-    state = np.random.SeedSequence(seed, spawn_key=(round_, ply, index)).generate_state(1)
+    key = (round_, ply, kind, index)
+    state = np.random.SeedSequence(seed, spawn_key=key).generate_state(1)
     return int(state[0]) & 0x7FFFFFFF
 
 
@@ -95,6 +130,35 @@ def sampled_plies(v: Variant) -> list[int]:
     return [p for p in range(v.cells + 1) if max(marks_of(p)) >= v.k]
 
 
+def _one_line(v: Variant, a: int, b: int) -> tuple[int, int]:
+    """Fillings with `a` X's and `b` O's where X holds one given line, and where O does."""
+    return (fillings(v.cells - v.k, a - v.k, b), fillings(v.cells - v.k, a, b - v.k))
+
+
+def _strata(v: Variant) -> list[tuple[int, str]]:
+    """The (marks, kind) pairs the pilot samples: no line (two ways) wherever a line is
+    possible, and won where the mover has marks enough for one."""
+    out = []
+    for ply in sampled_plies(v):
+        out += [(ply, "plain"), (ply, "lined")]
+        a, b = marks_of(ply)
+        if (a if a > b else b) >= v.k and ply:
+            out.append((ply, "won"))
+    return out
+
+
+def _scale(v: Variant, ply: int, kind: str) -> int:
+    """What a mean score is multiplied by: the stratum's fillings (``plain``), or its lines
+    times the fillings holding one given line of the mover (``won``)."""
+    a, b = marks_of(ply)
+    if kind == "plain":
+        return fillings(v.cells, a, b)
+    if kind == "lined":
+        return len(v.line_masks) * sum(_one_line(v, a, b))
+    movers, others = (a, b) if a > b else (b, a)
+    return len(v.line_masks) * fillings(v.cells - v.k, movers - v.k, others)
+
+
 def check_size(v: Variant) -> None:
     """Refuse a board the estimate cannot take."""
     if v.cells > MAX_CELLS:
@@ -103,76 +167,110 @@ def check_size(v: Variant) -> None:
             f"64 bits per side and takes at most {MAX_CELLS} cells")
 
 
-def _calls(name: str, round_: int, sizes: dict[int, int], seed: int
-           ) -> list[tuple[str, int, int, int]]:
+Call = tuple[str, int, str, int, int]
+
+
+def _calls(name: str, round_: int, sizes: dict[tuple[int, str], int], seed: int
+           ) -> list[Call]:
     calls = []
-    for ply, total in sizes.items():
+    for (ply, kind), total in sizes.items():
         for index, start in enumerate(range(0, total, CHUNK)):
-            calls.append((name, ply, min(CHUNK, total - start),
-                          chunk_seed(seed, round_, ply, index)))
+            calls.append((name, ply, kind, min(CHUNK, total - start),
+                          chunk_seed(seed, round_, ply, KINDS.index(kind), index)))
     return calls
 
 
-def _run(executor: Executor, calls: list[tuple[str, int, int, int]], done: list[int],
-         total: int, progress: Progress | None) -> dict[int, list[int]]:
-    hits: dict[int, list[int]] = {}
-    keys = [f"won-{name}-{ply}-{seed}" for name, ply, _, seed in calls]
-    for ply, count, plain, won in executor.run_all(draw, calls, keys=keys, what="chunks"):
-        row = hits.setdefault(ply, [0, 0, 0])
+Sums = dict[tuple[int, str], list[float]]
+
+
+def _run(executor: Executor, calls: list[Call], done: list[int], total: int,
+         progress: Progress | None) -> Sums:
+    sums: Sums = {}
+    keys = [f"won-{name}-{ply}-{kind}-{seed}" for name, ply, kind, _, seed in calls]
+    for ply, kind, count, score, squares in executor.run_all(draw, calls, keys=keys,
+                                                             what="chunks"):
+        row = sums.setdefault((ply, kind), [0.0, 0.0, 0.0])
         row[0] += count
-        row[1] += plain
-        row[2] += won
+        row[1] += score
+        row[2] += squares
         done[0] += count
         if progress is not None:
             progress(done[0], total)
-    return hits
+    return sums
 
 
-def allocate(v: Variant, pilot: dict[int, list[int]], samples: int) -> dict[int, int]:
-    """Share out `samples` fillings among the strata by the pilot: in proportion to each
-    stratum's weight times the standard deviation of its shares of won and of reachable
-    fillings (each relative to its estimated total), and at least `PILOT` each."""
-    n = v.cells
+def _variance(kind: str, drawn: float, score: float, squares: float) -> float:
+    """The variance of one draw's score, with two draws scoring 1 and two scoring 0 added,
+    as Agresti and Coull's interval does for a share: a stratum whose scores are rarely
+    above 0 does not claim a variance near zero (each score lies in [0, 1])."""
+    if kind == "plain":
+        share = (score + 2) / (drawn + 4)
+        return share * (1 - share)
+    score, squares, drawn = score + 2, squares + 2, drawn + 4
+    return max(0.0, (squares - score * score / drawn) / (drawn - 1))
+
+
+def choose(v: Variant, pilot: Sums) -> Sums:
+    """The pilot's strata with, for each number of marks, the better of the two ways to count
+    the fillings with no line (``plain`` or ``lined``: the smaller variance per draw)."""
+    kept = {key: row for key, row in pilot.items() if key[1] == "won"}
+    for ply in {ply for ply, _ in pilot}:
+        ways = [(kind, pilot[ply, kind]) for kind in ("plain", "lined") if (ply, kind) in pilot]
+        best = min(ways, key=lambda way: _scale(v, ply, way[0]) ** 2
+                   * _variance(way[0], *way[1]))
+        kept[ply, best[0]] = best[1]
+    return kept
+
+
+def allocate(v: Variant, pilot: Sums, samples: int, *, least: int = PILOT
+             ) -> dict[tuple[int, str], int]:
+    """Share out `samples` draws among the (marks, kind) strata the pilot chose: in
+    proportion to each one's scale times the standard deviation of its score, relative to
+    the estimated won positions (``won`` draws) and positions in all (every kind), and at
+    least `least` each."""
     won_total = reach_total = 0.0
-    spread: dict[int, float] = {}
-    shares: dict[int, tuple[float, float]] = {}
-    for ply in range(n + 1):
-        weight = fillings(n, *marks_of(ply))
-        if ply not in pilot:
-            reach_total += weight
-            continue
-        drawn, plain, won = pilot[ply]
-        w = (won + 0.5) / (drawn + 1)
-        r = (won + plain + 0.5) / (drawn + 1)
-        shares[ply] = (w, r)
-        won_total += weight * w
-        reach_total += weight * r
-    for ply, (w, r) in shares.items():
-        weight = fillings(n, *marks_of(ply))
-        spread[ply] = weight * (math.sqrt(w * (1 - w)) / won_total
-                                + math.sqrt(r * (1 - r)) / reach_total)
-    whole = sum(spread.values()) or 1.0
-    return {ply: max(PILOT, round(samples * s / whole)) for ply, s in spread.items()}
+    for ply in range(v.cells + 1):
+        if ply not in sampled_plies(v):
+            reach_total += fillings(v.cells, *marks_of(ply))
+    spreads: dict[tuple[int, str], float] = {}
+    for key, (drawn, score, squares) in pilot.items():
+        scale = _scale(v, *key)
+        mean = scale * score / drawn
+        spreads[key] = scale * math.sqrt(_variance(key[1], drawn, score, squares))
+        if key[1] == "lined":
+            mean = fillings(v.cells, *marks_of(key[0])) - mean
+        reach_total += mean
+        if key[1] == "won":
+            won_total += mean
+    weights = {}
+    for key, spread in spreads.items():
+        weight = spread / max(reach_total, 1.0)
+        if key[1] == "won":
+            weight += spread / max(won_total, 1.0)
+        weights[key] = weight
+    whole = sum(weights.values()) or 1.0
+    return {key: max(least, round(samples * w / whole)) for key, w in weights.items()}
 
 
 def estimate_won(variant: Variant | str, *, samples: int = SAMPLES, seed: int = 0,
-                 executor: Executor | None = None, progress: Progress | None = None
-                 ) -> WonCount:
+                 executor: Executor | None = None, progress: Progress | None = None,
+                 pilot: int = PILOT) -> WonCount:
     """Estimate the won positions by marks, and the positions in all, with standard errors
-    (`WonCount.interval` gives the 95% intervals). `samples`: fillings of the second round.
+    (`WonCount.interval` gives the 95% intervals). `samples`: draws of the second round;
+    `pilot`: draws per stratum and kind of the first.
     """
     v = Variant.parse(variant) if isinstance(variant, str) else variant
     check_size(v)
-    if samples < 1:
-        raise ValueError("samples must be at least 1")
+    if samples < 1 or pilot < 2:
+        raise ValueError("samples must be at least 1, and pilot at least 2")
     started = time.perf_counter()
-    plies = sampled_plies(v)
-    pilot_sizes = {p: PILOT for p in plies}
+    strata = _strata(v)
     done = [0]
-    total = PILOT * len(plies) + samples
+    total = pilot * len(strata) + samples
     runner = executor if executor is not None else InProcess()
-    pilot = _run(runner, _calls(v.name, 0, pilot_sizes, seed), done, total, progress)
-    sizes = allocate(v, pilot, samples)
+    first = _run(runner, _calls(v.name, 0, dict.fromkeys(strata, pilot), seed), done, total,
+                 progress)
+    sizes = allocate(v, choose(v, first), samples, least=pilot)
     total = done[0] + sum(sizes.values())
     main = _run(runner, _calls(v.name, 1, sizes, seed), done, total, progress)
     rows: list[tuple[float, float, float]] = []
@@ -180,22 +278,32 @@ def estimate_won(variant: Variant | str, *, samples: int = SAMPLES, seed: int = 
     for ply in range(v.cells + 1):
         a, b = marks_of(ply)
         weight = fillings(v.cells, a, b)
-        if ply not in main:
+        if ply not in sampled_plies(v):
             rows.append((0.0, 0.0, float(weight)))
             continue
-        drawn, plain, hits = main[ply]
-        w, r = hits / drawn, (hits + plain) / drawn
-        scale = weight * weight / max(1, drawn - 1)
-        winner = "won_x" if a > b else "won_o"
-        variances[winner] += scale * w * (1 - w)
-        variances["positions"] += scale * r * (1 - r)
-        won = weight * w
-        rows.append((won, 0.0, weight * r) if a > b else (0.0, won, weight * r))
+        counts = {}
+        for kind in KINDS:
+            if (ply, kind) not in main:
+                counts[kind] = (0.0, 0.0)
+                continue
+            drawn, score, squares = main[ply, kind]
+            scale = _scale(v, ply, kind)
+            counts[kind] = (scale * score / drawn,
+                            scale * scale * _variance(kind, drawn, score, squares) / drawn)
+        won, won_var = counts["won"]
+        if (ply, "lined") in main:
+            lined, plain_var = counts["lined"]
+            plain = weight - lined
+        else:
+            plain, plain_var = counts["plain"]
+        variances["won_x" if a > b else "won_o"] += won_var
+        variances["positions"] += won_var + plain_var
+        rows.append((won, 0.0, plain + won) if a > b else (0.0, won, plain + won))
     variances["won"] = variances["won_x"] + variances["won_o"]
     return WonCount(v.name, "sampled", math.fsum(r[0] for r in rows),
                     math.fsum(r[1] for r in rows), math.fsum(r[2] for r in rows), rows,
                     {name: math.sqrt(value) for name, value in variances.items()},
                     samples=done[0], seed=seed, seconds=time.perf_counter() - started)
 
-__all__ = ["MAX_CELLS", "SAMPLES", "allocate", "chunk_seed", "draw", "estimate_won",
-           "sampled_plies"]
+__all__ = ["KINDS", "MAX_CELLS", "SAMPLES", "allocate", "choose", "chunk_seed", "draw",
+           "estimate_won", "sampled_plies"]

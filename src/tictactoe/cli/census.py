@@ -142,6 +142,7 @@ def count(
         check_census_size(v)
     if plot is not None:
         require("plot", "ttt count --plot")
+        _check_writable(plot)
     result = _run_census(v, chosen, engine.value, workers, address, spill, shards)
     if plot is not None:
         _plot_census(result, plot)
@@ -197,10 +198,13 @@ def _needs_estimate(v: Variant) -> bool:
 
 
 def _check_writable(path: Path) -> None:
+    """Refuse a chart path that cannot be written, before any counting."""
     if path.is_dir():
         raise fail(f"cannot write the chart: {path} is a folder")
     if not path.parent.is_dir():
         raise fail(f"cannot write the chart: no folder {path.parent}")
+    if path.suffix.lower() != ".png":
+        raise fail(f"cannot write the chart: {path} should end in .png")
 
 
 def _estimate_won(v: Variant, samples: int | None, seed: int, backend: str,
