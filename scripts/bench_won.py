@@ -18,7 +18,8 @@ import argparse
 import sys
 import time
 
-from tictactoe.analysis.won import WonCount, count_won, exact_won
+from tictactoe.analysis.won import WonCount, exact_won
+from tictactoe.analysis.won_count import count_won
 from tictactoe.analysis.won_sampling import estimate_won
 from tictactoe.executors import LocalPool
 

@@ -18,12 +18,12 @@ from typer.testing import CliRunner
 from tictactoe.analysis.census import census
 from tictactoe.analysis.won import (
     MAX_LINES,
-    count_won,
     exact_won,
     fillings,
     lines_reach,
     marks_of,
 )
+from tictactoe.analysis.won_count import count_won
 from tictactoe.analysis.won_sampling import (
     PILOT,
     allocate,

@@ -41,12 +41,12 @@ MAX_LINES = 22
 minute in plain Python; 7x7's 16 lines take half a second)."""
 
 METHODS = ("auto", "exact", "estimate")
-"""What `count_won` may use: the quickest exact route, else an estimate (``auto``); exact
-only (``exact``); the estimate (``estimate``)."""
+"""What `tictactoe.analysis.won_count.count_won` may use: the quickest exact route, else an
+estimate (``auto``); exact only (``exact``); the estimate (``estimate``)."""
 
 CENSUS_CELLS = 16
-"""``auto`` counts a board inclusion–exclusion cannot take by the census up to this many
-cells (seconds); ``exact`` goes to the census's limit of 32 cells (minutes to days)."""
+"""``auto`` counts a board inclusion–exclusion cannot take by the census up to this many cells
+(seconds); ``exact`` goes to the census's limit of 32 cells (minutes to days)."""
 
 CENSUS_LIMIT = 32
 """The census's largest board."""
@@ -255,36 +255,5 @@ def census_won(variant: Variant | str, **census_options: Any) -> WonCount:
                     seconds=c.seconds, extra={"engine": c.engine})
 
 
-def count_won(variant: Variant | str, *, method: str = "auto", samples: int | None = None,
-              seed: int = 0, executor: Any = None, progress: Any = None,
-              census_options: dict[str, Any] | None = None) -> WonCount:
-    """Won positions and positions in all, by the route `method` names (see `METHODS`):
-    inclusion–exclusion where it reaches, then the census (up to `CENSUS_CELLS` cells with
-    ``auto``, `CENSUS_LIMIT` with ``exact``), else the estimate of
-    `tictactoe.analysis.won_sampling` with `samples`, `seed`, `executor` and `progress`.
-
-    >>> count_won("7x7", method="exact").method
-    'lines'
-    """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
-    v = Variant.parse(variant) if isinstance(variant, str) else variant
-    if method != "estimate":
-        why = lines_reach(v)
-        if why is None:
-            return exact_won(v)
-        reach = CENSUS_CELLS if method == "auto" else CENSUS_LIMIT
-        if v.cells <= reach:
-            return census_won(v, **(census_options or {}))
-        if method == "exact":
-            raise BoardTooLargeError(
-                f"no exact count reaches {v.name}: {why}, and the census takes at most "
-                f"{CENSUS_LIMIT} cells; --method estimate (the default) estimates it")
-    from tictactoe.analysis.won_sampling import SAMPLES, estimate_won
-
-    return estimate_won(v, samples=SAMPLES if samples is None else samples, seed=seed,
-                        executor=executor, progress=progress)
-
-
-__all__ = ["CENSUS_CELLS", "MAX_LINES", "METHODS", "WonCount", "census_won", "count_won",
+__all__ = ["CENSUS_CELLS", "CENSUS_LIMIT", "MAX_LINES", "METHODS", "WonCount", "census_won",
            "exact_won", "fillings", "lines_reach", "marks_of"]

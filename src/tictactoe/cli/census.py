@@ -158,7 +158,7 @@ def _count_won(v: Variant, method: str, samples: int | None, seed: int, as_json:
                plot: Path | None, backend: str, workers: int | None, address: str | None,
                forbidden: dict[str, object]) -> None:
     """``ttt count --won``: the exact count where a method reaches, else the estimate."""
-    from tictactoe.analysis.won import count_won
+    from tictactoe.analysis.won_count import count_won
 
     for flag, value in forbidden.items():
         if value is not None:
@@ -209,7 +209,7 @@ def _check_writable(path: Path) -> None:
 
 def _estimate_won(v: Variant, samples: int | None, seed: int, backend: str,
                   workers: int | None, address: str | None) -> WonCount:
-    from tictactoe.analysis.won import count_won
+    from tictactoe.analysis.won_count import count_won
     from tictactoe.executors import InProcess, open_executor
 
     name = "local" if backend == "auto" else backend
