@@ -317,3 +317,23 @@ def test_count_won_reports_bad_requests_in_one_line(args: list[str], message: st
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert message in result.output and "Traceback" not in result.output
+
+
+def test_enumerate_count_goes_past_the_census_by_inclusion_exclusion() -> None:
+    exact = exact_won("7x7")
+    assert exact.by_marks is not None
+    outputs = {}
+    for kind in ("--won", "--all", "--terminal"):
+        result = runner.invoke(app, ["enumerate", "7x7", kind, "--count"])
+        assert result.exit_code == 0, result.output
+        outputs[kind] = int(result.output)
+    assert outputs["--won"] == exact.won and outputs["--all"] == exact.positions
+    full = exact.by_marks[49]
+    assert outputs["--terminal"] == exact.won + full[2] - full[0] - full[1] > exact.won
+    # 3x3 by both routes: the census gives 958 terminal positions
+    small = exact_won("3x3")
+    assert small.by_marks is not None
+    last = small.by_marks[9]
+    assert small.won + last[2] - last[0] - last[1] == 958
+    refused = runner.invoke(app, ["enumerate", "7x7k5", "--won", "--count"])
+    assert refused.exit_code == 2 and "ttt count 7x7k5 --won estimates" in refused.output

@@ -298,6 +298,23 @@ def _plot_won(w: WonCount, path: Path) -> None:
     plt.close(fig)
 
 
+def _count_by_lines(v: Variant, kind: Kind) -> int:
+    """``ttt enumerate --count`` past the census's reach: exact by inclusion-exclusion over
+    the lines where it reaches, else a clear error (an estimate is not a count)."""
+    from tictactoe.analysis.won import exact_won, lines_reach
+
+    why = lines_reach(v)
+    if why is not None:
+        raise fail(f"{v.name} has {v.cells} cells, past the census's {CENSUS_LIMIT}, and {why}; "
+                   f"ttt count {v.name} --won estimates its won and reachable positions")
+    w = exact_won(v)
+    assert w.by_marks is not None
+    won = int(w.won)
+    full = w.by_marks[v.cells]
+    drawn = int(full[2] - full[0] - full[1])  # full boards with no line
+    return {"all": int(w.positions), "won": won, "terminal": won + drawn}[kind]
+
+
 def _backend(name: str, v: Variant) -> str:
     if name == "auto":
         return "memory" if v.cells <= CENSUS_MAX_CELLS else "local"
@@ -511,7 +528,8 @@ def enumerate_positions(
     limit: Annotated[int | None, typer.Option(min=0, help="Stop after N positions.")] = None,
     count_only: Annotated[bool, typer.Option(
         "--count", help=f"Print only how many there are, counted by the census (boards of at "
-                        f"most {CENSUS_LIMIT} cells).")] = False,
+                        f"most {CENSUS_LIMIT} cells) or past it by inclusion-exclusion over "
+                        "the lines (7x7, up to 10x10 with k the side).")] = False,
     backend: Annotated[str, typer.Option(help="With --count: " + BACKEND_HELP)] = "auto",
     workers: Annotated[int | None, typer.Option(help="With --count: worker processes.")]
     = None,
@@ -530,6 +548,9 @@ def enumerate_positions(
     kind: Kind = chosen[0]
     v = Variant.parse(variant)
     if count_only:
+        if v.cells > CENSUS_LIMIT:
+            print(_count_by_lines(v, kind))
+            return
         c = _run_census(v, _backend(backend, v), "auto", workers, address, spill, shards)
         won_count = c.terminal["x"] + c.terminal["o"]
         print({"all": c.positions, "won": won_count,
