@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tictactoe import Position, Status, Variant
+from tictactoe.analysis.census import CENSUS_LIMIT
 from tictactoe.analysis.enumerate import legal_positions
 from tictactoe.cli import app
-from tictactoe.cli.census import CENSUS_LIMIT
 
 runner = CliRunner()
 

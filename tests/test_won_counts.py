@@ -18,12 +18,13 @@ from typer.testing import CliRunner
 from tictactoe.analysis.census import census
 from tictactoe.analysis.won import (
     MAX_LINES,
+    SAMPLED_CELLS,
     exact_won,
     fillings,
     lines_reach,
     marks_of,
 )
-from tictactoe.analysis.won_count import count_won
+from tictactoe.analysis.won_count import count_won, route
 from tictactoe.analysis.won_sampling import (
     PILOT,
     allocate,
@@ -129,11 +130,24 @@ def test_boards_inclusion_exclusion_cannot_take_are_refused_with_the_reason() ->
     assert "share more than one cell" in str(lines_reach(Variant.parse("3x4k3")))
     with pytest.raises(BoardTooLargeError, match="estimates it instead"):
         exact_won("7x7k5")
-    assert MAX_LINES >= 20  # 9x9 has 20 lines
     with pytest.raises(BoardTooLargeError, match="no exact count reaches 7x7k5"):
         count_won("7x7k5", method="exact")
     with pytest.raises(ValueError, match="unknown method"):
         count_won("3x3", method="guess")
+
+
+def test_the_route_is_the_first_that_reaches() -> None:
+    """Inclusion-exclusion where the lines allow it (any size), the census on small boards
+    (up to 32 cells when exact is asked), else the estimate up to its 64 cells."""
+    lines = [Variant.parse(n) for n in ("3x3", "7x7", "10x10", "2x9k9")]
+    assert all(len(v.line_masks) <= MAX_LINES and route(v) == "lines" for v in lines)
+    assert (route("4x4k3"), route("4x5k4"), route("4x5k4", "exact")) == \
+        ("census", "sampled", "census")
+    assert route("7x7k5") == route("4x4x4") == route("7x7", "estimate") == "sampled"
+    too_big = Variant.parse("9x9k5")
+    assert too_big.cells > SAMPLED_CELLS
+    with pytest.raises(BoardTooLargeError, match="no exact count reaches it"):
+        route(too_big)
 
 
 def test_auto_takes_the_census_where_lines_cannot_and_the_board_is_small() -> None:

@@ -37,6 +37,11 @@ CENSUS_MAX_CELLS = 16
 """Largest board the numpy and plain-Python censuses walk, and where the default backend
 becomes ``local``: 4x4 has 9.7 million positions; 4x5 has 675 million."""
 
+CENSUS_LIMIT = 32
+"""Largest board the census counts at all (`compiled_census.MAX_CELLS`: each side's marks are
+kept in 32 bits), named here, where nothing heavy is loaded, for the command line and the
+routes that choose the census."""
+
 Progress = Callable[[int, int], None]
 """Called as ``progress(plies_done, plies_total)``."""
 

@@ -37,19 +37,12 @@ from typing import Any
 from tictactoe.core import BoardTooLargeError, Variant
 
 MAX_LINES = 22
-"""Largest number of lines inclusion–exclusion takes (``2^22`` sets of lines: 10x10, about a
-minute in plain Python; 7x7's 16 lines take half a second)."""
+"""Largest number of lines inclusion–exclusion takes (``2^22`` sets of lines: 10x10, about 30
+s in plain Python; 7x7's 16 lines take half a second)."""
 
-METHODS = ("auto", "exact", "estimate")
-"""What `tictactoe.analysis.won_count.count_won` may use: the quickest exact route, else an
-estimate (``auto``); exact only (``exact``); the estimate (``estimate``)."""
-
-CENSUS_CELLS = 16
-"""``auto`` counts a board inclusion–exclusion cannot take by the census up to this many cells
-(seconds); ``exact`` goes to the census's limit of 32 cells (minutes to days)."""
-
-CENSUS_LIMIT = 32
-"""The census's largest board."""
+SAMPLED_CELLS = 64
+"""Largest board the estimate (`tictactoe.analysis.won_sampling`) takes: a filling is a
+64-bit word per side."""
 
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
@@ -255,5 +248,5 @@ def census_won(variant: Variant | str, **census_options: Any) -> WonCount:
                     seconds=c.seconds, extra={"engine": c.engine})
 
 
-__all__ = ["CENSUS_CELLS", "CENSUS_LIMIT", "MAX_LINES", "METHODS", "WonCount", "census_won",
-           "exact_won", "fillings", "lines_reach", "marks_of"]
+__all__ = ["MAX_LINES", "SAMPLED_CELLS", "WonCount", "census_won", "exact_won", "fillings",
+           "lines_reach", "marks_of"]

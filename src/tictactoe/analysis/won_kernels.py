@@ -1,8 +1,10 @@
-"""The numba kernel of the won-position estimate (`tictactoe.analysis.won_sampling`): random
+"""The numba kernels of the won-position estimate (`tictactoe.analysis.won_sampling`): random
 fillings of a board with given counts of X and O, each checked for lines.
 
-Bit boards are ``uint64`` (every board of at most 64 cells), and so is every constant mixed
-with them.
+A filling is drawn by a partial Fisher–Yates shuffle of the cells (`perm`, with `where`, the
+place of each cell in it, so that a line's cells can be brought to the front first). Bit
+boards are ``uint64`` (every board of at most 64 cells), and so is every constant mixed with
+them.
 """
 
 from __future__ import annotations
@@ -14,48 +16,73 @@ ONE = np.uint64(1)
 ZERO = np.uint64(0)
 
 
+@njit(cache=True, inline="always")
+def _swap(perm: np.ndarray, where: np.ndarray, i: int, j: int) -> int:  # pragma: no cover
+    """Swap the cells at places i and j of the shuffle; the cell now at place i."""
+    cell = perm[j]
+    moved = perm[i]
+    perm[j] = moved
+    where[moved] = j
+    perm[i] = cell
+    where[cell] = i
+    return int(cell)
+
+
+@njit(cache=True, inline="always")
+def _line_first(perm: np.ndarray, where: np.ndarray, lines: np.ndarray,
+                chosen: int) -> None:  # pragma: no cover - compiled
+    """Bring the cells of line `chosen` to the front of the shuffle."""
+    for i in range(lines.shape[1]):
+        _swap(perm, where, i, where[lines[chosen, i]])
+
+
+@njit(cache=True)
+def _fill(perm: np.ndarray, where: np.ndarray, start: int, first: int, total: int,
+          ) -> tuple[np.uint64, np.uint64]:  # pragma: no cover - compiled
+    """Draw places `start` to `total` - 1 of the shuffle uniformly from the cells not yet
+    drawn; the cells drawn before place `first` as one mask, the rest as the other."""
+    cells = len(perm)
+    early = ZERO
+    late = ZERO
+    for i in range(start, total):
+        cell = _swap(perm, where, i, i + np.random.randint(cells - i))
+        if i < first:
+            early |= ONE << np.uint64(cell)
+        else:
+            late |= ONE << np.uint64(cell)
+    return early, late
+
+
+@njit(cache=True)
+def _mover_lines(masks: np.ndarray, mover: np.uint64, other: np.uint64
+                 ) -> int:  # pragma: no cover - compiled
+    """The mover's lines if the filling is just won by the mover (the other side has no
+    line and the mover's lines share a cell); 0 if the mover has no line; -1 otherwise."""
+    shared = ~ZERO
+    found = 0
+    for m in masks:
+        if other & m == m:
+            return -1
+        if mover & m == m:
+            shared &= m
+            found += 1
+    return found if found == 0 or shared != ZERO else -1
+
+
 @njit(cache=True)
 def sample_fillings(masks: np.ndarray, cells: int, movers: int, others: int, samples: int,
-                    seed: int) -> tuple[int, int]:  # pragma: no cover - compiled
+                    seed: int) -> int:  # pragma: no cover - compiled
     """Draw `samples` fillings uniformly at random, with `movers` marks of the side that
-    moved last and `others` of the other side, and count those with no line and those just
-    won by the side that moved last (the other side has no line, and all the mover's lines
-    share a cell). The same seed draws the same fillings."""
+    moved last and `others` of the other side, and count those with no line. The same seed
+    draws the same fillings."""
     np.random.seed(seed)
     perm = np.arange(cells)
-    full = ~ZERO
+    where = np.arange(cells)
     plain = 0
-    won = 0
-    placed = movers + others
     for _ in range(samples):
-        mover = ZERO
-        other = ZERO
-        for i in range(placed):
-            j = i + np.random.randint(cells - i)
-            cell = perm[j]
-            perm[j] = perm[i]
-            perm[i] = cell
-            if i < movers:
-                mover |= ONE << np.uint64(cell)
-            else:
-                other |= ONE << np.uint64(cell)
-        shared = full
-        lines = 0
-        spoilt = False
-        for m in masks:
-            if other & m == m:
-                spoilt = True
-                break
-            if mover & m == m:
-                shared &= m
-                lines += 1
-        if spoilt:
-            continue
-        if lines == 0:
-            plain += 1
-        elif shared != ZERO:
-            won += 1
-    return plain, won
+        mover, other = _fill(perm, where, 0, movers, movers + others)
+        plain += _mover_lines(masks, mover, other) == 0
+    return plain
 
 
 @njit(cache=True)
@@ -70,50 +97,16 @@ def sample_won(masks: np.ndarray, lines: np.ndarray, cells: int, movers: int, ot
     np.random.seed(seed)
     perm = np.arange(cells)
     where = np.arange(cells)
-    full = ~ZERO
-    k = lines.shape[1]
     total = 0.0
     squares = 0.0
-    count = len(masks)
     for _ in range(samples):
-        chosen = np.random.randint(count)
-        mover = masks[chosen]
-        for i in range(k):
-            cell = lines[chosen, i]
-            j = where[cell]
-            moved = perm[i]
-            perm[i] = cell
-            where[cell] = i
-            perm[j] = moved
-            where[moved] = j
-        other = ZERO
-        for i in range(k, movers + others):
-            j = i + np.random.randint(cells - i)
-            cell = perm[j]
-            moved = perm[i]
-            perm[j] = moved
-            where[moved] = j
-            perm[i] = cell
-            where[cell] = i
-            if i < movers:
-                mover |= ONE << np.uint64(cell)
-            else:
-                other |= ONE << np.uint64(cell)
-        shared = full
-        found = 0
-        spoilt = False
-        for m in masks:
-            if other & m == m:
-                spoilt = True
-                break
-            if mover & m == m:
-                shared &= m
-                found += 1
-        if spoilt or shared == ZERO:
-            continue
-        share = 1.0 / found
-        total += share
-        squares += share * share
+        chosen = np.random.randint(len(masks))
+        _line_first(perm, where, lines, chosen)
+        mover, other = _fill(perm, where, lines.shape[1], movers, movers + others)
+        found = _mover_lines(masks, mover | masks[chosen], other)
+        if found > 0:
+            total += 1.0 / found
+            squares += 1.0 / (found * found)
     return total, squares
 
 
@@ -130,44 +123,18 @@ def sample_lined(masks: np.ndarray, lines: np.ndarray, cells: int, xs: int, os: 
     np.random.seed(seed)
     perm = np.arange(cells)
     where = np.arange(cells)
-    k = lines.shape[1]
     total = 0.0
     squares = 0.0
-    count = len(masks)
     for _ in range(samples):
         x_side = np.random.random() < x_share
-        chosen = np.random.randint(count)
-        for i in range(k):
-            cell = lines[chosen, i]
-            j = where[cell]
-            moved = perm[i]
-            perm[i] = cell
-            where[cell] = i
-            perm[j] = moved
-            where[moved] = j
-        first = xs if x_side else os
-        x = masks[chosen] if x_side else ZERO
-        o = ZERO if x_side else masks[chosen]
-        for i in range(k, xs + os):
-            j = i + np.random.randint(cells - i)
-            cell = perm[j]
-            moved = perm[i]
-            perm[j] = moved
-            where[moved] = j
-            perm[i] = cell
-            where[cell] = i
-            bit = ONE << np.uint64(cell)
-            if (i < first) == x_side:
-                x |= bit
-            else:
-                o |= bit
+        chosen = np.random.randint(len(masks))
+        _line_first(perm, where, lines, chosen)
+        own, rest = _fill(perm, where, lines.shape[1], xs if x_side else os, xs + os)
+        own |= masks[chosen]
+        x, o = (own, rest) if x_side else (rest, own)
         found = 0
         for m in masks:
-            if x & m == m:
-                found += 1
-            if o & m == m:
-                found += 1
-        share = 1.0 / found
-        total += share
-        squares += share * share
+            found += (x & m == m) + (o & m == m)
+        total += 1.0 / found
+        squares += 1.0 / (found * found)
     return total, squares

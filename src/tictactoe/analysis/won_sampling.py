@@ -55,12 +55,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from tictactoe.analysis.won import WonCount, fillings, marks_of
+from tictactoe.analysis.won import SAMPLED_CELLS, WonCount, fillings, marks_of
 from tictactoe.analysis.won_kernels import sample_fillings, sample_lined, sample_won
 from tictactoe.core import BoardTooLargeError, Variant
 from tictactoe.executors import Executor, InProcess
 
-MAX_CELLS = 64
+MAX_CELLS = SAMPLED_CELLS
 """Largest board the estimate takes (a filling is a 64-bit word per side)."""
 
 SAMPLES = 200_000_000
@@ -99,7 +99,7 @@ def draw(name: str, ply: int, kind: str, count: int, seed: int
     movers, others = (a, b) if a > b else (b, a)
     masks, lines = _tables(name)
     if kind == "plain":
-        hits, _ = sample_fillings(masks, v.cells, movers, others, count, seed)
+        hits = sample_fillings(masks, v.cells, movers, others, count, seed)
         return ply, kind, count, float(hits), float(hits)
     if kind == "lined":
         x_line, o_line = _one_line(v, a, b)
@@ -215,33 +215,45 @@ def choose(v: Variant, pilot: Sums) -> Sums:
     the fillings with no line (``plain`` or ``lined``: the smaller variance per draw)."""
     kept = {key: row for key, row in pilot.items() if key[1] == "won"}
     for ply in {ply for ply, _ in pilot}:
-        ways = [(kind, pilot[ply, kind]) for kind in ("plain", "lined") if (ply, kind) in pilot]
-        best = min(ways, key=lambda way: _scale(v, ply, way[0]) ** 2
-                   * _variance(way[0], *way[1]))
-        kept[ply, best[0]] = best[1]
+        ways = [(ply, kind) for kind in ("plain", "lined") if (ply, kind) in pilot]
+        best = min(ways, key=lambda key: _estimate(v, key, *pilot[key])[1] * pilot[key][0])
+        kept[best] = pilot[best]
     return kept
+
+
+def _estimate(v: Variant, key: tuple[int, str], drawn: float, score: float, squares: float
+              ) -> tuple[float, float]:
+    """What one (marks, kind) stratum's draws estimate, with its variance: won fillings
+    (``won``) or fillings with no line (``plain``, and ``lined``: the stratum less the
+    fillings with a line)."""
+    scale = _scale(v, *key)
+    count = scale * score / drawn
+    if key[1] == "lined":
+        count = fillings(v.cells, *marks_of(key[0])) - count
+    return count, scale * scale * _variance(key[1], drawn, score, squares) / drawn
+
+
+def _exact_positions(v: Variant) -> float:
+    """The positions of the strata where no line is possible (all their fillings)."""
+    sampled = set(sampled_plies(v))
+    return float(sum(fillings(v.cells, *marks_of(p)) for p in range(v.cells + 1)
+                     if p not in sampled))
 
 
 def allocate(v: Variant, pilot: Sums, samples: int, *, least: int = PILOT
              ) -> dict[tuple[int, str], int]:
     """Share out `samples` draws among the (marks, kind) strata the pilot chose: in
-    proportion to each one's scale times the standard deviation of its score, relative to
-    the estimated won positions (``won`` draws) and positions in all (every kind), and at
-    least `least` each."""
-    won_total = reach_total = 0.0
-    for ply in range(v.cells + 1):
-        if ply not in sampled_plies(v):
-            reach_total += fillings(v.cells, *marks_of(ply))
+    proportion to each one's standard deviation (of its count, per draw), relative to the
+    estimated won positions (``won`` draws) and positions in all (every kind), and at least
+    `least` each."""
+    won_total, reach_total = 0.0, _exact_positions(v)
     spreads: dict[tuple[int, str], float] = {}
     for key, (drawn, score, squares) in pilot.items():
-        scale = _scale(v, *key)
-        mean = scale * score / drawn
-        spreads[key] = scale * math.sqrt(_variance(key[1], drawn, score, squares))
-        if key[1] == "lined":
-            mean = fillings(v.cells, *marks_of(key[0])) - mean
-        reach_total += mean
+        count, variance = _estimate(v, key, drawn, score, squares)
+        spreads[key] = math.sqrt(variance * drawn)
+        reach_total += count
         if key[1] == "won":
-            won_total += mean
+            won_total += count
     weights = {}
     for key, spread in spreads.items():
         weight = spread / max(reach_total, 1.0)
@@ -275,27 +287,16 @@ def estimate_won(variant: Variant | str, *, samples: int = SAMPLES, seed: int = 
     main = _run(runner, _calls(v.name, 1, sizes, seed), done, total, progress)
     rows: list[tuple[float, float, float]] = []
     variances = {"won_x": 0.0, "won_o": 0.0, "positions": 0.0}
+    sampled = set(sampled_plies(v))
     for ply in range(v.cells + 1):
         a, b = marks_of(ply)
-        weight = fillings(v.cells, a, b)
-        if ply not in sampled_plies(v):
-            rows.append((0.0, 0.0, float(weight)))
+        if ply not in sampled:
+            rows.append((0.0, 0.0, float(fillings(v.cells, a, b))))
             continue
-        counts = {}
-        for kind in KINDS:
-            if (ply, kind) not in main:
-                counts[kind] = (0.0, 0.0)
-                continue
-            drawn, score, squares = main[ply, kind]
-            scale = _scale(v, ply, kind)
-            counts[kind] = (scale * score / drawn,
-                            scale * scale * _variance(kind, drawn, score, squares) / drawn)
-        won, won_var = counts["won"]
-        if (ply, "lined") in main:
-            lined, plain_var = counts["lined"]
-            plain = weight - lined
-        else:
-            plain, plain_var = counts["plain"]
+        won, won_var = _estimate(v, (ply, "won"), *main[ply, "won"]) \
+            if (ply, "won") in main else (0.0, 0.0)
+        kind = "lined" if (ply, "lined") in main else "plain"
+        plain, plain_var = _estimate(v, (ply, kind), *main[ply, kind])
         variances["won_x" if a > b else "won_o"] += won_var
         variances["positions"] += won_var + plain_var
         rows.append((won, 0.0, plain + won) if a > b else (0.0, won, plain + won))
@@ -304,6 +305,7 @@ def estimate_won(variant: Variant | str, *, samples: int = SAMPLES, seed: int = 
                     math.fsum(r[1] for r in rows), math.fsum(r[2] for r in rows), rows,
                     {name: math.sqrt(value) for name, value in variances.items()},
                     samples=done[0], seed=seed, seconds=time.perf_counter() - started)
+
 
 __all__ = ["KINDS", "MAX_CELLS", "SAMPLES", "allocate", "choose", "chunk_seed", "draw",
            "estimate_won", "sampled_plies"]

@@ -9,14 +9,16 @@ import math
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from tictactoe.analysis.census import CENSUS_LIMIT, CENSUS_MAX_CELLS
 from tictactoe.analysis.enumerate import KINDS, Kind, legal_positions
 from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors
@@ -28,13 +30,6 @@ if TYPE_CHECKING:  # the census modules load numpy (and the kernels): imported o
     from tictactoe.analysis.census import Census
     from tictactoe.analysis.sharded import PlyProgress
     from tictactoe.analysis.won import WonCount
-
-CENSUS_MAX_CELLS = 16
-"""Largest board that the memory backend is the default for (`analysis.census`)."""
-
-CENSUS_LIMIT = 32
-"""Largest board the census counts at all (`analysis.compiled_census.MAX_CELLS`: each side's
-marks are kept in 32 bits), named here so that the help does not load numpy."""
 
 VARIANT_HELP = (f"A board of at most {CENSUS_LIMIT} cells: 3x3, 4x4, 4x4k3, 4x5k4. "
                 "5x5k4 and 3x3x3 need a cluster (--estimate says where a count fits). With "
@@ -144,21 +139,14 @@ def count(
         require("plot", "ttt count --plot")
         _check_writable(plot)
     result = _run_census(v, chosen, engine.value, workers, address, spill, shards)
-    if plot is not None:
-        _plot_census(result, plot)
-    if as_json:
-        print(json.dumps(result.to_json()))
-        return
-    _print_census(result)
-    if plot is not None:
-        console.print(f"chart saved to {plot}")
+    _report(result, as_json, plot, _plot_census, _print_census)
 
 
 def _count_won(v: Variant, method: str, samples: int | None, seed: int, as_json: bool,
                plot: Path | None, backend: str, workers: int | None, address: str | None,
                forbidden: dict[str, object]) -> None:
     """``ttt count --won``: the exact count where a method reaches, else the estimate."""
-    from tictactoe.analysis.won_count import count_won
+    from tictactoe.analysis.won_count import count_won, route
 
     for flag, value in forbidden.items():
         if value is not None:
@@ -166,35 +154,34 @@ def _count_won(v: Variant, method: str, samples: int | None, seed: int, as_json:
     if plot is not None:
         require("plot", "ttt count --plot")
         _check_writable(plot)
-    sampled = method == "estimate" or (method == "auto" and _needs_estimate(v))
-    if sampled and v.cells > 64:
-        raise fail(f"{v.name} has {v.cells} cells and too many lines to count exactly; the "
-                   "estimate of --won takes boards of at most 64 cells")
-    if not sampled and (samples is not None or seed):
-        raise fail(f"--samples and --seed are for an estimate, and {v.name} is counted "
-                   "exactly (--method estimate samples anyway)")
-    if sampled:
+    if route(v, method) == "sampled":
         require("fast", "ttt count --won (the estimate)")
         result = _estimate_won(v, samples, seed, backend, workers, address)
+    elif samples is not None or seed:
+        raise fail(f"--samples and --seed are for an estimate, and {v.name} is counted "
+                   "exactly (--method estimate samples anyway)")
+    elif backend != "auto" or workers is not None or address is not None:
+        raise fail(f"{v.name} is counted exactly in this process: --backend, --workers "
+                   "and --address are for an estimate")
     else:
-        if backend != "auto" or workers is not None or address is not None:
-            raise fail(f"{v.name} is counted exactly in this process: --backend, --workers "
-                       "and --address are for an estimate")
         result = count_won(v, method=method)
+    _report(result, as_json, plot, _plot_won, _print_won)
+
+
+R = TypeVar("R", "Census", "WonCount")
+
+
+def _report(result: R, as_json: bool, plot: Path | None, draw: Callable[[R, Path], None],
+            show: Callable[[R], None]) -> None:
+    """Draw the chart if asked, then print the JSON object or the tables."""
     if plot is not None:
-        _plot_won(result, plot)
+        draw(result, plot)
     if as_json:
         print(json.dumps(result.to_json()))
         return
-    _print_won(result)
+    show(result)
     if plot is not None:
         console.print(f"chart saved to {plot}")
-
-
-def _needs_estimate(v: Variant) -> bool:
-    from tictactoe.analysis.won import CENSUS_CELLS, lines_reach
-
-    return lines_reach(v) is not None and v.cells > CENSUS_CELLS
 
 
 def _check_writable(path: Path) -> None:
