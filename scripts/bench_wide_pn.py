@@ -4,6 +4,10 @@ counts, times, node rates and ratios, and checks every proof it writes.
     python scripts/bench_wide_pn.py threes [--count 12] [--seed 1] [--nodes 20000]
     python scripts/bench_wide_pn.py empty [--boards 9x9k4,10x10k4] [--nodes N]
     python scripts/bench_wide_pn.py open [--boards 9x9k5,...,14x14k5] [--seconds 240]
+    python scripts/bench_wide_pn.py settings [--count 12] [--seconds 40]
+
+Every section takes ``--threes eager|lazy|off`` (when the win by threats with threes is
+asked; default: the library's).
 
 ``threes``: random positions on 15x15 (k=5) that the side to move wins by threats with threes
 but not by fours (found by `WideThreats.threes`), each proven twice in one run: with pass
@@ -12,6 +16,10 @@ are covered, ``R ... Y``) and without (every quiet reply a child). It prints bot
 proofs found, nodes, seconds and proof lines, and the ratios.
 
 ``empty``: boards from the empty board, with and without pass subtrees.
+
+``settings``: the three settings of ``threes`` side by side, on 9x9 to 11x11 (k=4) from the
+empty board and the ``threes`` positions (20,000 nodes each), then on 8 random 15x15
+openings of 6 marks, X to move (``--seconds`` each).
 
 ``open``: the open k=5 boards, each within a fixed budget; it prints the root's proof and
 disproof numbers where the search does not finish, and saves them to
@@ -27,10 +35,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from tictactoe.core import Position
 from tictactoe.proof import check_proof
-from tictactoe.search.pn.wide import WidePnSearch
+from tictactoe.search.pn.wide import DEFAULT_THREES, THREES, WidePnSearch
 from tictactoe.search.wide import WideThreats
 
 
@@ -59,15 +68,19 @@ def threes_positions(count: int, seed: int) -> list[Position]:
     return found
 
 
-def _prove(position: Position, passes: bool, nodes: int | None, seconds: float | None,
-           folder: Path, name: str) -> dict[str, object]:
-    search = WidePnSearch(position.variant, passes=passes)
+Setting = tuple[str, dict[str, Any]]
+"""A label and the `WidePnSearch` options it stands for."""
+
+
+def _prove(position: Position, options: dict[str, Any], nodes: int | None,
+           seconds: float | None, folder: Path, name: str) -> dict[str, object]:
+    search = WidePnSearch(position.variant, **options)
     result = search.prove(position, nodes=nodes, seconds=seconds)
     row: dict[str, object] = {"outcome": result.outcome, "nodes": result.nodes,
                               "seconds": result.seconds, "root_pn": result.root_pn,
                               "root_dn": result.root_dn, "lines": 0}
     if result.proven:
-        out = folder / f"{name}-{'y' if passes else 'n'}.txt"
+        out = folder / f"{name}.txt"
         row["lines"] = search.write_proof(position, out)
         started = time.perf_counter()
         check_proof(out)
@@ -75,47 +88,84 @@ def _prove(position: Position, passes: bool, nodes: int | None, seconds: float |
     return row
 
 
-def _compare(positions: list[tuple[str, Position]], nodes: int | None) -> None:
-    totals = {True: [0, 0, 0.0, 0], False: [0, 0, 0.0, 0]}
+def _compare(positions: list[tuple[str, Position]], settings: list[Setting],
+             nodes: int | None, seconds: float | None = None) -> None:
+    """Each position proven under each setting, one after the other in one run; totals and
+    each setting's ratios to the first."""
+    totals = {label: [0, 0, 0.0, 0] for label, _ in settings}
     with tempfile.TemporaryDirectory() as tmp:
         for name, p in positions:
             line = [f"{name:>10}"]
-            for passes in (True, False):
-                row = _prove(p, passes, nodes, None, Path(tmp), name)
-                t = totals[passes]
+            for label, options in settings:
+                row = _prove(p, options, nodes, seconds, Path(tmp), f"{name}-{label}")
+                t = totals[label]
                 t[0] += row["outcome"] == "win"
                 t[1] += int(row["nodes"])  # type: ignore[call-overload]
                 t[2] += float(row["seconds"])  # type: ignore[arg-type]
                 t[3] += int(row["lines"])  # type: ignore[call-overload]
-                line.append(f"{'Y' if passes else 'no Y'}: {row['outcome']:>7} "
-                            f"{row['nodes']:>8,} nodes {row['seconds']:6.2f} s "
-                            f"{row['lines']:>6,} lines")
+                line.append(f"{label}: {row['outcome']:>7} {row['nodes']:>9,} nodes "
+                            f"{row['seconds']:6.2f} s {row['lines']:>6,} lines")
             print("  ".join(line), flush=True)
-    for passes in (True, False):
-        won, n, s, lines = totals[passes]
-        print(f"{'with pass subtrees' if passes else 'without':>18}: {won} proven, {n:,} "
-              f"nodes, {s:.1f} s ({n / max(s, 1e-9):,.0f} nodes/s), {lines:,} proof lines")
-    a, b = totals[True], totals[False]
-    print(f"ratios (with / without): nodes {a[1] / max(b[1], 1):.2f}, seconds "
-          f"{a[2] / max(b[2], 1e-9):.2f}, lines {a[3] / max(b[3], 1):.2f}")
+    for label, _ in settings:
+        won, n, s, lines = totals[label]
+        print(f"{label:>18}: {won} proven, {n:,} nodes, {s:.1f} s "
+              f"({n / max(s, 1e-9):,.0f} nodes/s), {lines:,} proof lines")
+    first = totals[settings[0][0]]
+    for label, _ in settings[1:]:
+        t = totals[label]
+        print(f"ratios ({label} / {settings[0][0]}): nodes {t[1] / max(first[1], 1):.2f}, "
+              f"seconds {t[2] / max(first[2], 1e-9):.2f}, lines "
+              f"{t[3] / max(first[3], 1):.2f}")
+
+
+def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
+    """Random openings on 15x15 (k=5): X on h8, then `stones` - 1 marks on the 5x5 square
+    around it, X to move, nobody winning."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        p = Position("15x15k5")
+        p.push(7 * 15 + 7)
+        while (p.x | p.o).bit_count() < stones:
+            cell = rng.randrange(5, 10) * 15 + rng.randrange(5, 10)
+            if not (p.x | p.o) >> cell & 1:
+                p.push(cell)
+        if not p.is_game_over():
+            found.append(p)
+    return found
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("section", choices=["threes", "empty", "open"])
+    parser.add_argument("section", choices=["threes", "empty", "open", "settings"])
     parser.add_argument("--count", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--nodes", type=int, default=None)
     parser.add_argument("--seconds", type=float, default=240.0)
     parser.add_argument("--boards", default=None)
+    parser.add_argument("--threes", choices=THREES, default=DEFAULT_THREES,
+                        help="when the win by threats with threes is asked")
     args = parser.parse_args()
+    passes: list[Setting] = [("Y", {"threes": args.threes}),
+                             ("no Y", {"threes": args.threes, "passes": False})]
     if args.section == "threes":
-        positions = threes_positions(args.count, args.seed)
-        _compare([(f"#{i + 1}", p) for i, p in enumerate(positions)], args.nodes or 20_000)
+        found = threes_positions(args.count, args.seed)
+        _compare([(f"#{i + 1}", p) for i, p in enumerate(found)], passes,
+                 args.nodes or 20_000)
         return 0
     if args.section == "empty":
         boards = (args.boards or "9x9k4,10x10k4").split(",")
-        _compare([(b, Position(b)) for b in boards], args.nodes or 2_000_000)
+        _compare([(b, Position(b)) for b in boards], passes, args.nodes or 2_000_000)
+        return 0
+    if args.section == "settings":
+        settings: list[Setting] = [(t, {"threes": t}) for t in THREES]
+        boards = (args.boards or "9x9k4,10x10k4,11x11k4").split(",")
+        positions = [(b, Position(b)) for b in boards]
+        positions += [(f"#{i + 1}", p) for i, p in
+                      enumerate(threes_positions(args.count, args.seed))]
+        _compare(positions, settings, args.nodes or 20_000)
+        _compare([(f"open{i + 1}", p) for i, p in enumerate(openings(8, args.seed))],
+                 settings, None, args.seconds)
         return 0
     boards = (args.boards or ",".join(f"{n}x{n}k5" for n in range(9, 15))).split(",")
     saved = Path(".bench") / "open-boards.json"
@@ -123,8 +173,10 @@ def main() -> int:
     results = json.loads(saved.read_text()) if saved.exists() else {}
     with tempfile.TemporaryDirectory() as tmp:
         for board in boards:
-            row = _prove(Position(board), True, args.nodes, args.seconds, Path(tmp), board)
-            row.update(budget_seconds=args.seconds, budget_nodes=args.nodes)
+            row = _prove(Position(board), {"threes": args.threes}, args.nodes, args.seconds,
+                         Path(tmp), board)
+            row.update(budget_seconds=args.seconds, budget_nodes=args.nodes,
+                       threes=args.threes)
             results[board] = row
             saved.write_text(json.dumps(results, indent=1))
             rate = int(row["nodes"]) / max(float(row["seconds"]), 1e-9)  # type: ignore[call-overload, arg-type]

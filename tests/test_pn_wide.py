@@ -189,12 +189,13 @@ def test_jobs_past_64_cells_on_a_local_pool(tmp_path: Path) -> None:
 
 
 def test_pass_subtrees_cover_the_quiet_replies_outside_their_zone(tmp_path: Path) -> None:
-    """With pass subtrees (the default) a quiet defender's node lists only the replies in
+    """With pass subtrees (the default; here with the win by threes asked eagerly, so that
+    pass subtrees may use threes) a quiet defender's node lists only the replies in
     the zone of the attacker's win after a pass (``R ... Y``); without them, every reply.
     Both proofs check."""
     texts = {}
     for passes in (True, False):
-        search = WidePnSearch("9x9k4", passes=passes)
+        search = WidePnSearch("9x9k4", passes=passes, threes="eager")
         assert search.prove("9x9k4").outcome == "win"
         out = tmp_path / f"{passes}.txt"
         search.write_proof("9x9k4", out)
@@ -213,3 +214,40 @@ def test_jobs_past_64_cells_on_a_dask_local_cluster(tmp_path: Path) -> None:
     with DaskCluster(2) as cluster:
         run = prove_with_jobs("9x9k4", tmp_path / "jobs", backend=cluster, job_nodes=2_000)
     assert run.value == "x" and run.check is not None and run.backend == "dask"
+
+
+@pytest.mark.parametrize("threes", ["eager", "lazy", "off"])
+def test_every_setting_of_the_win_by_threes_proves_and_checks(threes: str, tmp_path: Path
+                                                               ) -> None:
+    """``eager`` asks the win by threats with threes at every attacker's node, ``lazy`` only
+    at the ones it expands (pass subtrees then prove by fours), ``off`` never: each proves
+    10x10 (k=4) and the position won by two open threes, with checked proofs."""
+    threes_win = Position("15x15k5")
+    for name in ("g8", "a1", "h8", "a15", "i9", "o1", "i10", "o15"):
+        threes_win.push_name(name)
+    for position in ("10x10k4", threes_win.to_string()):
+        search = WidePnSearch(Position(position).variant, threes=threes)
+        assert search.prove(position).outcome == "win"
+        out = tmp_path / f"{threes}.txt"
+        search.write_proof(position, out)
+        assert check_proof(out).value == Position(position).turn.symbol
+    with pytest.raises(ValueError, match="threes must be one of eager, lazy, off"):
+        WidePnSearch("9x9k4", threes="sometimes")
+
+
+def test_a_full_table_forgets_the_open_positions_and_the_proof_still_checks(tmp_path: Path
+                                                                            ) -> None:
+    """With a table of 3,000 entries the search forgets its unsolved positions several
+    times (not those it is searching) and still proves 10x10 (k=4) with a proof that
+    checks; when the solved positions alone fill the table it stops with ``table``."""
+    roomy = WidePnSearch("10x10k4")
+    assert roomy.prove("10x10k4").outcome == "win" and roomy.collections == 0
+    small = WidePnSearch("10x10k4", table_entries=3_000)
+    result = small.prove("10x10k4")
+    assert result.outcome == "win" and small.collections >= 2
+    assert len(small.table) <= 3_000
+    out = tmp_path / "p.txt"
+    small.write_proof("10x10k4", out)
+    assert check_proof(out).value == "x"
+    tiny = WidePnSearch("10x10k4", table_entries=300)
+    assert tiny.prove("10x10k4").stopped == "table"

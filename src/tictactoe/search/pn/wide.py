@@ -76,6 +76,16 @@ VCT_THREES = 2
 VCT_BUDGET = 2_000
 """Positions each win-by-threats search (with threes) may visit."""
 
+THREES = ("eager", "lazy", "off")
+"""When the attacker's win by threats with threes (`vct`) is asked: ``eager`` at every
+attacker's node as it is evaluated (it orders the moves and sets the initial proof number,
+and inside a pass subtree a node with no such win is disproven); ``lazy`` only when an
+attacker's node is expanded, outside pass subtrees (to order its moves; pass subtrees then
+prove by fours only); ``off`` never."""
+
+DEFAULT_THREES = "lazy"
+"""The `THREES` setting unless told."""
+
 QUIET_PN = 4
 """Initial proof number of an attacker's node with no win by threats in sight (one with
 such a win starts at 1)."""
@@ -99,6 +109,10 @@ ZONE_KEY = 0x2545F4914F6CDD1D
 """Xor-ed into the keys of positions inside a pass subtree, whose proofs obey the pass
 subtree's rules (no symmetry)."""
 
+TABLE_ENTRIES = 3_000_000
+"""Positions the search's table holds (about 300 bytes each, with their children's moves)
+before it forgets the ones neither proven nor disproven (`WidePnSearch.collect`)."""
+
 TABLE_BITS = 18
 """The win-by-fours search's table of failed positions has 2**18 entries."""
 
@@ -118,7 +132,8 @@ class WidePnResult:
     root_pn: int
     root_dn: int
     stopped: str | None = None
-    """``nodes``, ``seconds`` or ``interrupted`` when a limit stopped the search."""
+    """``nodes``, ``seconds``, ``table`` (solved positions fill the table) or
+    ``interrupted`` when a limit stopped the search."""
 
     @property
     def proven(self) -> bool:
@@ -136,7 +151,10 @@ class WidePnSearch:
     between questions about the same attacker."""
 
     def __init__(self, variant: Variant | str, *, vcf_budget: int = VCF_BUDGET,
-                 epsilon: float = EPSILON, passes: bool = True) -> None:
+                 epsilon: float = EPSILON, passes: bool = True,
+                 threes: str = DEFAULT_THREES, table_entries: int = TABLE_ENTRIES) -> None:
+        if threes not in THREES:
+            raise ValueError(f"threes must be one of {', '.join(THREES)}, not {threes!r}")
         self.variant = Variant.parse(variant) if isinstance(variant, str) else variant
         if self.variant.cells > MAX_CELLS:
             raise BoardTooLargeError(f"{self.variant.name} has {self.variant.cells} cells; "
@@ -167,6 +185,14 @@ class WidePnSearch:
         self.zobrist = [[int(z) for z in row] for row in self.tables.zobrist]
         self.vcf_budget = vcf_budget
         self.passes = passes
+        self.threes = threes
+        self.table_entries = table_entries
+        """Entries of `table` past which `collect` runs."""
+        self.collections = 0
+        """Times `collect` has run."""
+        self._path: list[int] = []
+        """Keys of the nodes `_mid` is searching, the root first."""
+        """When the win by threats with threes is asked (`THREES`)."""
         """Whether a quiet defender's node asks first whether the attacker wins after a
         pass, and lists only the replies in that proof's zone (``Y``)."""
         self._zone_depth = 0
@@ -296,7 +322,7 @@ class WidePnSearch:
                         self.sequences[key] = found
                         entry = [0, INF, -1]
                     else:
-                        hint = self._vct(a)
+                        hint = self._vct(a) if self.threes == "eager" else -1
                         if hint >= 0:
                             self.hints[key] = hint
                         near = np.count_nonzero((self.state == 0) & (self.near_count > 0))
@@ -381,6 +407,8 @@ class WidePnSearch:
         kids = self.kids.get(key)
         if kids is None:
             kids = self._or_moves() if attacker_to_move else self._and_moves(key)
+            if attacker_to_move and self.threes == "lazy" and key not in self.hints:
+                self.hints[key] = self._vct(self._attacker)
             hint = self.hints.get(key, -1) if attacker_to_move else -1
             if hint in kids:
                 kids.remove(hint)
@@ -404,10 +432,26 @@ class WidePnSearch:
         made, _ = self._threats(self._attacker)
         return kids, (self.sequences.get(key, ()) if made == 0 else ())
 
+    def collect(self) -> None:
+        """Forget the positions that are neither proven nor disproven, with their children's
+        moves and hints (a search re-evaluates them when it meets them again); stop with
+        ``table`` if the solved ones alone fill three quarters of `table_entries`."""
+        self.collections += 1
+        path = set(self._path)  # the nodes being searched keep what they hold
+        self.table = {k: e for k, e in self.table.items()
+                      if e[0] == 0 or e[1] == 0 or k in path}
+        self.kids = {k: v for k, v in self.kids.items() if k in self.table}
+        self.hints = {k: v for k, v in self.hints.items() if k in self.table}
+        self.sequences = {k: v for k, v in self.sequences.items() if k in self.table}
+        if len(self.table) > self.table_entries * 3 // 4:
+            raise _Stop("table")
+
     # ------------------------------------------------------------------ df-pn
     def _check_limits(self) -> None:
         if self.nodes > self._limit:
             raise _Stop("nodes")
+        if len(self.table) > self.table_entries:
+            self.collect()
         now = time.perf_counter()
         if now >= self._next_report:
             self._next_report = now + 0.5
@@ -419,6 +463,13 @@ class WidePnSearch:
                                now - self._started)
 
     def _mid(self, key: int, attacker_to_move: bool, th_pn: int, th_dn: int) -> None:
+        self._path.append(key)
+        try:
+            self._mid_here(key, attacker_to_move, th_pn, th_dn)
+        finally:
+            self._path.pop()
+
+    def _mid_here(self, key: int, attacker_to_move: bool, th_pn: int, th_dn: int) -> None:
         entry = self.table.get(key)
         if entry is None:
             entry = self._evaluate(key, attacker_to_move)
