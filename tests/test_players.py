@@ -237,3 +237,43 @@ def test_hard_never_loses_to_the_lower_levels_on_5x5_k4() -> None:
     again = [play_game(player_for_level("medium", seed=9), player_for_level("hard", seed=9),
                        "5x5k4").moves for _ in range(2)]
     assert again[0] == again[1]
+
+
+def _forks_by_every_line(variant: Variant, mine: int, theirs: int, empty: int) -> list[int]:
+    """The slow path: every line checked again for each empty cell."""
+    from tictactoe.players.rules import completing_cells
+
+    return [c for c in range(variant.cells) if empty >> c & 1 and (
+        completing_cells(variant, mine | 1 << c, theirs) & ~(1 << c) & empty).bit_count() >= 2]
+
+
+@pytest.mark.parametrize("variant", ["3x3", "4x4", "5x5k4", "4x4x4", "9x9k5", "15x15k5"])
+def test_the_rules_read_through_each_cells_lines_as_through_every_line(variant: str) -> None:
+    """`fork_cells` and the safe forcing moves read only the lines through a cell: the same
+    cells as checking every line, on random positions."""
+    import random
+
+    from tictactoe.players.rules import _safe_forcing_moves, completing_cells, fork_cells
+
+    rng = random.Random(variant)
+    v = Variant.parse(variant)
+    for _ in range(40):
+        p = Position(v)
+        for _ in range(rng.randrange(0, min(v.cells, 30))):
+            if p.is_game_over():
+                break
+            p.push(rng.choice(p.legal_moves()))
+        me, opp = p.marks(p.turn), p.marks(p.turn.other)
+        empty = v.full_mask & ~(me | opp)
+        for a, b in ((me, opp), (opp, me)):
+            assert fork_cells(v, a, b, empty) == _forks_by_every_line(v, a, b, empty)
+        slow = []
+        for c in range(v.cells):
+            bit = 1 << c
+            if not empty >> c & 1:
+                continue
+            threats = completing_cells(v, me | bit, opp) & empty & ~bit
+            if threats.bit_count() == 1 and (completing_cells(v, opp | threats, me | bit)
+                                             & empty & ~bit & ~threats).bit_count() < 2:
+                slow.append(c)
+        assert _safe_forcing_moves(v, me, opp, empty) == slow

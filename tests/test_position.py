@@ -244,3 +244,51 @@ def test_line_kinds_of_the_cubes() -> None:
     q = Variant.parse("qubic")
     assert q.line_kind((0, 21, 42, 63)) == "space diagonal"
     assert q.line_kind(tuple(q.parse_cell(f"{i}:a{i}") for i in range(1, 5))) == "vertical diagonal"
+
+
+@given(st.sampled_from([*VARIANTS, "9x9k5", "12x7k4", "5x5x5"]),
+       st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None)
+def test_a_move_checked_by_its_own_lines_agrees_with_every_line(variant: str,
+                                                               rng: random.Random) -> None:
+    """`push` checks only the lines through the move; the outcome after every push and pop
+    is the one a fresh position of the same marks finds by checking every line."""
+    p = Position(variant)
+    while not p.is_game_over():
+        p.push(rng.choice(p.empty_cells()))
+        assert p.outcome() == Position(p.to_string()).outcome()
+    for _ in range(rng.randrange(1, 6)):
+        if not p.move_stack:
+            break
+        p.pop()
+        assert p.outcome() == Position(p.to_string()).outcome() is None
+
+
+def test_marks_set_directly_are_checked_in_full() -> None:
+    """A position whose marks are assigned (as the checker does) forgets what it knew."""
+    p = Position("3x3")
+    p.push(0)
+    p.x, p.o = 0b111, 0b11000
+    assert p.outcome() is not None and p.outcome().winner is Side.X  # type: ignore[union-attr]
+    with pytest.raises(IllegalMoveError, match="game is over"):
+        p.push(8)
+
+
+def test_a_long_game_checks_the_lines_through_each_move_only(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """A game on 32x32 played to its end checks every line only before its first move and
+    after its last (the win), never in between."""
+    calls: list[int] = []
+    full_check = Position.has_line
+
+    def counted(self: Position, side: Side) -> bool:
+        calls.append(self.ply)
+        return full_check(self, side)
+
+    monkeypatch.setattr(Position, "has_line", counted)
+    p = Position("32x32k5")
+    rng = random.Random(3)
+    while not p.is_game_over():
+        p.push(rng.choice(p.empty_cells()))
+    assert p.ply > 100 and p.outcome() is not None
+    assert set(calls) <= {0, p.ply}

@@ -19,8 +19,9 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property
 
+from tictactoe.core.boardcache import MiB, board_cache
 from tictactoe.core.errors import InvalidMoveError, VariantError
 
 SMALL_CELLS = 64
@@ -349,7 +350,38 @@ class Variant:
         return self.index(coords)
 
 
-@cache
+VARIANT_CACHE_BYTES = 64 * MiB
+"""The boards kept made (with their lines, once computed) take at most about this much
+memory (`Variant.footprint`); the least recently used are dropped first."""
+
+
+def line_count(shape: tuple[int, ...], k: int) -> int:
+    """How many lines of `k` cells the board `shape` has, without listing them.
+
+    >>> line_count((3, 3), 3), line_count((4, 4, 4), 4), line_count((15, 15), 5)
+    (8, 76, 572)
+    """
+    total = 0
+    for direction in itertools.product((-1, 0, 1), repeat=len(shape)):
+        if next((s for s in direction if s), 0) <= 0:
+            continue
+        starts = 1
+        for s, d in zip(direction, shape, strict=True):
+            starts *= max(0, d - (k - 1)) if s else d
+        total += starts
+    return total
+
+
+def footprint(variant: Variant) -> int:
+    """About how many bytes a board's tables take once computed: its lines (tuples of cell
+    numbers), their masks and the lines through each cell. An upper estimate, for
+    `VARIANT_CACHE_BYTES`."""
+    lines = line_count(variant.shape, variant.k)
+    cells = variant.cells
+    return 1_000 + lines * (96 + 44 * variant.k + cells // 7) + cells * 64
+
+
+@board_cache(VARIANT_CACHE_BYTES, weigh=footprint)
 def _make(shape: tuple[int, ...], k: int | None) -> Variant:
     dims = "x".join(str(d) for d in shape)
     if len(shape) not in (2, 3):

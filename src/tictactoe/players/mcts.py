@@ -180,13 +180,14 @@ def mcts_search(position: Position, rng: random.Random, *, iterations: int = 200
         root.proven = None
         root.untried = [c for c in range(position.variant.cells)
                         if not position.occupied >> c & 1]
+    deadline = None if seconds is None else time.perf_counter() + seconds
     while root.untried:
         tree.expand(root)
     tree.prove(root)
-    deadline = None if seconds is None else time.perf_counter() + seconds
     done = 0
     while done < iterations and root.proven is None:
-        if deadline is not None and done & 63 == 0 and time.perf_counter() > deadline:
+        # a look at the clock each iteration: a playout on 32x32 takes milliseconds
+        if deadline is not None and time.perf_counter() > deadline:
             break
         node = root
         while node.proven is None and not node.untried and node.children:

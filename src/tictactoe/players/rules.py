@@ -34,14 +34,37 @@ def completing_cells(variant: Variant, mine: int, theirs: int) -> int:
     return out
 
 
+def completing_after(variant: Variant, mine: int, theirs: int, cell: int, base: int) -> int:
+    """``completing_cells(variant, mine | cell, theirs)`` without the cell itself, for an
+    empty cell, given ``base = completing_cells(variant, mine, theirs)``, reading only the
+    lines through the cell: a line not through it completes where it did (a line through an
+    empty cell that completes for `mine` completes on that cell), a line through it is
+    looked at again.
+
+    >>> v = Variant.parse("3x3")
+    >>> completing_after(v, 0b1, 0, 4, completing_cells(v, 0b1, 0)) == 1 << 8
+    True
+    """
+    bit = 1 << cell
+    out = base & ~bit
+    masks = variant.line_masks
+    taken = mine | bit
+    for index in variant.lines_through[cell]:
+        m = masks[index]
+        if not m & theirs:
+            rest = m & ~taken
+            if rest and rest & (rest - 1) == 0:
+                out |= rest
+    return out
+
+
 def fork_cells(variant: Variant, mine: int, theirs: int, empty: int) -> list[int]:
-    """Empty cells where a mark for `mine` makes two or more lines one move from complete."""
-    forks = []
-    for cell in _cells(empty):
-        bit = 1 << cell
-        if (completing_cells(variant, mine | bit, theirs) & ~bit & empty).bit_count() >= 2:
-            forks.append(cell)
-    return forks
+    """Empty cells where a mark for `mine` makes two or more lines one move from complete
+    (each cell read through its own lines: milliseconds on 32×32)."""
+    base = completing_cells(variant, mine, theirs)
+    return [cell for cell in _cells(empty)
+            if (completing_after(variant, mine, theirs, cell, base) & empty
+                & ~(1 << cell)).bit_count() >= 2]
 
 
 def _cells(mask: int) -> list[int]:
@@ -91,14 +114,19 @@ def _safe_forcing_moves(variant: Variant, me: int, opp: int, empty: int) -> list
     """Moves that threaten to win next move, where the forced answer gives the opponent no
     two threats of its own (so the answer cannot become a fork)."""
     safe = []
+    mine_base = completing_cells(variant, me, opp)
+    their_base = completing_cells(variant, opp, me)
     for cell in _cells(empty):
         bit = 1 << cell
-        threats = completing_cells(variant, me | bit, opp) & empty & ~bit
+        threats = completing_after(variant, me, opp, cell, mine_base) & empty & ~bit
         if threats.bit_count() != 1:
             continue
         answer = threats
         left = empty & ~bit & ~answer
-        their_threats = completing_cells(variant, opp | answer, me | bit) & left
+        # the lines through `cell` are now blocked for the opponent: in `their_base` they
+        # complete on `cell` only, which `left` leaves out
+        their_threats = completing_after(variant, opp, me | bit, answer.bit_length() - 1,
+                                         their_base) & left
         if their_threats.bit_count() < 2:
             safe.append(cell)
     return safe

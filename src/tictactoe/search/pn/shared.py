@@ -1,6 +1,7 @@
 """The proof-number searches a process keeps: two per variant, one per attacker (a search
 clears its table when the attacker changes), made on first use and shared by the perfect
-player and the analysis (`tictactoe.search.knowledge`), one user at a time.
+player and the analysis (`tictactoe.search.knowledge`), one user at a time; at most
+`KEPT_MB` of tables in all.
 
 >>> searches = shared_searches("4x3")
 >>> searches is shared_searches("4x3")
@@ -15,6 +16,7 @@ from __future__ import annotations
 import threading
 
 from tictactoe.core import Position, Side, Variant
+from tictactoe.core.boardcache import ByteBudget, MiB
 from tictactoe.search.pn.driver import PnSearch
 
 TABLE_MB = 64
@@ -44,19 +46,26 @@ class SharedSearches:
                                     interruptible=False)
 
 
-_all: dict[Variant, SharedSearches] = {}
+KEPT_MB = 512
+"""Megabytes of tables the kept searches may take in all (each variant's two count
+2 × `TABLE_MB`): the variants used least recently lose theirs first."""
+
+_all: ByteBudget[SharedSearches] = ByteBudget(KEPT_MB * MiB,
+                                              weigh=lambda _: 2 * TABLE_MB * MiB)
 _lock = threading.Lock()
 
 
 def shared_searches(variant: Variant | str) -> SharedSearches:
-    """This process's two searches on `variant`."""
+    """This process's two searches on `variant` (kept for the variants used most recently,
+    `KEPT_MB`)."""
     if isinstance(variant, str):
         variant = Variant.parse(variant)
     with _lock:
-        found = _all.get(variant)
-        if found is None:
-            found = _all[variant] = SharedSearches(variant)
+        hit, found = _all.get(variant)
+        if not hit or found is None:
+            found = SharedSearches(variant)
+            _all.put(variant, found)
         return found
 
 
-__all__ = ["TABLE_MB", "SharedSearches", "shared_searches"]
+__all__ = ["KEPT_MB", "TABLE_MB", "SharedSearches", "shared_searches"]
