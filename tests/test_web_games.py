@@ -31,7 +31,7 @@ from tictactoe.web.app import create_app
 from tictactoe.web.limits import NEW_GAME_BURST, RateLimit
 from tictactoe.web.store import DATABASE_NAME, GameStore
 
-BROWSER = "this-browser-1"
+BROWSER = "this-browser-0001"
 
 
 @pytest.fixture
@@ -177,7 +177,7 @@ def test_a_finished_game_cannot_change_and_undo_continues_it_anew(client: TestCl
 
 def test_history_of_this_browser_or_all(client: TestClient) -> None:
     line = ["a1", "b1", "b2", "c1", "c3"]
-    for browser in (BROWSER, "another-browser", None):
+    for browser in (BROWSER, "another-browser-0002", None):
         body = {"variant": "3x3", "players": {"x": "human", "o": "human"}}
         state = made(client, browser, **body)
         for move in line:
@@ -185,7 +185,7 @@ def test_history_of_this_browser_or_all(client: TestClient) -> None:
     mine = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()["games"]
     everything = client.get("/api/history").json()["games"]
     assert len(mine) == 1 and len(everything) == 3
-    assert client.get("/api/history", headers={"X-Browser-Id": "nobody-here"}).json() == {
+    assert client.get("/api/history", headers={"X-Browser-Id": "nobody-here-at-all"}).json() == {
         "games": [], "levels": [], "boards": []}
 
 
@@ -206,8 +206,8 @@ def test_unfinished_games_are_listed_marked_not_counted_and_resumable(
                 "moves", move="b2")
     made(client, BROWSER, variant="3x3", players=against)  # no human move: nothing to resume
     made(client, BROWSER, variant="3x3", players={"x": "easy", "o": "human"})  # nor here
-    made(client, "another-browser", variant="3x3", players=against)
-    send(client, made(client, "another-browser", variant="4x4", players=against), "moves",
+    made(client, "another-browser-0002", variant="3x3", players=against)
+    send(client, made(client, "another-browser-0002", variant="4x4", players=against), "moves",
          move="a1")
     # by default the history lists finished games only, as before
     assert [g["number"] for g in history_of(client)["games"]] == [done["game"]["number"]]
@@ -225,7 +225,7 @@ def test_unfinished_games_are_listed_marked_not_counted_and_resumable(
     on = send(client, resumed, "moves", move=resumed["position"]["legal_moves"][0])
     assert on["game"]["number"] == left["game"]["number"]
     # another browser sees its own only; every game's history lists no unfinished ones
-    others = history_of(client, "another-browser", unfinished="true")["games"]
+    others = history_of(client, "another-browser-0002", unfinished="true")["games"]
     assert [(g["variant"], g["status"]) for g in others] == [("4x4", "unfinished")]
     assert left["id"] not in str(others)
     response = client.get("/api/history", params={"unfinished": "true"})
@@ -442,7 +442,7 @@ def test_the_browser_id_travels_in_a_header_only(client: TestClient) -> None:
     finished_against(client, "random", BROWSER)
     mine = client.get("/api/history", headers={"X-Browser-Id": BROWSER}).json()
     assert len(mine["games"]) == 1 and counted(mine) == 1
-    assert client.get("/api/history", headers={"X-Browser-Id": "another-one"}).json() == {
+    assert client.get("/api/history", headers={"X-Browser-Id": "another-one-at-all"}).json() == {
         "games": [], "levels": [], "boards": []}
 
 

@@ -210,7 +210,7 @@ def test_a_burst_past_the_descriptor_limit_never_runs_the_server_out_of_descript
         assert request(server.url, "GET", "/api/options", timeout=10)[0] == 200
         assert closed_by_server(held[0], 5)
         log = server.log.read_text()
-        assert "the most allowed: closed the oldest idle or slow ones" in log
+        assert "closed the oldest idle or slow ones" in log
         assert "out of system resource" not in log and "Too many open files" not in log, log
     finally:
         for sock in held:
@@ -283,7 +283,7 @@ def test_serve_warns_on_a_public_address(monkeypatch: pytest.MonkeyPatch, tmp_pa
         assert client.get("/api/options", headers={"host": "games.example"}).status_code == 200
         assert client.get("/api/options").json()["public_history"] is False
         assert "private" in error(client.get("/api/history"), 403)
-        assert client.get("/api/history", headers={"X-Browser-Id": "b" * 22}).status_code \
+        assert client.get("/api/history", headers={"X-Browser-Id": "b4Kz9_Qm2xRt7LwP-Vn3aY"}).status_code \
             == 200
     assert "private (--public-history shares it)" in public.output
     shared = runner.invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", "0",

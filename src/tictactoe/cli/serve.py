@@ -38,6 +38,14 @@ def serve(
         "--allowed-host", help="Another name the server answers to (repeat for more). On a "
                                "loopback address it answers only to localhost, 127.0.0.1, "
                                "[::1] and the address it listens on.")] = None,
+    trust_proxy: Annotated[list[str] | None, typer.Option(
+        "--trust-proxy", help="The address of a reverse proxy in front of the server (repeat "
+                              "for more): only its X-Forwarded-For is believed, for the cap "
+                              "on new games per client. Default: none.")] = None,
+    worker_memory: Annotated[int, typer.Option(
+        "--worker-memory", min=256, max=1_048_576, metavar="MB",
+        help="An engine worker that holds more than this many megabytes after a job is "
+             "replaced (there are two workers).")] = 2048,
     public_history: Annotated[bool, typer.Option(
         "--public-history", help="On a public address, let anyone read the history of every "
                                  "game (off by default there; each browser always sees its "
@@ -56,7 +64,8 @@ def serve(
     local = is_loopback(host)
     hosts = [*LOOPBACK_HOSTS, host, *(allowed_host or [])] if local else None
     try:
-        web = create_app(folder, allowed_hosts=hosts, public_history=local or public_history)
+        web = create_app(folder, allowed_hosts=hosts, public_history=local or public_history,
+                         worker_memory_mb=worker_memory)
         if port == 0:
             port = free_port(host)
     except OSError as err:
@@ -72,7 +81,7 @@ def serve(
     shown = f"[{host}]" if ":" in host else host
     console.print(f"tictactoe is ready at [bold]http://{shown}:{port}/[/]  "
                   f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)", soft_wrap=True)
-    server = GuardedServer(server_config(web, host, port))
+    server = GuardedServer(server_config(web, host, port, trusted_proxies=trust_proxy))
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
     if not server.started:

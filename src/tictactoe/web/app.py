@@ -65,6 +65,9 @@ INLINE_NODES = 10_000
 """Nodes a search on a small board may take on the event loop before it goes to a worker."""
 BUSY_SECONDS = 10.0
 """How long a request waits for a free worker before it is refused with 503."""
+WORKER_MEMORY_MB = 2048
+"""An engine worker that holds more than this many megabytes after a job is replaced (with
+``ttt serve --worker-memory MB``: another budget)."""
 WARM_PLIES = {"3x3": 9, "4x4": 3}
 """At startup, a background task solves every position of these boards up to this many marks
 (one per symmetry class), so that early moves, the costliest to search, answer at once."""
@@ -74,7 +77,8 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
                nodes: int | None = None, seconds: float | None = None,
                warm: bool = True, processes: bool | None = None,
                allowed_hosts: Sequence[str] | None = None,
-               public_history: bool = True) -> FastAPI:
+               public_history: bool = True,
+               worker_memory_mb: int | None = None) -> FastAPI:
     """The app, storing games in the data folder ``data`` (or in ``store``). ``nodes`` and
     ``seconds`` bound each engine call (default `SOLVE_NODES`, `SOLVE_SECONDS`). With
     ``warm``, a background task loads the compiled kernels and solves the positions of
@@ -82,7 +86,8 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
     overrides `ENGINE_PROCESSES`. With ``allowed_hosts``, a request whose ``Host`` names
     none of them is refused with 400 (`tictactoe.web.guard.HostCheck`); None accepts any.
     Without ``public_history``, the history of every game is refused (403); each browser
-    still reads its own.
+    still reads its own. An engine worker whose memory passes ``worker_memory_mb`` (default
+    `WORKER_MEMORY_MB`) after a job is replaced.
 
     The app starts even if the data folder cannot be used (read-only, damaged, full): game
     requests then get 503 with the reason, and everything else works."""
@@ -98,6 +103,8 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
                     seconds=SOLVE_SECONDS if seconds is None else seconds,
                     busy_seconds=BUSY_SECONDS, inline_nodes=INLINE_NODES,
                     warm_plies=WARM_PLIES,
+                    worker_memory=(WORKER_MEMORY_MB if worker_memory_mb is None
+                                   else worker_memory_mb) * 2**20,
                     processes=ENGINE_PROCESSES if processes is None else processes)
 
     @contextlib.asynccontextmanager
@@ -165,7 +172,8 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(EngineBusyError)
     async def engine_busy(request: Request, err: EngineBusyError) -> JSONResponse:
-        return JSONResponse({"detail": str(err)}, status_code=503, headers={"Retry-After": "1"})
+        return JSONResponse({"detail": str(err)}, status_code=503,
+                            headers={"Retry-After": str(err.retry_after)})
 
     @app.exception_handler(RequestValidationError)
     async def malformed(request: Request, err: RequestValidationError) -> JSONResponse:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Header, HTTPException, Request
 from fastapi import Path as PathParam
+from pydantic import AfterValidator
 
 from tictactoe.web.limits import RateLimit
 from tictactoe.web.models import ConflictResponse, ErrorResponse
@@ -41,7 +42,8 @@ def new_game_limit(request: Request) -> RateLimit | None:
 
 
 async def new_game_allowed(request: Request) -> None:
-    """Take one of the client's new-game tokens; 429 with ``Retry-After`` if it has none."""
+    """Take one of the client's new-game tokens; 429 with ``Retry-After`` if it has none
+    (also for the game that undo starts from a finished one)."""
     limit = new_game_limit(request)
     if limit is None:
         return
@@ -68,8 +70,25 @@ StoreDep = Annotated[GameStore, Depends(get_store)]
 GameId = Annotated[str, PathParam(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
                                   description="The secret id returned when the game was made.")]
 
-BrowserId = Annotated[str | None, Header(
-    alias=BROWSER_HEADER, min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
+BROWSER_ID_CHARS = 16
+"""The shortest browser id accepted (the page makes 22 characters from 16 random bytes)."""
+
+BROWSER_ID_DISTINCT = 8
+"""The fewest distinct characters a browser id must have: ``aaaaaaaaaaaaaaaa`` or
+``0000000000000001`` could be guessed, and the id works as a password for its history."""
+
+
+def strong_browser_id(value: str | None) -> str | None:
+    """Refuse a browser id that anyone could guess (too few distinct characters)."""
+    if value is not None and len(set(value)) < BROWSER_ID_DISTINCT:
+        raise ValueError(f"a browser id needs at least {BROWSER_ID_DISTINCT} distinct "
+                         "characters (use a random one, as the page does)")
+    return value
+
+
+BrowserId = Annotated[str | None, AfterValidator(strong_browser_id), Header(
+    alias=BROWSER_HEADER, min_length=BROWSER_ID_CHARS, max_length=64,
+    pattern=r"^[A-Za-z0-9_-]+$",
     description="A random id the browser keeps, so that its history can show its own games. "
                 "A header, never in the URL, so that it stays out of logs and links.")]
 

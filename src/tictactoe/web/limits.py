@@ -2,7 +2,10 @@
 
 Each address may start `NEW_GAME_BURST` games at once, then `NEW_GAME_PER_SECOND` a second;
 beyond that a new game is refused (the API answers 429 with ``Retry-After``). IPv6 addresses
-are counted by their /64 network, which one household or machine usually gets whole.
+are counted by their /64 network, which one household or machine usually gets whole, and
+every loopback address counts as one client. The address is the connection's own: forwarded
+headers (``X-Forwarded-For``) count only from the proxies ``ttt serve --trust-proxy`` names.
+A game that undo starts from a finished one takes a token too.
 
 >>> clock = [0.0]
 >>> limit = RateLimit(burst=2, per_second=0.5, clock=lambda: clock[0])
@@ -48,16 +51,27 @@ LIMIT_ENV = "TICTACTOE_GAME_LIMIT"
 """Environment variable: ``BURST,PER_SECOND``, or ``off``."""
 
 
+LOOPBACK = "loopback"
+"""The one key of every loopback address (127.0.0.0/8 and ::1): this machine is one client,
+whichever of its addresses it connects from."""
+
+
 def client_key(host: str) -> str:
-    """What a client is counted by: its IPv4 address, or its IPv6 address's /64 network
-    (any other name as it is)."""
+    """What a client is counted by: its IPv4 address, or its IPv6 address's /64 network, or
+    `LOOPBACK` for any address of this machine (any other name as it is).
+
+    >>> client_key("127.0.0.1") == client_key("127.4.5.6") == client_key("::1") == LOOPBACK
+    True
+    """
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_loopback:
+        return LOOPBACK
     if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
 
@@ -117,5 +131,5 @@ class RateLimit:
             return RateLimit()
 
 
-__all__ = ["LIMIT_ENV", "MAX_CLIENTS", "NEW_GAME_BURST", "NEW_GAME_PER_SECOND", "RateLimit",
-           "client_key"]
+__all__ = ["LIMIT_ENV", "LOOPBACK", "MAX_CLIENTS", "NEW_GAME_BURST", "NEW_GAME_PER_SECOND",
+           "RateLimit", "client_key"]

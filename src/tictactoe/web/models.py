@@ -55,18 +55,20 @@ class MoveRequest(Strict):
         description="A player (random, rules, heuristic, mcts, perfect) or a level "
                     "(easy, medium, hard, perfect).", examples=["perfect", "easy"])
     seed: int | None = Field(
-        default=None, ge=0, le=2**63 - 1,
-        description="Seed for the player's random choices; the same seed gives the same move.")
+        default=None, ge=0, le=2**63 - 1, strict=True,
+        description="Seed for the player's random choices; the same seed gives the same move "
+                    "(a JSON integer).")
 
 
 class AnalysisRequest(Strict):
     position: str = PositionText
     nodes: int | None = Field(
-        default=None, ge=1, le=5_000_000,
-        description="Node budget; the server caps it at its own limit.")
+        default=None, ge=1, le=5_000_000, strict=True,
+        description="Node budget, a JSON integer; the server caps it at its own limit.")
     seconds: float | None = Field(
-        default=None, gt=0, le=10.0,
-        description="Time budget in seconds; the server caps it at its own limit.")
+        default=None, gt=0, le=10.0, strict=True, allow_inf_nan=False,
+        description="Time budget in seconds, a JSON number; the server caps it at its own "
+                    "limit.")
 
 
 class Players(Strict):
@@ -88,8 +90,9 @@ class NewGameRequest(Strict):
         description="Start from this position string instead of the empty board.")
     players: Players = Field(default_factory=Players)
     seed: int | None = Field(
-        default=None, ge=0, le=2**63 - 1,
-        description="Seed for the computer's random choices; absent: the server picks one.")
+        default=None, ge=0, le=2**63 - 1, strict=True,
+        description="Seed for the computer's random choices (a JSON integer); absent: the "
+                    "server picks one.")
     moves: list[MoveName] = Field(
         default_factory=list, max_length=MAX_MOVES,
         description="Moves already played, such as ['b2', 'a1']: only for a game between two "

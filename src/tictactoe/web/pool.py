@@ -28,8 +28,10 @@ import contextlib
 import heapq
 import itertools
 import logging
+import math
 import multiprocessing
 import os
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -57,16 +59,52 @@ class Priority(IntEnum):
     """The startup warm-up."""
 
 
+OVERRUN_SECONDS = 2.0
+"""How long past its limit a job may run (at least; as long again as the limit if that is
+more) before its worker is stopped and replaced. The players keep to their limits on their
+own (within a few tenths of a second); this catches a job that does not, with room for a
+worker that waits for a core on a busy machine."""
+
+
+STARVED_SECONDS = 60.0
+"""Wall seconds after which a job is stopped however little CPU time it had."""
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time a process has used so far (user and system), or None where the system
+    does not say (no ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class EngineBusyError(RuntimeError):
-    """No worker can take the job now (the message says why); try again later."""
+    """No worker can take the job now (the message says why); try again in `retry_after`
+    seconds (the API's ``Retry-After``)."""
+
+    def __init__(self, message: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, math.ceil(retry_after))
+
+
+class EngineOverrunError(EngineBusyError):
+    """A job ran far past its limit (see `OVERRUN_SECONDS`): its worker was stopped."""
 
 
 class Lane:
     """One engine worker and its queue (see the module's description)."""
 
     def __init__(self, name: str, *, processes: bool, queue_limit: int, wait_seconds: float,
-                 memory_limit: int = 2 * 1024**3, niceness: int = 0) -> None:
+                 memory_limit: int = 2 * 1024**3, niceness: int = 0,
+                 reload: tuple[str, ...] | None = None) -> None:
         self.name = name
+        self.reload = reload
+        """What a new worker loads before its first job (``worker.load(*reload)``: the
+        compiled search, not timed against any job's limit), or None for nothing."""
+        self._fresh = True
         self.niceness = niceness
         self.processes = processes
         self.queue_limit = queue_limit
@@ -81,7 +119,11 @@ class Lane:
         self.refused = 0
         """Jobs refused because the queue was full or the wait too long."""
         self.restarts = 0
-        """Worker processes replaced (after a crash or for their memory)."""
+        """Worker processes replaced (after a crash, an overrun or for their memory)."""
+        self.overruns = 0
+        """Jobs stopped for running past their limit."""
+        self.mean_seconds = 0.5
+        """A running mean of the jobs' durations (for an honest ``Retry-After``)."""
 
     @property
     def waiting(self) -> int:
@@ -99,32 +141,86 @@ class Lane:
                     max_workers=1, thread_name_prefix=f"engine-{self.name}")
         return self._executor
 
-    def _replace(self) -> None:
-        """Let the worker go (it finishes nothing more) and start a new one on the next job."""
+    def _replace(self, *, kill: bool = False) -> None:
+        """Let the worker go (it finishes nothing more; with `kill`, its process is stopped
+        at once) and start a new one on the next job."""
         executor, self._executor = self._executor, None
         if executor is not None:
             self.restarts += 1
+            self._fresh = True
+            if kill and isinstance(executor, WorkerPool):
+                executor.kill()
             executor.shutdown(wait=False, cancel_futures=True)
 
-    async def run(self, priority: Priority, work: Callable[..., T], *args: object) -> T:
+    async def run(self, priority: Priority, work: Callable[..., T], *args: object,
+                  limit: float | None = None) -> T:
         """Run ``work(*args)`` on the worker once it is this job's turn (``priority`` orders
-        the queue). Raises `EngineBusyError` if the job is refused."""
+        the queue). Raises `EngineBusyError` if the job is refused, and
+        `EngineOverrunError` if it runs more than `OVERRUN_SECONDS` (or ``limit``, if more)
+        past ``limit`` seconds (its worker is then stopped and replaced)."""
         await self._turn(priority)
         try:
-            future = self._start().submit(work, *args)
+            if work is worker.load:
+                self._fresh = False
+            elif self._fresh and self.reload is not None:  # a new worker: load, no clock
+                self._fresh = False
+                with contextlib.suppress(BrokenProcessPool):
+                    await asyncio.wrap_future(self._start().submit(worker.load, *self.reload))
+            started = time.monotonic()
             try:
-                result = await asyncio.wrap_future(future)
+                future = self._start().submit(work, *args)
+                result = await self._within(asyncio.wrap_future(future), limit)
+            except TimeoutError:
+                self.overruns += 1
+                log.warning("a job on the engine worker for %s ran past its limit of %g s: "
+                            "replacing the worker", self.name, limit)
+                self._replace(kill=True)
+                raise EngineOverrunError(
+                    f"the engine took longer than its limit ({limit:g} s) on {self.name}; "
+                    "its worker was restarted. Try a faster player or a smaller "
+                    "board", retry_after=2.0) from None
             except BrokenProcessPool:
                 self._replace()
                 raise EngineBusyError(
                     f"the engine worker for {self.name} stopped and is being restarted; "
-                    "try again in a moment") from None
+                    "try again in a moment", retry_after=2.0) from None
             self.done += 1
-            if self.processes and self.done % 16 == 0:
+            self.mean_seconds += (time.monotonic() - started - self.mean_seconds) / 8
+            if self.processes:
                 await self._check_memory()
             return result
         finally:
             self._next()
+
+    async def _within(self, job: asyncio.Future[T], limit: float | None) -> T:
+        """The job's result; `TimeoutError` once it has used more than its limit and the
+        margin (`OVERRUN_SECONDS`, or the limit if more) in CPU time of its worker process
+        (where the system tells it; else in wall time), or `STARVED_SECONDS` in wall time.
+        A worker that waits for a core on a busy machine is not an overrun."""
+        if limit is None:
+            return await job
+        job.add_done_callback(lambda done: done.cancelled() or done.exception())
+        budget = limit + max(OVERRUN_SECONDS, limit)
+        pid = self._worker_pid()
+        before = cpu_seconds(pid) if pid is not None else None
+        started = time.monotonic()
+        while True:
+            try:
+                async with asyncio.timeout(budget):
+                    return await asyncio.shield(job)
+            except TimeoutError:
+                now = cpu_seconds(pid) if pid is not None else None
+                used = time.monotonic() - started if before is None or now is None \
+                    else now - before
+                full = limit + max(OVERRUN_SECONDS, limit)
+                if used >= full or time.monotonic() - started >= STARVED_SECONDS:
+                    raise
+                budget = max(0.25, full - used)
+
+    def _worker_pid(self) -> int | None:
+        """The worker process's id (None for a thread, or none started yet)."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return next(iter(processes), None) if len(processes) == 1 else None
 
     async def _check_memory(self) -> None:
         executor = self._executor
@@ -145,7 +241,8 @@ class Lane:
         if self.waiting >= self.queue_limit:
             self.refused += 1
             raise EngineBusyError(f"the engine is busy with {self.name} ({self.queue_limit} "
-                                  "searches waiting); try again in a moment")
+                                  "searches waiting); try again in a moment",
+                                  retry_after=self.expected_wait())
         ticket: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiting, (priority, next(self._order), ticket))
         try:
@@ -160,8 +257,13 @@ class Lane:
                 self.refused += 1
                 raise EngineBusyError(
                     f"the engine is busy with {self.name}: no worker was free within "
-                    f"{self.wait_seconds:g} s; try again in a moment") from None
+                    f"{self.wait_seconds:g} s; try again in a moment",
+                    retry_after=self.expected_wait()) from None
             raise
+
+    def expected_wait(self) -> float:
+        """Seconds until the jobs waiting now have run, by the running mean of a job's time."""
+        return (self.waiting + 1) * self.mean_seconds
 
     def _next(self) -> None:
         """Hand the worker to the most urgent waiting job, or mark it free."""

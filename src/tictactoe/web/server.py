@@ -7,11 +7,18 @@ connection, so that slow or idle clients cannot use up the server.
   after that time.
 - **Keep-alive.** An idle connection between requests is closed after `KEEP_ALIVE_SECONDS`
   (uvicorn's ``timeout_keep_alive``).
+- **Write deadline.** A client that stops reading its answer (the server's send buffer stays
+  full for `WRITE_SECONDS`) is cut off, and so is a closed connection whose last answer it
+  does not read within that time.
 - **Connection cap.** At most `connection_cap` connections are open at once, below the
   process's descriptor limit (raised to its hard limit, at most `WANTED_DESCRIPTORS`, at
-  start). A new connection past the cap closes the oldest connection that is still sending
-  its request or idle, never one whose answer is being computed, so a flood of half-open
-  connections cannot lock out a real client.
+  start). A new connection past the cap cuts off the oldest connection that is closing but
+  still unread, else the oldest that is sending its request or idle, else the oldest whose
+  client does not read its answer or sends requests ahead of the answers (pipelining, which
+  no browser does); never another whose answer is being computed. So neither a flood of
+  half-open connections nor clients that do not read can lock out a real client.
+- **Per-address cap.** One address (other than this machine's own) holds at most
+  `PER_ADDRESS_SHARE` of the cap; past it, its own oldest connection goes the same way.
 - **Listen queue.** The kernel holds up to `LISTEN_QUEUE` connections not yet accepted, so a
   burst of connections does not make a real client's handshake wait a second for a resend.
 - **Quiet logs.** A message that repeats (a closed connection, a failed ``accept``) is logged
@@ -35,10 +42,16 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from tictactoe.web.limits import LOOPBACK, client_key
+
 log = logging.getLogger("tictactoe.web.server")
 
 READ_SECONDS = 5.0
 """Most seconds one request (line, headers and body) may take to arrive."""
+WRITE_SECONDS = 10.0
+"""Most seconds an answer may wait on a client that does not read it."""
+PER_ADDRESS_SHARE = 0.5
+"""The share of the connection cap one client address may hold (loopback clients exempt)."""
 KEEP_ALIVE_SECONDS = 5
 """Most seconds an idle connection stays open between requests."""
 MAX_CONNECTIONS = 2000
@@ -60,7 +73,7 @@ WANTED_DESCRIPTORS = 4096
 """The descriptor limit the server asks for at start (up to the hard limit)."""
 LOG_WINDOW_SECONDS = 10.0
 """A repeated log message appears at most once in this many seconds."""
-QUIETED_LOGGERS = ("asyncio", "uvicorn", "uvicorn.error", "tictactoe.web.server")
+QUIETED_LOGGERS = ("asyncio", "uvicorn", "uvicorn.error", "tictactoe.web.server", "tictactoe.web")
 
 
 def connection_cap(descriptors: int) -> int:
@@ -137,6 +150,7 @@ class GuardedH11Protocol(H11Protocol):
     server by `guarded_protocol`)."""
 
     read_seconds: float = READ_SECONDS
+    write_seconds: float = WRITE_SECONDS
     max_connections: int = MAX_CONNECTIONS
     by_age: ClassVar[dict[GuardedH11Protocol, None]] = {}
     """This server's open connections, oldest first (a dict keeps the order of insertion):
@@ -148,18 +162,53 @@ class GuardedH11Protocol(H11Protocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.read_timer: asyncio.TimerHandle | None = None
+        self.write_timer: asyncio.TimerHandle | None = None
+        self.address = ""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.by_age[self] = None
+        self.address = client_key(self.client[0]) if self.client else ""
         self._arm_read_deadline()
         if len(self.connections) > self.max_connections:  # closing ones count till they close
             self._make_room()
+        elif self.address != LOOPBACK:
+            mine = [c for c in self.by_age if c.address == self.address]
+            if len(mine) > max(1, int(self.max_connections * PER_ADDRESS_SHARE)):
+                self._make_room(mine)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_read_deadline()
+        self._cancel_write_deadline()
         self.by_age.pop(self, None)
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.write_timer is None:
+            self.write_timer = self.loop.call_later(self.write_seconds, self._write_too_slow)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._cancel_write_deadline()
+
+    def _cancel_write_deadline(self) -> None:
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
+
+    def _write_too_slow(self) -> None:
+        self.write_timer = None
+        log.info("cut off a connection whose client read its answer too slowly (over %g s)",
+                 self.write_seconds)
+        self.transport.abort()
+
+    def unread(self) -> bool:
+        """Whether this connection waits on its client: closing with an answer still unsent,
+        its writing paused, or requests sent ahead of the answers (pipelined; no browser
+        does that) left unread."""
+        return self.transport.is_closing() or (self.flow is not None and (
+            self.flow.write_paused or self.flow.read_paused))
 
     def data_received(self, data: bytes) -> None:
         if self.read_timer is None and self.conn.their_state is h11.IDLE:
@@ -190,16 +239,19 @@ class GuardedH11Protocol(H11Protocol):
                      self.read_seconds)
             self.transport.close()
 
-    def _make_room(self) -> None:
-        """Close the oldest other connection that is reading or idle (else this one)."""
-        victim = next((c for c in self.by_age if c is not self and c.reading()
-                       and not c.transport.is_closing()), self)
-        self.by_age.pop(victim, None)  # closing: no longer a candidate (it still counts)
+    def _make_room(self, among: list[GuardedH11Protocol] | None = None) -> None:
+        """Cut off the oldest other connection (of `among`, default all) that is closing
+        but unread, else reading or idle, else unread, else this one."""
+        others = [c for c in (self.by_age if among is None else among) if c is not self]
+        victim = next((c for c in others if c.transport.is_closing()), None) or next(
+            (c for c in others if c.reading()), None) or next(
+            (c for c in others if c.unread()), self)
+        self.by_age.pop(victim, None)  # going: no longer a candidate
         if self.loop.time() >= GuardedH11Protocol.next_warning:  # a burst logs once
             GuardedH11Protocol.next_warning = self.loop.time() + LOG_WINDOW_SECONDS
-            log.warning("%d connections are open, the most allowed: closed the oldest idle "
-                        "or slow ones", self.max_connections)
-        victim.transport.close()
+            log.warning("%d connections are open, the most allowed (or one address holds its "
+                        "share): closed the oldest idle or slow ones", self.max_connections)
+        victim.transport.abort()  # at once, even with an answer its client does not read
 
 
 class GuardedServer(uvicorn.Server):
@@ -216,24 +268,30 @@ class GuardedServer(uvicorn.Server):
                     same.listen(LISTEN_QUEUE)  # the same socket, through a second descriptor
 
 
-def guarded_protocol(read_seconds: float, max_connections: int) -> type[GuardedH11Protocol]:
+def guarded_protocol(read_seconds: float, max_connections: int,
+                     write_seconds: float = WRITE_SECONDS) -> type[GuardedH11Protocol]:
     """`GuardedH11Protocol` with these limits."""
     return type("GuardedH11Protocol", (GuardedH11Protocol,),
                 {"read_seconds": read_seconds, "max_connections": max_connections,
-                 "by_age": {}})
+                 "write_seconds": write_seconds, "by_age": {}})
 
 
 def server_config(app: Any, host: str, port: int, *, read_seconds: float = READ_SECONDS,
-                  max_connections: int | None = None) -> uvicorn.Config:
+                  max_connections: int | None = None,
+                  trusted_proxies: list[str] | None = None) -> uvicorn.Config:
     """The uvicorn settings of ``ttt serve``: the guarded protocol, the keep-alive timeout,
-    the descriptor limit raised and the connection cap under it, repeated logs quieted."""
+    the descriptor limit raised and the connection cap under it, repeated logs quieted.
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are read only from `trusted_proxies`
+    (none by default: every client is counted by its connection's own address)."""
     cap = connection_cap(raise_descriptor_limit()) if max_connections is None \
         else max_connections
     quiet_repeated_logs()
     return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                           timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE_SECONDS,
                           http=guarded_protocol(read_seconds, cap), ws="none",
-                          lifespan="on", backlog=ACCEPT_BATCH)
+                          lifespan="on", backlog=ACCEPT_BATCH,
+                          proxy_headers=bool(trusted_proxies),
+                          forwarded_allow_ips=list(trusted_proxies or []) or None)
 
 
 __all__ = ["GuardedH11Protocol", "GuardedServer", "RepeatFilter", "connection_cap",

@@ -53,7 +53,9 @@ SMALL_CELLS = 16
 """Boards of at most this many cells have their own engine worker."""
 
 INLINE_PLAYERS = frozenset({"random", "rules"})
-"""Players cheap enough to answer on the server's thread on any board."""
+"""Players cheap enough to answer on the server's thread: ``random`` on any board, ``rules``
+on boards of up to 64 cells (under a millisecond; past them it goes to a worker: 5 ms on
+15×15, 20-30 ms on 32×32)."""
 
 INLINE_LEVEL_CELLS = 9
 """Boards of at most this many cells (3×3 and smaller) have every level's move chosen on the
@@ -104,6 +106,7 @@ class Engine:
 
     def __init__(self, *, nodes: int, seconds: float, busy_seconds: float, inline_nodes: int,
                  warm_plies: dict[str, int], processes: bool = True,
+                 worker_memory: int = 2 * 1024**3,
                  caches: dict[str, tuple[int, int]] | None = None) -> None:
         self.max_nodes = nodes
         self.max_seconds = seconds
@@ -117,10 +120,12 @@ class Engine:
         self.replies: LruCache[bytes] = self._cache(bounds["replies"])
         self.small = Lane(f"boards of up to {SMALL_CELLS} cells", processes=processes,
                           queue_limit=QUEUE_LIMITS["small"], wait_seconds=busy_seconds,
-                          niceness=NICENESS["small"])
+                          niceness=NICENESS["small"], reload=(),
+                          memory_limit=worker_memory)
         self.large = Lane(f"boards of more than {SMALL_CELLS} cells", processes=processes,
                           queue_limit=QUEUE_LIMITS["large"], wait_seconds=busy_seconds,
-                          niceness=NICENESS["large"])
+                          niceness=NICENESS["large"], reload=tuple(SHIPPED),
+                          memory_limit=worker_memory)
         self.ready = asyncio.Event()
         """Set once the warm-up is over (or when there is none)."""
         self._preparing: dict[Variant, asyncio.Future[None]] = {}
@@ -178,7 +183,7 @@ class Engine:
             solution = solver.solve_quickly(board, min(nodes, self.inline_nodes))
         if solution is None:
             solution = await self.lane(board).run(priority, worker.solve, board.to_string(),
-                                                  nodes, seconds)
+                                                  nodes, seconds, limit=seconds)
             if solution.proven:
                 solver.remember(board, solution)
         return solution
@@ -190,7 +195,8 @@ class Engine:
         cells, the levels' analysis on a worker (proven facts and the best few moves)."""
         if board.variant.cells > WIDE_CELLS:  # the levels' analysis: facts and a few moves
             return await self.lane(board).run(Priority.ANALYSIS, worker.analyse,
-                                              board.to_string(), nodes, seconds)
+                                              board.to_string(), nodes, seconds,
+                                              limit=seconds)
         if not analysis_uses_proof_numbers(board):
             return await self.solution_for(board, nodes, seconds, Priority.ANALYSIS)
         await self.prepared(board)
@@ -198,7 +204,8 @@ class Engine:
         if solution is not None:
             return solution
         solution = await self.lane(board).run(Priority.ANALYSIS, worker.analyse,
-                                              board.to_string(), nodes, seconds)
+                                              board.to_string(), nodes, seconds,
+                                              limit=seconds)
         if solution.proven:
             self.solver.remember(board, solution)
         return solution
@@ -229,7 +236,8 @@ class Engine:
                 if not solution.proven and searching:
                     return await self.lane(board).run(
                         priority, worker.perfect_search, board.to_string(), seed,
-                        self.max_nodes, self.max_seconds * (1 - share), solution)
+                        self.max_nodes, self.max_seconds * (1 - share), solution,
+                        limit=self.max_seconds * (1 - share))
                 if not solution.proven:  # estimates: answered, never remembered
                     choice = PerfectPlayer(seed).from_solution(board, solution)
                     return choice.move, choice.score
@@ -238,13 +246,14 @@ class Engine:
             cell = random.Random(seed).choice(known.best)
             return cell, code_score(known.scores[cell])
         cells = board.variant.cells
-        if name in INLINE_PLAYERS or (name == "easy" and cells <= SMALL_CELLS) or (
+        if name == "random" or (name in INLINE_PLAYERS and cells <= WIDE_CELLS) or (
+                name == "easy" and cells <= SMALL_CELLS) or (
                 name in LEVELS and cells <= INLINE_LEVEL_CELLS):
             choice = make_player(name, seed=seed).choose(board.copy(stack=False),
                                                          Limit(seconds=self.max_seconds))
             return choice.move, choice.score
         return await self.lane(board).run(priority, worker.choose, board.to_string(), name,
-                                          seed, self.max_seconds)
+                                          seed, self.max_seconds, limit=self.max_seconds)
 
     async def move_answer(self, position: str, name: str, seed: int | None) -> bytes:
         """The JSON answer of ``POST /api/move``: a player's move and the position after it."""
@@ -313,14 +322,17 @@ class Engine:
 
     # ------------------------------------------------------------- warm-up
     async def warm_up(self) -> None:
-        """Load the compiled search here and in both workers, then solve the early positions
-        of the small boards (`warm_plies`), each a job of the lowest priority, so that the
-        requests go first."""
+        """Load the compiled search in both workers, then here, then solve the early
+        positions of the small boards (`warm_plies`), each a job of the lowest priority, so
+        that the requests go first. The workers go first: on a fresh install they compile
+        the kernels (minutes of work that holds the interpreter) into the on-disk cache,
+        away from the server's event loop, which keeps answering; the server then loads
+        them from that cache."""
         solver = self.solver
         try:
-            await anyio.to_thread.run_sync(solver.load)
             await asyncio.gather(self.small.run(Priority.WARM, worker.load),
                                  self.large.run(Priority.WARM, worker.load, *SHIPPED))
+            await anyio.to_thread.run_sync(solver.load)
             for name in SHIPPED:  # the shipped strategies (the cube's: a third of a second)
                 await anyio.to_thread.run_sync(shipped, name)
             for variant, plies in self.warm_plies.items():

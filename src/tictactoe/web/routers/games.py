@@ -9,6 +9,8 @@ from __future__ import annotations
 import secrets
 from typing import Annotated, Any
 
+import anyio
+import anyio.to_thread
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 
 from tictactoe.core import TicTacToeError
@@ -64,6 +66,9 @@ from tictactoe.web.store import (
 )
 
 router = APIRouter(tags=["games"])
+
+HISTORY_THREADS = anyio.CapacityLimiter(2)
+"""History pages made at once (on threads); more wait their turn."""
 
 _GAME = {"game_id": "$response.body#/id"}
 LINKS: dict[str, Any] = {
@@ -178,23 +183,25 @@ async def play_move(game_id: GameId, body: PlayRequest, games: StoreDep,
 
 
 @router.post("/api/games/{game_id}/undo", response_model=GameState, operation_id="undo_move",
-             responses={**_answer(200, "The game with the moves taken back."),
+             responses={**_answer(200, "The game with the moves taken back."), **TOO_MANY,
                         201: {"description": "The game was over: the game that continues it "
                                              "from before the last human move (the same one, "
                                              "as it stands, for the same request again).",
                               "model": GameState, "links": LINKS}})
 async def undo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
-                    engine: EngineDep) -> Response:
+                    engine: EngineDep, request: Request) -> Response:
     """Take back the last move, and against the computer every move back to the human's
     previous turn. A finished game stays as it was: undo then starts a new game (201, with a
     new id) that continues it from there, once: the same request again answers the same
     game as it stands (a finished game's ``ply`` never changes, so any other is 409). When
     the continuation finishes, the history lists and counts it instead of the game it
-    continues."""
+    continues. A continuation counts as a new game against the client's cap (429)."""
     current, play = _current(games, game_id)
     _check_ply(current, body.ply)
     play, undone = undo(current, play)
     if current.record.result is not None:
+        if current.continued_by is None:
+            await new_game_allowed(request)
         stored, made = games.continue_game(game_id, body.ply, play.record, undone)
         if not made:
             play = _replayed(games, stored)
@@ -247,7 +254,7 @@ async def history(games: StoreDep, request: Request,
                       description="Also list the browser's unfinished games (with the "
                                   "header only), each with its secret id to resume it.")
                                    ] = False,
-                  browser: BrowserId = None) -> HistoryResponse:
+                  browser: BrowserId = None) -> Response:
     """Finished games, newest first, and the human's results against each computer opponent
     (in games from the empty board): only the games of the browser whose id is sent in the
     ``X-Browser-Id`` header, or every game on this server without it. With
@@ -267,16 +274,23 @@ async def history(games: StoreDep, request: Request,
     if unfinished and browser is None:
         raise HTTPException(400, "unfinished: only a browser's own unfinished games are "
                                  "listed; send its id in the X-Browser-Id header")
-    open_games = games.unfinished(browser, limit) if unfinished and browser else []
-    finished = games.finished(limit, browser)
-    by_board = games.results_by_board(browser)
-    boards = sorted(by_board.items(), key=lambda kv: (-sum(map(sum, kv[1].values())), kv[0]))
-    return HistoryResponse(
-        games=[*(game_info(g, secret=True) for g in open_games),
-               *(game_info(g) for g in finished)],
-        levels=_level_stats(every_board(by_board)),
-        boards=[BoardStats(variant=variant, games=sum(map(sum, counts.values())),
-                           levels=_level_stats(counts)) for variant, counts in boards])
+    def page() -> bytes:
+        open_games = games.unfinished(browser, limit) if unfinished and browser else []
+        finished = games.finished(limit, browser)
+        by_board = games.results_by_board(browser)
+        boards = sorted(by_board.items(),
+                        key=lambda kv: (-sum(map(sum, kv[1].values())), kv[0]))
+        return HistoryResponse(
+            games=[*(game_info(g, secret=True) for g in open_games),
+                   *(game_info(g) for g in finished)],
+            levels=_level_stats(every_board(by_board)),
+            boards=[BoardStats(variant=variant, games=sum(map(sum, counts.values())),
+                               levels=_level_stats(counts)) for variant, counts in boards]
+        ).model_dump_json().encode()
+
+    # a page of 500 long games is megabytes of JSON: made on a thread, off the event loop
+    return Response(await anyio.to_thread.run_sync(page, limiter=HISTORY_THREADS),
+                    media_type="application/json")
 
 
 def _level_stats(tally: dict[str, tuple[int, int, int]]) -> list[LevelStats]:

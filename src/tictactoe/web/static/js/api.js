@@ -73,7 +73,7 @@ const BROWSER_KEY = "tictactoe.browser";
 
 export function browserId() {
   let id = localStorage.getItem(BROWSER_KEY);
-  if (!id || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) {
+  if (!id || !/^[A-Za-z0-9_-]{16,64}$/.test(id) || new Set(id).size < 8) {
     const bytes = crypto.getRandomValues(new Uint8Array(16));
     id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
     localStorage.setItem(BROWSER_KEY, id);

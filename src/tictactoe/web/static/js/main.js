@@ -48,12 +48,27 @@ function route() {
   }
 }
 
+// While the server loads its engines (a fresh install compiles them), say so, and ask again
+// every two seconds until it is ready.
+function watchReady() {
+  const note = $("engine-note");
+  note.hidden = false;
+  const check = async () => {
+    try {
+      if ((await api.options()).ready) { note.hidden = true; return; }
+    } catch { /* the server is busy or gone: ask again */ }
+    setTimeout(check, 2000);
+  };
+  setTimeout(check, 2000);
+}
+
 async function start() {
   window.addEventListener("hashchange", () => { if (location.hash === "#history") historyStale = true; route(); });
   route();
   try {
     const options = await api.options();
     if (options.public_history === false) history.keepPrivate();
+    if (options.ready === false) watchReady();
     await play.init(options);
   } catch (err) {
     $("status").textContent = `Cannot start: ${err.message}`;
