@@ -283,8 +283,8 @@ def test_serve_warns_on_a_public_address(monkeypatch: pytest.MonkeyPatch, tmp_pa
         assert client.get("/api/options", headers={"host": "games.example"}).status_code == 200
         assert client.get("/api/options").json()["public_history"] is False
         assert "private" in error(client.get("/api/history"), 403)
-        assert client.get("/api/history", headers={"X-Browser-Id": "b4Kz9_Qm2xRt7LwP-Vn3aY"}).status_code \
-            == 200
+        mine = {"X-Browser-Id": "b4Kz9_Qm2xRt7LwP-Vn3aY"}
+        assert client.get("/api/history", headers=mine).status_code == 200
     assert "private (--public-history shares it)" in public.output
     shared = runner.invoke(cli_app, ["serve", "--host", "0.0.0.0", "--port", "0",
                                      "--data", str(tmp_path), "--public-history"])

@@ -279,3 +279,26 @@ def test_a_browser_id_anyone_could_guess_is_refused(tmp_path: Path, browser: str
         assert "X-Browser-Id" in answer.json()["detail"]
         fine = client.get("/api/history", headers={"X-Browser-Id": "Zk3q_9dPxw-7LmB2aRt5Ve"})
         assert fine.status_code == 200
+
+
+def test_a_storage_fault_met_by_every_request_is_logged_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A damaged games file fails every game request: the server's log (with the filter
+    ``ttt serve`` puts on it) gets one line for them in 10 s, not one per request."""
+    import logging
+
+    from tictactoe.web.server import QUIETED_LOGGERS, RepeatFilter
+
+    assert "tictactoe.web" in QUIETED_LOGGERS
+    monkeypatch.setattr(logging.getLogger("tictactoe.web"), "filters", [RepeatFilter()])
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "games.sqlite3").write_bytes(b"not a database at all" * 100)
+    with caplog.at_level(logging.WARNING, logger="tictactoe.web"), \
+            TestClient(create_app(folder, warm=False, processes=False)) as client:
+        statuses = [client.post("/api/games", json={"variant": "3x3"}).status_code
+                    for _ in range(20)]
+    assert statuses == [503] * 20
+    storage = [r for r in caplog.records if r.getMessage().startswith("game storage:")]
+    assert len(storage) == 1, [r.getMessage() for r in storage]
