@@ -801,6 +801,14 @@ def open_job_executor(backend: str, workers: int | None = None,
 
 
 # --------------------------------------------------------------------------- the run
+ESTIMATE_SHARE = 0.001
+"""The least share of the master tree a run must have settled before it guesses the time
+left."""
+
+ESTIMATE_CAP = 365 * 24 * 3600.0
+"""A guess of the time left past a year is not shown."""
+
+
 @dataclass(frozen=True)
 class JobProgress:
     """What the progress display hears, a few times a second."""
@@ -838,11 +846,18 @@ class JobProgress:
         30.0
         >>> JobProgress("x", 9, 6, 1, 4, 5, 6, 1000, 12.0, 0.75, 0.5, 2.0).estimate
         10.0
+
+        None too while this run has settled under `ESTIMATE_SHARE` of the tree (a guess from
+        a sliver, such as 10**50 hours, says nothing) or the guess passes `ESTIMATE_CAP`.
+
+        >>> JobProgress("x", 3, 0, 1, 4, 5, 6, 1000, 3600.0, 1e-9).estimate is None
+        True
         """
         gained = self.share - self.start_share
-        if gained <= 0 or self.share >= 1:
+        if gained < ESTIMATE_SHARE or self.share >= 1:
             return None
-        return (self.seconds - self.start_seconds) * (1 - self.share) / gained
+        left = (self.seconds - self.start_seconds) * (1 - self.share) / gained
+        return left if left <= ESTIMATE_CAP else None
 
 
 @dataclass
