@@ -61,7 +61,7 @@ def test_help_shows_flags_without_a_value_and_arguments_in_capitals(command: str
     lines = help_lines([command] if command else [], 200)
     rows = {line.split()[0]: line.split() for line in lines if line.startswith("--")}
     assert not any("<bool>" in line for line in lines)
-    assert " ".join(rows["--help"][1:]) == "Show this message and exit."
+    assert " ".join(rows["--help"][1:]) == "-h Show this message and exit."  # -h too
     usage = next(line for line in lines if line.startswith("Usage:")).split()
     assert not any(word.startswith("{") for word in usage), usage
     for param in command_params(command):
@@ -78,5 +78,36 @@ def test_help_shows_flags_without_a_value_and_arguments_in_capitals(command: str
 def test_a_missing_argument_is_named_in_capitals() -> None:
     result = CliRunner().invoke(app, ["arena", "random"])
     assert result.exit_code == 2
-    assert "Usage: ttt arena [OPTIONS] FIRST SECOND" in result.output
+    assert "usage: ttt arena [OPTIONS] FIRST SECOND" in result.output
     assert "Missing argument 'SECOND'" in result.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["solve", "3x3", "--seconds", "nan"], "Invalid value for '--seconds'"),
+    (["move", "3x3", "--player", "heuristic", "--depth", "0"], "Invalid value for '--depth'"),
+    (["solve", "3x3", "--frob"], "No such option: --frob"),
+    (["frobnicate"], "No such command 'frobnicate'"),
+    (["arena", "random"], "Missing argument 'SECOND'"),
+    (["move", "3x3", "--level", "easy", "--player", "mcts"], "give --player or --level"),
+    (["play", "--start", "3/3/3 x", "--variant", "4x4"], "give --variant or --start"),
+    (["play", "--think", "nan"], "--think must be a positive number of seconds"),
+    (["play", "--think", "inf"], "--think must be a positive number of seconds"),
+])
+def test_a_usage_error_is_one_line(args: list[str], message: str) -> None:
+    """Typer's own checks used to draw a box of four lines; every error is one line now,
+    with the usage and where to read more."""
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
+
+
+def test_version_and_short_help() -> None:
+    from tictactoe import __version__
+
+    version = CliRunner().invoke(app, ["--version"])
+    assert version.exit_code == 0 and version.output.strip() == f"ttt (tictactoe) {__version__}"
+    for args in (["-h"], ["solve", "-h"]):
+        short = CliRunner().invoke(app, args)
+        assert short.exit_code == 0 and "Usage: ttt" in short.output
+        assert short.output == CliRunner().invoke(app, [*args[:-1], "--help"]).output

@@ -123,7 +123,7 @@ def test_save_new_and_load(tmp_path: Path) -> None:
     (["--player", "genius"], "unknown player 'genius': choose one of random, greedy"),
     (["--variant", "3x3x"], "unknown variant '3x3x'"),
     (["--start", "xxx/ooo/3 x"], "cannot arise in play"),
-    (["--think", "0"], "--think must be positive"),
+    (["--think", "0"], "--think must be a positive number of seconds"),
 ])
 def test_bad_options_give_one_line_and_exit_2(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["play", "--plain", *args], input="")

@@ -302,3 +302,19 @@ def test_a_storage_fault_met_by_every_request_is_logged_once(
     assert statuses == [503] * 20
     storage = [r for r in caplog.records if r.getMessage().startswith("game storage:")]
     assert len(storage) == 1, [r.getMessage() for r in storage]
+
+
+def test_a_worker_past_its_memory_budget_is_replaced_after_its_job() -> None:
+    """Checked after every job (it was every 16th): a worker over its budget (here 1 MB,
+    which any Python process passes) is replaced, and the next job runs on a new one."""
+    async def run() -> tuple[list[int], int]:
+        lane = Lane("test", processes=True, queue_limit=4, wait_seconds=60.0,
+                    memory_limit=2**20)
+        try:
+            results = [await lane.run(Priority.MOVE, operator.add, n, 1, limit=30.0)
+                       for n in range(3)]
+            return results, lane.restarts
+        finally:
+            lane.close()
+
+    assert asyncio.run(run()) == ([1, 2, 3], 3)

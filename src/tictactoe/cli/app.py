@@ -11,9 +11,13 @@ error messages. Every command gets them through `Ttt.command`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
 import typer
+
+# Typer's own copy of Click, whose contexts and errors its commands use
+from typer._click import exceptions as click_errors
+from typer._click.core import Context
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typer.models import CommandFunctionType
 
@@ -37,13 +41,44 @@ def _usage_name(argument: TyperArgument) -> str:
     return f"{name}..." if argument.nargs != 1 else name
 
 
+def one_line(err: click_errors.UsageError) -> typer.Exit:
+    """A usage error (a missing argument, a bad value, an unknown option) as the one
+    ``error:`` line every other error is, with the usage and where to read more; exit 2.
+    Typer would draw a box of four lines or more."""
+    from tictactoe.cli.common import fail
+
+    ctx = err.ctx
+    usage = ctx.get_usage().strip().replace("Usage: ", "usage: ", 1) if ctx else ""
+    where = f" ({usage}; {ctx.command_path} --help for more)" if ctx else ""
+    message = " ".join(err.format_message().split())
+    return fail(f"{message}{where}", code=err.exit_code)
+
+
+T = TypeVar("T")
+
+
+def _parse_in_one_line(make: Callable[[], T]) -> T:
+    try:
+        return make()
+    except click_errors.NoArgsIsHelpError:
+        raise
+    except click_errors.UsageError as err:
+        raise one_line(err) from None
+
+
 class Command(TyperCommand):
-    """A command whose help shows flags without a placeholder and arguments in capitals."""
+    """A command whose help shows flags without a placeholder and arguments in capitals, and
+    whose usage errors are one line."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
             _plain(param)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: Context | None = None, **extra: Any) -> Context:
+        return _parse_in_one_line(
+            lambda: super(Command, self).make_context(info_name, args, parent, **extra))
 
     def get_help_option(self, ctx: Any) -> TyperOption | None:
         option = super().get_help_option(ctx)
@@ -62,7 +97,21 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """The ``ttt`` group: its own ``--help`` without a placeholder too."""
+    """The ``ttt`` group: its own ``--help`` without a placeholder too, and one-line usage
+    errors (an unknown command or option)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            _plain(param)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: Context | None = None, **extra: Any) -> Context:
+        return _parse_in_one_line(
+            lambda: super(Group, self).make_context(info_name, args, parent, **extra))
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> Any:
+        return _parse_in_one_line(lambda: super(Group, self).resolve_command(ctx, args))
 
     def get_help_option(self, ctx: Any) -> TyperOption | None:
         option = super().get_help_option(ctx)
@@ -87,4 +136,21 @@ app = Ttt(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(show: bool) -> None:
+    if show:
+        from tictactoe import __version__
+
+        typer.echo(f"ttt (tictactoe) {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """Tic-tac-toe on any m x n board with k in a row, and cubes: play it, solve it, count
+    it."""

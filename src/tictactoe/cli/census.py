@@ -21,7 +21,7 @@ from rich.table import Table
 from tictactoe.analysis.census import CENSUS_LIMIT, CENSUS_MAX_CELLS
 from tictactoe.analysis.enumerate import KINDS, Kind, legal_positions
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, errors, fail, reports_errors
+from tictactoe.cli.common import console, errors, fail, reports_errors, writable_path
 from tictactoe.core import TicTacToeError, Variant
 from tictactoe.core.errors import CensusBackendError
 from tictactoe.extras import require
@@ -186,12 +186,7 @@ def _report(result: R, as_json: bool, plot: Path | None, draw: Callable[[R, Path
 
 def _check_writable(path: Path) -> None:
     """Refuse a chart path that cannot be written, before any counting."""
-    if path.is_dir():
-        raise fail(f"cannot write the chart: {path} is a folder")
-    if not path.parent.is_dir():
-        raise fail(f"cannot write the chart: no folder {path.parent}")
-    if path.suffix.lower() != ".png":
-        raise fail(f"cannot write the chart: {path} should end in .png")
+    writable_path(path, "the chart", ".png")
 
 
 def _estimate_won(v: Variant, samples: int | None, seed: int, backend: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 import typer
@@ -25,6 +26,28 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a one-line error and return the exit to raise."""
     errors.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     return typer.Exit(code)
+
+
+def writable_path(path: Path | None, what: str, suffix: str | None = None) -> None:
+    """Refuse at once, with one ``error:`` line, an output path that cannot be written (a
+    folder, a missing folder, or with `suffix`, another ending): before any long work.
+
+    >>> writable_path(Path("/"), "the chart")
+    Traceback (most recent call last):
+    ...
+    click.exceptions.Exit: 2
+    """
+    if path is None:
+        return
+    problem = None
+    if path.is_dir():
+        problem = f"{path} is a folder: name a file"
+    elif not path.parent.is_dir():
+        problem = f"no folder {path.parent}"
+    elif suffix is not None and path.suffix.lower() != suffix:
+        problem = f"{path} should end in {suffix}"
+    if problem is not None:
+        raise fail(f"cannot write {what}: {problem}")
 
 
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:

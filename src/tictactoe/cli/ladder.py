@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, errors, reports_errors
+from tictactoe.cli.common import console, errors, reports_errors, writable_path
 from tictactoe.core import TicTacToeError
 from tictactoe.extras import require
 from tictactoe.players.ladder import (
@@ -78,6 +78,7 @@ def ladder_command(
     names = _names(players)
     if plot is not None:
         require("plot", "ttt ladder --plot")
+        writable_path(plot, "the chart", ".png")
     total = games * len(names) * (len(names) - 1) // 2
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True,

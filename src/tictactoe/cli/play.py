@@ -28,8 +28,9 @@ DEFAULT_LEVEL = "hard"
 @app.command(epilog=LEVELS_EPILOG)
 @reports_errors
 def play(
-    variant: Annotated[str, typer.Option(
-        "--variant", "-v", help="Board: 3x3, 4x4, 5x5k4, 4x4x4 (qubic)...")] = "3x3",
+    variant: Annotated[str | None, typer.Option(
+        "--variant", "-v", help="Board: 3x3, 4x4, 5x5k4, 4x4x4 (qubic)... (default 3x3; "
+                                "--start and --load bring their own).")] = None,
     level: Annotated[str | None, typer.Option(
         help=f"Computer level: easy, medium, hard or perfect (default {DEFAULT_LEVEL}; "
              "described below).")] = None,
@@ -50,9 +51,9 @@ def play(
                         "when either is not a terminal).")] = False,
 ) -> None:
     """Play tic-tac-toe in the terminal against the computer, or two people at one keyboard."""
+    if not think > 0 or think == float("inf"):  # nan and inf too
+        raise fail(f"--think must be a positive number of seconds, not {think}")
     game = _game_from_options(variant, level, player, first, load, start)
-    if think <= 0:
-        raise fail(f"--think must be positive, not {think}")
     if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
         from tictactoe.tui.plain import PlainGame
 
@@ -76,12 +77,15 @@ def _check_level(level: str) -> str:
     raise fail(f"unknown level {level!r}: choose one of {', '.join(LEVELS)}{player}")
 
 
-def _game_from_options(variant: str, level: str | None, player: str | None, first: str,
-                       load: Path | None, start: str | None) -> Game:
+def _game_from_options(variant: str | None, level: str | None, player: str | None,
+                       first: str, load: Path | None, start: str | None) -> Game:
     from tictactoe.tui.engine import check_player
 
     if level is not None and player is not None:
         raise fail("give --level or --player, not both")
+    if variant is not None and (load is not None or start is not None):
+        raise fail(f"give --variant or --{'load' if load is not None else 'start'}, not "
+                   "both: a saved game or a position brings its own board")
     if first.lower() not in ("x", "o"):
         raise fail(f"--first must be x or o, not {first!r}")
     if level is not None:
@@ -109,7 +113,7 @@ def _game_from_options(variant: str, level: str | None, player: str | None, firs
         if not position.is_valid():
             raise fail(f"{start!r} cannot arise in play: {'; '.join(position.problems())}")
         return Game(position.variant, players=players, start=position)
-    return Game(Variant.parse(variant), players=players)
+    return Game(Variant.parse(variant or "3x3"), players=players)
 
 
 @app.command()

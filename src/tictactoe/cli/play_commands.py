@@ -13,7 +13,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, errors, positions_from, reports_errors
+from tictactoe.cli.common import (
+    console,
+    errors,
+    fail,
+    positions_from,
+    reports_errors,
+    writable_path,
+)
 from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.extras import require
 from tictactoe.players.arena import Game, Match, play_match
@@ -282,8 +289,8 @@ class _nothing:
 @reports_errors
 def move_command(
     position: Annotated[str, typer.Argument(help=POSITION_HELP)],
-    player: Annotated[str, typer.Option(
-        help=f"Who chooses: {', '.join(PLAYER_NAMES)}.")] = "perfect",
+    player: Annotated[str | None, typer.Option(
+        help=f"Who chooses: {', '.join(PLAYER_NAMES)} (default perfect).")] = None,
     level: Annotated[str | None, typer.Option(
         help="A difficulty level instead of a player: easy, medium, hard or perfect "
              "(described below).")] = None,
@@ -303,6 +310,9 @@ def move_command(
     A searching player (perfect, mcts) answers within the time limit: where the perfect
     player cannot prove a move in time, it plays its best estimate and says it is unproven.
     """
+    if player is not None and level is not None:
+        raise fail("give --player or --level, not both")
+    player = "perfect" if player is None else player
     name = player.strip().lower()
     if name not in PLAYER_NAMES:
         level_hint = f"; --level {name} chooses that level" if name in LEVELS else ""
@@ -359,6 +369,7 @@ def arena_command(
         make_player(name)  # unknown names fail before any game is played
     if plot is not None:
         require("plot", "ttt arena --plot")
+        writable_path(plot, "the chart", ".png")
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=errors, transient=True,
                   disable=not errors.is_terminal) as bar:

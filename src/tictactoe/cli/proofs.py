@@ -13,7 +13,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, errors, fail, reports_errors
+from tictactoe.cli.common import console, errors, fail, reports_errors, writable_path
 
 if TYPE_CHECKING:
     from tictactoe.core import Position
@@ -136,6 +136,7 @@ def prove_command(
     Each finished job is kept in DIR, so a run stopped by a limit, Ctrl-C or a crash goes
     on from there; the proof is assembled from the jobs' fragments and checked.
     """
+    _writable(out)  # before any search: a typo must not cost a run
     if jobs is not None:
         if by_replies or (threads is not None and threads > 1):
             raise fail("--jobs splits the search into jobs itself: it does not take "
@@ -354,12 +355,7 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
 
 def _writable(out: Path | None) -> None:
     """Refuse at once an output path that cannot be written (before a long search)."""
-    if out is None:
-        return
-    if out.is_dir():
-        raise fail(f"{out} is a folder: name a file for the proof")
-    if not out.parent.is_dir():
-        raise fail(f"cannot write the proof to {out}: no folder {out.parent}")
+    writable_path(out, "the proof")
 
 
 def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
