@@ -42,3 +42,15 @@ def test_an_output_path_that_cannot_be_written_is_refused_at_once(
     assert message.replace("{folder}", str(tmp_path)) in result.output, result.output
     assert "Traceback" not in result.output and result.output.count("error:") == 1
     assert not list(tmp_path.glob("*.part")) and not (tmp_path / "jobs").exists()
+
+
+def test_the_docs_gate_counts_warnings() -> None:
+    """The test command builds the docs with ``--strict`` and without ``--quiet``: with
+    ``--quiet`` MkDocs drops the warnings before strict mode counts them, and a broken anchor
+    passed."""
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "scripts" / "dev.py").read_text()
+    step = re.search(r'\[str\(BIN / "mkdocs"\)[^\]]*\]', text)
+    assert step is not None and '"--strict"' in step.group(0)
+    assert '"--quiet"' not in step.group(0) and '"-q"' not in step.group(0)
