@@ -384,3 +384,19 @@ def test_games_started_faster_than_the_limit_wait_instead_of_failing(
         assert sum(status < 300 for status in statuses) == started + 1
     assert 429 in statuses, statuses
     assert "Cannot start" not in page.locator("#status").inner_text()
+
+
+def test_the_page_says_when_the_computer_is_not_ready(page: Any, start_server: Any,
+                                                     tmp_path: Path) -> None:
+    """A fresh install compiles its engines for minutes (here: an empty kernel cache): the
+    page is served at once, and says that the computer is getting ready."""
+    cold = start_server(tmp_path / "data", env={"NUMBA_CACHE_DIR": str(tmp_path / "cold")})
+    try:
+        open_page(page, cold.url)
+        assert httpx.get(f"{cold.url}/api/options").json()["ready"] is False
+        note = page.locator("#engine-note")
+        note.wait_for(state="visible")
+        assert "getting ready" in note.inner_text()
+        assert page.locator("#board .cell").count() == 9  # the game is there meanwhile
+    finally:
+        cold.stop()
