@@ -72,3 +72,22 @@ def test_the_cube_strategy_case_plays_and_times_the_proofs_moves() -> None:
     assert result.exit_code == 0, result.output
     (case,) = json.loads(result.stdout)["cases"]
     assert case["ok"] and case["result"] == "X wins 20 of 20" and case["seconds"] > 0
+
+
+def test_a_compile_is_never_timed() -> None:
+    """A case's first call may compile its kernels (seconds on a fresh cache): the warm-up
+    call takes it, untimed, and the median is of warm runs only."""
+    import time
+
+    calls: list[str] = []
+
+    def run() -> tuple[int, str, bool]:
+        calls.append("run")
+        return 1, "draw", True
+
+    def compile_first() -> None:
+        calls.append("warm")
+        time.sleep(0.3)
+
+    seconds, *_ = bench_module._median(run, 3, 10.0, warm=compile_first)
+    assert calls == ["warm", "run", "run", "run"] and seconds < 0.1

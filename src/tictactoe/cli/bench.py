@@ -88,8 +88,12 @@ class Case:
 
 
 def _median(run: Callable[[], tuple[int, str, bool]], repeat: int,
-            limit: float) -> tuple[float, int, str, bool]:
-    """Median seconds over up to `repeat` runs (one run if the first takes over a second)."""
+            limit: float, *, warm: Callable[[], object] | None = None
+            ) -> tuple[float, int, str, bool]:
+    """Median seconds over up to `repeat` runs (one run if the first takes over a second),
+    after `warm` (untimed: a small run that loads or compiles the case's kernels)."""
+    if warm is not None:
+        warm()
     times = []
     nodes, result, proven = 0, "", True
     for _ in range(repeat):
@@ -383,7 +387,8 @@ def _strong(cases: list[Case], repeat: int, limit: float) -> None:
             return solution.nodes, f"{len(solution.scores)} positions", True
         return solution.nodes, describe_score(solution.score(0, 0)), True
 
-    case.seconds, case.nodes, case.result, case.proven = _median(strong, max(repeat, 10), limit)
+    case.seconds, case.nodes, case.result, case.proven = _median(
+        strong, max(repeat, 10), limit, warm=lambda: strong_solution("3x3"))
     started = time.perf_counter()
     for p in positions:
         solve_python(p)
@@ -414,7 +419,8 @@ def _census(cases: list[Case], repeat: int, limit: float) -> None:
         c = census_counts(Variant.parse("4x4"))
         return c["positions"], f"{sum(c['games'].values()):,} games", True
 
-    case.seconds, case.nodes, case.result, case.proven = _median(count, repeat, limit)
+    case.seconds, case.nodes, case.result, case.proven = _median(
+        count, repeat, limit, warm=lambda: census_counts(Variant.parse("3x3")))
     started = time.perf_counter()
     census("4x4", engine="numpy")
     case.python_seconds = time.perf_counter() - started
