@@ -32,10 +32,11 @@ def writable_path(path: Path | None, what: str, suffix: str | None = None) -> No
     """Refuse at once, with one ``error:`` line, an output path that cannot be written (a
     folder, a missing folder, or with `suffix`, another ending): before any long work.
 
-    >>> writable_path(Path("/"), "the chart")
-    Traceback (most recent call last):
-    ...
-    click.exceptions.Exit: 2
+    >>> try:
+    ...     writable_path(Path("/"), "the chart")
+    ... except typer.Exit as stop:
+    ...     print("exit", stop.exit_code)
+    exit 2
     """
     if path is None:
         return
