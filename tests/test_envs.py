@@ -197,3 +197,43 @@ def test_rendering_as_text_and_rgb() -> None:
     flat = gymnasium_env("3x3", render_mode="rgb_array")
     flat.reset(seed=1)
     assert flat.render().shape[1] == 360
+
+
+@pytest.mark.parametrize("variant", ["3x3", "4x4", "5x5k4", "3x3x3", "4x4x4", "8x8k5",
+                                     "9x9k5", "15x15k5"])
+def test_the_fast_planes_and_masks_agree_with_the_board(variant: str) -> None:
+    """`planes` takes three routes by the board's size (cell by cell, machine words, bit
+    unpacking) and `action_mask` reads the empty plane: on random positions, each cell's
+    plane is the mark on it and the mask the legal moves."""
+    from tictactoe.envs.common import action_mask, planes
+
+    rng = random.Random(variant)
+    for _ in range(30):
+        p = Position(variant)
+        for _ in range(rng.randrange(0, p.variant.cells)):
+            if p.is_game_over():
+                break
+            p.push(rng.choice(p.legal_moves()))
+        for side in (Side.X, Side.O):
+            board = planes(p, side).reshape(-1, 3)
+            expected = [[int(p.mark_at(c) is side), int(p.mark_at(c) is side.other),
+                         int(p.mark_at(c) is None)] for c in range(p.variant.cells)]
+            assert board.dtype == np.int8 and board.tolist() == expected
+        mask = action_mask(p)
+        assert mask.dtype == np.int8 and np.flatnonzero(mask).tolist() == p.legal_moves()
+        assert (action_mask(p, planes(p, p.turn)) == mask).all()
+
+
+def test_the_loops_in_the_docs_run() -> None:
+    """Each library's example loop in docs/environments.md runs as written."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 3
+    for block in blocks:
+        if "pyspiel" in block and importlib.util.find_spec("pyspiel") is None:
+            continue
+        exec(compile(block, "docs/environments.md", "exec"), {})

@@ -139,7 +139,7 @@ class Position:
     ``Position("o2/1x1/3 x")``, ``Position("4x4x4")``. The empty 3x3 board is the default.
     """
 
-    __slots__ = ("_open_o", "_open_x", "_stack", "o", "turn", "variant", "x")
+    __slots__ = ("_known", "_stack", "o", "turn", "variant", "x")
 
     def __init__(self, source: str | Variant = "3x3") -> None:
         self.variant: Variant
@@ -150,11 +150,13 @@ class Position:
         self.turn: Side
         """The side to move."""
         self._stack: list[int] = []
-        self._open_x = self._open_o = -1
-        """The marks for which the game is known to go on (no line, board not full), so
-        that a move is checked against the lines through its cell alone; -1: not known."""
+        self._known: tuple[int, int, Outcome | None] | None = None
+        """``(x, o, outcome)``: the outcome known for these marks (None: the game goes on),
+        so that a move is checked against the lines through its cell alone, and the result
+        is not looked for again; None if nothing is known."""
         if isinstance(source, Variant):
             self.variant, self.x, self.o, self.turn = source, 0, 0, Side.X
+            self._known = (0, 0, None)  # the empty board: the game goes on
         elif " " in source.strip() or "/" in source:
             self.variant, self.x, self.o, self.turn = _parse(source)
         else:
@@ -165,6 +167,7 @@ class Position:
                     f"{source!r} is neither a position string (like '3/3/3 x') nor a "
                     f"variant name: {err}") from None
             self.variant, self.x, self.o, self.turn = variant, 0, 0, Side.X
+            self._known = (0, 0, None)
 
     # ----------------------------------------------------------------- strings
     @classmethod
@@ -181,7 +184,7 @@ character 5 of '3/3/2 x')
         """
         position = cls.__new__(cls)
         position._stack = []
-        position._open_x = position._open_o = -1
+        position._known = None
         position.variant, position.x, position.o, position.turn = _parse(text)
         return position
 
@@ -279,7 +282,7 @@ character 5 of '3/3/2 x')
         clone = Position.__new__(Position)
         clone.variant, clone.x, clone.o, clone.turn = self.variant, self.x, self.o, self.turn
         clone._stack = list(self._stack) if stack else []
-        clone._open_x, clone._open_o = self._open_x, self._open_o
+        clone._known = self._known
         return clone
 
     # ----------------------------------------------------------------- cells and moves
@@ -350,9 +353,6 @@ character 5 of '3/3/2 x')
             result = "a draw" if outcome.winner is None else f"won by {outcome.winner.name}"
             raise IllegalMoveError(f"the game is over ({result}); no more moves")
 
-    def _known_open(self) -> bool:
-        """Whether the game is known to go on with these marks (no search of the lines)."""
-        return self._open_x == self.x and self._open_o == self.o
 
     def push(self, cell: int) -> None:
         """Play a move for the side to move. Raises `IllegalMoveError` if it is not legal.
@@ -369,13 +369,17 @@ character 5 of '3/3/2 x')
         else:
             self.o |= bit
             mine = self.o
-        self.turn = self.turn.other
+        mover, self.turn = self.turn, self.turn.other
         self._stack.append(cell)
         v = self.variant
         masks = v.line_masks
-        if (self.x | self.o) != v.full_mask and not any(
-                mine & masks[i] == masks[i] for i in v.lines_through[cell]):
-            self._open_x, self._open_o = self.x, self.o
+        if any(mine & masks[i] == masks[i] for i in v.lines_through[cell]):
+            ended: Outcome | None = Outcome(Termination.LINE, mover)
+        elif (self.x | self.o) == v.full_mask:
+            ended = Outcome(Termination.FULL_BOARD, None)
+        else:
+            ended = None
+        self._known = (self.x, self.o, ended)
 
     def push_name(self, text: str) -> None:
         """Parse a move and push it."""
@@ -387,7 +391,7 @@ character 5 of '3/3/2 x')
         self.x &= ~(1 << cell)
         self.o &= ~(1 << cell)
         self.turn = self.turn.other
-        self._open_x, self._open_o = self.x, self.o  # the move was legal: the game went on
+        self._known = (self.x, self.o, None)  # the move was legal: the game went on
         return cell
 
     def play(self, cell: int) -> Position:
@@ -482,17 +486,20 @@ character 5 of '3/3/2 x')
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None if it goes on."""
-        if self._known_open():
-            return None
+        known = self._known
+        if known is not None and known[0] == self.x and known[1] == self.o:
+            return known[2]
         winner = self.winner()
         if winner is not None:
-            return Outcome(Termination.LINE, winner)
-        if self.has_line(Side.X):  # both sides: impossible, but the game is still over
-            return Outcome(Termination.LINE, None)
-        if self.occupied == self.variant.full_mask:
-            return Outcome(Termination.FULL_BOARD, None)
-        self._open_x, self._open_o = self.x, self.o
-        return None
+            found: Outcome | None = Outcome(Termination.LINE, winner)
+        elif self.has_line(Side.X):  # both sides: impossible, but the game is still over
+            found = Outcome(Termination.LINE, None)
+        elif self.occupied == self.variant.full_mask:
+            found = Outcome(Termination.FULL_BOARD, None)
+        else:
+            found = None
+        self._known = (self.x, self.o, found)
+        return found
 
     def is_game_over(self) -> bool:
         return self.outcome() is not None

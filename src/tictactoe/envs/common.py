@@ -35,14 +35,43 @@ def board_shape(variant: Variant) -> tuple[int, ...]:
         (variant.rows, variant.columns)
 
 
+WORD_CELLS = 64
+"""Boards of at most this many cells have their planes made from machine words."""
+
+SMALL_CELLS = 16
+"""Boards of at most this many cells have their planes written cell by cell (fastest there)."""
+
+
 def planes(position: Position, side: Side) -> npt.NDArray[np.int8]:
     """The board from `side`'s point of view: planes mine, theirs and empty (last axis)."""
     v = position.variant
-    out = np.empty((v.cells, 3), dtype=np.int8)
-    out[:, 0] = _bits(position.marks(side), v.cells)
-    out[:, 1] = _bits(position.marks(side.other), v.cells)
+    cells = v.cells
+    mine, theirs = position.marks(side), position.marks(side.other)
+    if cells <= SMALL_CELLS:  # a few microseconds: fewer numpy calls than cells
+        flat = bytearray(3 * cells)
+        for i in range(cells):
+            flat[3 * i + (0 if mine >> i & 1 else 1 if theirs >> i & 1 else 2)] = 1
+        return np.frombuffer(flat, dtype=np.int8).reshape((*board_shape(v), 3))
+    if cells <= WORD_CELLS:
+        words = np.array([mine, theirs, ~(mine | theirs) & v.full_mask], dtype=np.uint64)
+        out = ((words[None, :] >> _shifts(cells)[:, None]) & np.uint64(1)).astype(np.int8)
+        return out.reshape((*board_shape(v), 3))
+    out = np.empty((cells, 3), dtype=np.int8)
+    out[:, 0] = _bits(mine, cells)
+    out[:, 1] = _bits(theirs, cells)
     out[:, 2] = 1 - out[:, 0] - out[:, 1]
     return out.reshape((*board_shape(v), 3))
+
+
+_SHIFTS: dict[int, npt.NDArray[np.uint64]] = {}
+
+
+def _shifts(cells: int) -> npt.NDArray[np.uint64]:
+    """0, 1, ..., cells - 1 as machine words."""
+    found = _SHIFTS.get(cells)
+    if found is None:
+        found = _SHIFTS[cells] = np.arange(cells, dtype=np.uint64)
+    return found
 
 
 def _bits(mask: int, cells: int) -> npt.NDArray[np.uint8]:
@@ -56,11 +85,15 @@ def _bits(mask: int, cells: int) -> npt.NDArray[np.uint8]:
     return np.unpackbits(raw, bitorder="little")[:cells]
 
 
-def action_mask(position: Position) -> npt.NDArray[np.int8]:
-    """1 for each legal move (cell index), 0 elsewhere; all 0 once the game is over."""
-    mask = np.zeros(position.variant.cells, dtype=np.int8)
-    mask[position.legal_moves()] = 1
-    return mask
+def action_mask(position: Position, board: npt.NDArray[np.int8] | None = None
+                ) -> npt.NDArray[np.int8]:
+    """1 for each legal move (cell index), 0 elsewhere; all 0 once the game is over.
+    `board`: the position's `planes`, if made already (their empty plane is the mask)."""
+    if position.is_game_over():
+        return np.zeros(position.variant.cells, dtype=np.int8)
+    if board is None:
+        board = planes(position, position.turn)
+    return board[..., 2].reshape(-1).copy()
 
 
 def text(position: Position) -> str:

@@ -72,6 +72,10 @@ class TicTacToeAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
         }) for agent in AGENTS}
         self._selector = AgentSelector(self.agents)
         self._last: int | None = None
+        self._space_seed: int | None = None
+        """The seed of the last `reset` that had one."""
+        self._seeded: set[int] = set()
+        """The spaces seeded with it so far (by id)."""
         self._start()
 
     def _start(self) -> None:
@@ -87,24 +91,36 @@ class TicTacToeAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
         self.agent_selection = self._selector.reset()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
+        space = self.observation_spaces[agent]
+        self._seed_space(space, agent)
+        return space
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
+        space = self.action_spaces[agent]
+        self._seed_space(space, agent)
+        return space
+
+    def _seed_space(self, space: spaces.Space[Any], agent: str) -> None:
+        """Seed a space with the seed `reset` was given (plus the agent's number), when it is
+        first asked for after that reset: seeding all four spaces at every reset took most
+        of a reset's time, and a space is sampled only once asked for, so the samples are
+        the same."""
+        if self._space_seed is not None and id(space) not in self._seeded:
+            self._seeded.add(id(space))
+            space.seed(self._space_seed + AGENTS.index(agent))
 
     def observe(self, agent: str) -> dict[str, Any]:
-        side = SIDES[agent]
-        mask = action_mask(self.position) if agent == self.agent_selection else \
+        board = planes(self.position, SIDES[agent])
+        mask = action_mask(self.position, board) if agent == self.agent_selection else \
             np.zeros(self.variant.cells, dtype=np.int8)
-        return {"observation": planes(self.position, side), "action_mask": mask}
+        return {"observation": board, "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start from the empty board, X to move. The game itself has no randomness; `seed`
         seeds the action and observation spaces (for their ``sample``)."""
         if seed is not None:
-            for i, agent in enumerate(AGENTS):
-                self.action_spaces[agent].seed(seed + i)
-                self.observation_spaces[agent].seed(seed + i)
+            self._space_seed = seed
+            self._seeded.clear()
         self._start()
 
     def step(self, action: int) -> None:
