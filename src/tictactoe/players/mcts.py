@@ -183,6 +183,11 @@ def mcts_search(position: Position, rng: random.Random, *, iterations: int = 200
     deadline = None if seconds is None else time.perf_counter() + seconds
     while root.untried:
         tree.expand(root)
+        # each child checks every line for a win in one: on 32x32 the root's thousand take
+        # most of a second, so the clock is read here too
+        if deadline is not None and time.perf_counter() > deadline and any(
+                c.proven is None or c.proven.after_move() >= Draw() for c in root.children):
+            break
     tree.prove(root)
     done = 0
     while done < iterations and root.proven is None:
