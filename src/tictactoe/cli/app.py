@@ -66,9 +66,11 @@ def _parse_in_one_line(make: Callable[[], T]) -> T:
         raise one_line(err) from None
 
 
-class Command(TyperCommand):
-    """A command whose help shows flags without a placeholder and arguments in capitals, and
-    whose usage errors are one line."""
+class _Plain:
+    """What the command and the group share: parameters shown plainly (`_plain`), and usage
+    errors in one line (`one_line`)."""
+
+    params: list[Any]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -77,14 +79,19 @@ class Command(TyperCommand):
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: Context | None = None, **extra: Any) -> Context:
-        return _parse_in_one_line(
-            lambda: super(Command, self).make_context(info_name, args, parent, **extra))
+        make: Callable[..., Context] = super().make_context  # type: ignore[misc]
+        return _parse_in_one_line(lambda: make(info_name, args, parent, **extra))
 
     def get_help_option(self, ctx: Any) -> TyperOption | None:
-        option = super().get_help_option(ctx)
+        option: TyperOption | None = super().get_help_option(ctx)  # type: ignore[misc]
         if option is not None:
             _plain(option)
         return option
+
+
+class Command(_Plain, TyperCommand):
+    """A command whose help shows flags without a placeholder and arguments in capitals, and
+    whose usage errors are one line."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -96,28 +103,12 @@ class Command(TyperCommand):
         return pieces
 
 
-class Group(TyperGroup):
+class Group(_Plain, TyperGroup):
     """The ``ttt`` group: its own ``--help`` without a placeholder too, and one-line usage
     errors (an unknown command or option)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            _plain(param)
-
-    def make_context(self, info_name: str | None, args: list[str],
-                     parent: Context | None = None, **extra: Any) -> Context:
-        return _parse_in_one_line(
-            lambda: super(Group, self).make_context(info_name, args, parent, **extra))
-
     def resolve_command(self, ctx: Context, args: list[str]) -> Any:
         return _parse_in_one_line(lambda: super(Group, self).resolve_command(ctx, args))
-
-    def get_help_option(self, ctx: Any) -> TyperOption | None:
-        option = super().get_help_option(ctx)
-        if option is not None:
-            _plain(option)
-        return option
 
 
 class Ttt(typer.Typer):
