@@ -74,9 +74,10 @@ async def _probe(url: str, stop: asyncio.Event, report: AttackReport) -> None:
         await client.close()
 
 
-def run_attack(url: str, attack: Attack | None, *, clients: int = 1, seconds: float = 5.0
-               ) -> AttackReport:
-    """Run `clients` copies of `attack` (none: the baseline) and the probe for `seconds`."""
+def run_attack(url: str, attack: Attack | None, *, clients: int = 1, seconds: float = 5.0,
+               enough: int | None = None) -> AttackReport:
+    """Run `clients` copies of `attack` (none: the baseline) and the probe for `seconds`, or
+    only until the attack has `enough` answers (a busy machine gets there later)."""
     report = AttackReport()
 
     async def run() -> None:
@@ -86,7 +87,9 @@ def run_attack(url: str, attack: Attack | None, *, clients: int = 1, seconds: fl
             if attack is not None else []
         await asyncio.sleep(0.3 if tasks else 0)  # the attack is under way first
         probe = asyncio.create_task(_probe(url, stop, report))
-        await asyncio.sleep(seconds)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and (enough is None or len(report.attack) < enough):
+            await asyncio.sleep(min(0.1, seconds))
         stop.set()
         await probe
         for task in tasks:
@@ -203,17 +206,22 @@ def slow_readers(url: str, count: int = 40, requests: int = 400, path: str = "/s
     return held
 
 
-def fresh_requests(url: str, count: int = 10) -> list[float]:
+def fresh_requests(url: str, count: int = 10, failures: list[str] | None = None
+                   ) -> list[float]:
     """The latencies of `count` fresh connections' requests (``GET /api/options``); a
-    refused or reset one counts as infinity."""
+    refused or reset one counts as infinity, and what went wrong is added to `failures`."""
     times = []
-    for _ in range(count):
+    for n in range(count):
         started = time.perf_counter()
         try:
-            status, _ = request(url, "GET", "/api/options", timeout=10)
-            times.append(time.perf_counter() - started if status == 200 else float("inf"))
-        except OSError:
-            times.append(float("inf"))
+            status, answer = request(url, "GET", "/api/options", timeout=10)
+            problem = "" if status == 200 else f"status {status}: {answer}"
+        except OSError as err:
+            problem = repr(err)
+        elapsed = time.perf_counter() - started
+        times.append(float("inf") if problem else elapsed)
+        if problem and failures is not None:
+            failures.append(f"request {n} after {elapsed:.2f} s: {problem}")
         time.sleep(0.05)
     return times
 

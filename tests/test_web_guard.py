@@ -4,6 +4,7 @@ connection cap, the Host allow-list, the security headers and the ``--host`` war
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -36,6 +37,7 @@ from tictactoe.web.server import (
     GuardedServer,
     RepeatFilter,
     connection_cap,
+    guarded_protocol,
     server_config,
 )
 
@@ -316,3 +318,69 @@ def test_repeated_log_lines_are_counted_not_repeated() -> None:
     time.sleep(0.25)
     later = logging.makeLogRecord(record)
     assert quiet.filter(later) and "999 more like this" in later.getMessage()
+
+
+class _Transport(asyncio.Transport):
+    """A transport that takes what the protocol writes and goes nowhere."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closing = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(
+            name, default)
+
+    def write(self, data: Any) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closing = True
+
+    def abort(self) -> None:
+        self.closing = True
+
+
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_a_client_that_sends_requests_ahead_counts_as_unread_while_a_file_is_sent(
+        pipelined: bool) -> None:
+    # a static file's answer listens for a disconnect, and so resumes the reading that
+    # uvicorn paused for requests sent ahead: the cap must still see them (a fresh
+    # connection was cut off in their place when all others were in that state)
+    answering = asyncio.Event()
+
+    async def file_like(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        listener = asyncio.ensure_future(receive())  # watch for a disconnect, as files do
+        answering.set()
+        await asyncio.sleep(3600)
+        listener.cancel()
+
+    async def run() -> tuple[bool, bool]:
+        config = uvicorn.Config(file_like, lifespan="off")
+        protocol = guarded_protocol(READ_SECONDS, CAP)(
+            config=config, server_state=uvicorn.server.ServerState(), app_state={})
+        protocol.connection_made(_Transport())
+        request = b"GET /static/app.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        protocol.data_received(request * (3 if pipelined else 1))
+        await asyncio.wait_for(answering.wait(), 5)
+        await asyncio.sleep(0)  # the listener has resumed reading
+        unread, reading = protocol.unread(), protocol.reading()
+        protocol.connection_lost(None)
+        for task in list(protocol.tasks):
+            task.cancel()
+        return unread, reading
+
+    unread, reading = asyncio.run(run())
+    assert unread is pipelined and not reading

@@ -164,6 +164,9 @@ class GuardedH11Protocol(H11Protocol):
         self.read_timer: asyncio.TimerHandle | None = None
         self.write_timer: asyncio.TimerHandle | None = None
         self.address = ""
+        self.sent_ahead = False
+        """Whether the client has sent a request before the answer to the one before
+        (pipelining; sticky)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -207,13 +210,17 @@ class GuardedH11Protocol(H11Protocol):
         """Whether this connection waits on its client: closing with an answer still unsent,
         its writing paused, or requests sent ahead of the answers (pipelined; no browser
         does that) left unread."""
-        return self.transport.is_closing() or (self.flow is not None and (
+        return self.transport.is_closing() or self.sent_ahead or (self.flow is not None and (
             self.flow.write_paused or self.flow.read_paused))
 
     def data_received(self, data: bytes) -> None:
         if self.read_timer is None and self.conn.their_state is h11.IDLE:
             self._arm_read_deadline()  # the first bytes of the next request on this connection
+        self.sent_ahead = self.sent_ahead or self.conn.their_state is h11.DONE
         super().data_received(data)
+        # uvicorn pauses reading when requests wait behind the one in hand, but a streamed
+        # answer (a static file) resumes it to watch for a disconnect: note it now
+        self.sent_ahead = self.sent_ahead or (self.flow is not None and self.flow.read_paused)
         if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
             self._cancel_read_deadline()  # the request is in (or the connection is ending)
 
