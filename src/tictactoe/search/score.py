@@ -274,11 +274,31 @@ class Draw(Score):
         return "draw"
 
 
+ESTIMATE_BOUNDS = (0.5, 3.0, 20.0, 90.0)
+"""The bounds of an estimate's bands (`Heuristic.band`): under 0.5 about even, under 3
+slightly better, under 20 better, under 90 much better, from 90 on winning (seen but not
+proven)."""
+
+
 @dataclass(frozen=True, eq=True, order=False, slots=True)
 class Heuristic(Score):
-    """An estimate for the side to move: positive is good for it, negative bad."""
+    """An estimate for the side to move, on one scale for every engine: from -100 (sure to
+    lose) through 0 (even) to +100 (sure to win). About one point is one open line a mark
+    short of a threat more than the opponent's; from 90 on, the search sees a win it has not
+    proven; a Monte Carlo search gives 100 × (2 × its win rate - 1).
+
+    >>> Heuristic(16.4).band, Heuristic(-0.2).band, Heuristic(-95.0).band
+    (2, 0, -4)
+    """
 
     value: float
+
+    @property
+    def band(self) -> int:
+        """How large the estimate is, with its sign: 0 about even, ±1 slightly better, ±2
+        better, ±3 much better, ±4 winning (`ESTIMATE_BOUNDS`)."""
+        size = sum(abs(self.value) >= bound for bound in ESTIMATE_BOUNDS)
+        return size if self.value > 0 else -size
 
     def _rank(self) -> tuple[int, float, int]:
         return (1, self.value, 1)
