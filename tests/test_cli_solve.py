@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from tictactoe.core import Position, Variant
 runner = CliRunner()
 
 JSON_KEYS = {"position", "winner", "plies", "best", "moves", "nodes", "seconds", "proven",
-             "engine", "every_move"}
+             "engine", "every_move", "estimate", "text"}
 
 
 def test_solve_text() -> None:
@@ -127,7 +128,8 @@ def test_solve_stops_at_a_limit_and_says_so() -> None:
     data = json.loads(result.stdout)
     assert data["proven"] is False and data["winner"] is None and data["best"] == ["c3"]
     result = runner.invoke(app, ["solve", "7x7k5", "--seconds", "0.3"])
-    assert result.stdout.startswith("unproven (heuristic")
+    assert re.match(r"unproven: .+ \(estimate (0|[+-][\d.]+)\) \(stopped after", result.stdout), \
+        result.stdout
     assert "stopped after" in result.stdout
 
 
@@ -164,7 +166,8 @@ def test_move() -> None:
     assert result.stdout == "b2\n"
     result = runner.invoke(app, ["move", "-", "--player", "heuristic", "--depth", "2",
                                  "--seed", "1"], input="xx1/o2/3 o\n3x3\n")
-    assert result.stdout.splitlines()[0] == "xx1/o2/3 o: c1 (heuristic -1)"
+    assert result.stdout.splitlines()[0] == \
+        "xx1/o2/3 o: c1, unproven: slightly better for X (estimate -1)"
     assert len(result.stdout.splitlines()) == 2
     a = runner.invoke(app, ["move", "4x4k3", "--level", "easy", "--seed", "5", "--json"])
     b = runner.invoke(app, ["move", "4x4k3", "--level", "easy", "--seed", "5", "--json"])
@@ -177,9 +180,9 @@ def test_move_is_bounded_on_every_board_and_says_when_unproven() -> None:
     result = runner.invoke(app, ["move", o_first, "--seconds", "0.5"])
     assert result.exit_code == 0, result.output
     assert time.perf_counter() - started < 30
-    move, _, note = result.stdout.partition(" ")
+    move, _, note = result.stdout.partition(", ")
     assert Position(o_first).parse_move(move) in Position(o_first).legal_moves()
-    assert note.startswith("(unproven: heuristic")
+    assert re.fullmatch(r"unproven: .+ \(estimate (0|[+-][\d.]+)\)\n", note), note
     # X on the empty cube plays from the shipped proof: a proven win, however short the limit
     result = runner.invoke(app, ["move", "4x4x4", "--seconds", "0.01", "--json"])
     answer = json.loads(result.stdout)

@@ -60,7 +60,8 @@ def test_json_and_text_round_trip(a: Score) -> None:
 
 def test_text_and_winner() -> None:
     assert [str(s) for s in (Win(5), Loss(4), Draw(), Heuristic(1.5))] == [
-        "win in 5", "loss in 4", "draw", "heuristic 1.5"]
+        "win in 5", "loss in 4", "draw", "estimate +1.5"]
+    assert Score.parse("estimate +1.5") == Score.parse("heuristic 1.5") == Heuristic(1.5)
     for mover in Side:
         assert Win(3).winner(mover) is mover
         assert Loss(2).winner(mover) is mover.other

@@ -114,7 +114,7 @@ def test_json_form() -> None:
     position = Position("x2/3/3 o")
     data = solution_json(position, solve(position))
     assert set(data) == {"position", "winner", "plies", "best", "moves", "nodes", "seconds",
-                         "proven", "engine", "every_move"}
+                         "proven", "engine", "every_move", "estimate", "text"}
     assert data["engine"] in ("compiled", "python")
     assert data["winner"] == "draw" and data["best"] == ["b2"] and data["proven"] is True
     assert data["plies"] == 8 and data["moves"]["b2"] == {"winner": "draw", "plies": 8}  # type: ignore[index]

@@ -123,7 +123,7 @@ def test_hints_from_a_map_of_scores_outline_the_best_and_use_short_labels_when_s
     assert labels == {1: "W3", 2: "D", 3: "L2", 5: "W5", 6: "≈+2"}
     best = {c for c in hints if "best" in cells[c].find("svg:g", NS).attrib["class"]}  # type: ignore
     assert best == {1}
-    assert hint(Heuristic(-0.25)).text == "estimate -0.2"
+    assert hint(Heuristic(-0.25)).text == str(Heuristic(-0.25)) == "estimate -0.2"
 
 
 def test_colours_are_the_web_apps() -> None:

@@ -21,11 +21,11 @@ from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import solve
+from tictactoe.search.words import reply_words
 from tictactoe.web import app as web_app
 from tictactoe.web import engine as web_engine
 from tictactoe.web import worker as web_worker
 from tictactoe.web.app import create_app
-from tictactoe.web.convert import reply_words
 from tictactoe.web.store import GameStore, data_dir
 
 
@@ -134,13 +134,13 @@ def test_malformed_and_oversized_bodies(client: TestClient) -> None:
     (Loss(4), "you can force a win within your next 2 moves"),
     (ForcedLoss(), "you can force a win"),
     (Draw(), "a draw with best play: neither of us can force a win"),
-    (Heuristic(0.0), "about even (my estimate)"),
-    (Heuristic(-0.1), "about even (my estimate)"),
-    (Heuristic(1.2), "slightly better for me (my estimate)"),
-    (Heuristic(-2.0), "slightly better for you (my estimate)"),
-    (Heuristic(7.0), "better for me (my estimate)"),
-    (Heuristic(-40.0), "much better for you (my estimate)"),
-    (Heuristic(99.5), "winning for me, I think, but not proven"),
+    (Heuristic(0.0), "about even (my estimate 0)"),
+    (Heuristic(-0.1), "about even (my estimate -0.1)"),
+    (Heuristic(1.2), "slightly better for me (my estimate +1.2)"),
+    (Heuristic(-2.0), "slightly better for you (my estimate -2)"),
+    (Heuristic(7.0), "better for me (my estimate +7)"),
+    (Heuristic(-40.0), "much better for you (my estimate -40)"),
+    (Heuristic(99.5), "winning for me, I think, but not proven (my estimate +100)"),
 ])
 def test_the_computers_comment_in_plain_words(score: Score, words: str) -> None:
     assert reply_words(score) == words

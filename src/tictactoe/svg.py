@@ -81,7 +81,7 @@ def hint(score: Score, *, best: bool = False) -> Hint:
         kind, short = "draw", "D"
     else:
         value = score.value if isinstance(score, Heuristic) else 0.0
-        return Hint(f"estimate {value:+.1f}", f"≈{value:+.0f}", "estimate", best)
+        return Hint(str(Heuristic(value)), f"≈{value:+.0f}", "estimate", best)
     return Hint(str(score), short, kind, best)
 
 

@@ -191,7 +191,7 @@ def test_a_move_on_the_cube(page: Any, server: Any, shot: Shot) -> None:
     # the cube's opening is not proven within the server's bound, and the page says so
     reply = page.locator("#status .reply").inner_text()
     assert re.fullmatch(r"\s*· The computer \(perfect\) played layer [1-4], [a-d][1-4]: "
-                        r"(I can force a win.*|.+ \(my estimate\)|.+, but not proven)\.",
+                        r"(I can force a win.*|.+ \(my estimate (0|[+-][\d.]+)\))\.",
                         reply), reply
     assert page.locator("[data-name='2:b3']").get_attribute("aria-label") == "layer 2, b3, X"
     assert page.locator("#moves li").first.inner_text().split() == ["1.", "X", "2:b3"]

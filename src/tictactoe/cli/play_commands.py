@@ -36,6 +36,7 @@ from tictactoe.proof.strategy import strategy_move
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution, check_solvable, solution_json
 from tictactoe.search.solver import quickest_engine, solve, solve_value
+from tictactoe.search.words import side_words
 
 DEFAULT_SECONDS = 60.0
 """Time limit of ``ttt solve`` unless told otherwise (0 means none)."""
@@ -64,7 +65,7 @@ POSITION_HELP = "A position string ('o2/1x1/3 x'), a variant name (its empty boa
 def _outcome_text(score: Score, mover: Side, remaining: int) -> str:
     """``X wins in 5 plies``, ``draw (9 plies)``, ``O wins in 4 plies``, or a guess."""
     if not score.is_proven:
-        return f"unproven ({score})"
+        return f"unproven: {side_words(score, mover)}"
     winner = score.winner(mover)
     if winner is None:
         return f"draw ({remaining} plies)"
@@ -331,9 +332,8 @@ def move_command(
                               "proven": choice.score is not None and choice.score.is_proven}))
         else:
             score = f" ({choice.score})" if choice.score is not None else ""
-            if chooser.name == "perfect" and choice.score is not None \
-                    and not choice.score.is_proven:
-                score = f" (unproven: {choice.score})"  # a guess, not a perfect move
+            if choice.score is not None and not choice.score.is_proven:  # a guess
+                score = f", unproven: {side_words(choice.score, pos.turn)}"
             prefix = f"{pos.to_string()}: " if position == "-" else ""
             console.print(f"{prefix}{name}{score}", soft_wrap=True)
 

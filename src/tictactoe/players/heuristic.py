@@ -46,7 +46,7 @@ def depth_limited_scores(position: Position, depth: int, evaluation: Evaluation,
     >>> from tictactoe.search.evaluation import open_lines
     >>> scores, _ = depth_limited_scores(Position("xx1/oo1/3 o"), 2, open_lines)
     >>> str(scores[2]), str(scores[5]), str(scores[6])
-    ('heuristic 1', 'win in 1', 'loss in 2')
+    ('estimate +1', 'win in 1', 'loss in 2')
     """
     if depth < 1:
         raise TicTacToeError(f"depth must be at least 1, not {depth}")
@@ -120,7 +120,7 @@ def _to_score(value: int) -> Score:
         return Win(_MATE - value)
     if value < -_MATE + 1000:
         return Loss(_MATE + value)
-    return Heuristic(float(value))
+    return Heuristic.within_scale(value)
 
 
 class HeuristicPlayer:

@@ -223,7 +223,7 @@ def mcts_search(position: Position, rng: random.Random, *, iterations: int = 200
     if best.proven is not None:
         score = best.proven.after_move()
     else:
-        score = Heuristic(round(2 * best.wins / max(best.visits, 1) - 1, 3))
+        score = Heuristic(round(100 * (2 * best.wins / max(best.visits, 1) - 1), 1))
     return MctsResult(best.move, score, visits, done)
 
 

@@ -257,7 +257,7 @@ def solve_python(position: Position | str, *, nodes: int | None = None,
             except SearchStopped:
                 proven = False
         mine_open, theirs_open = open_line_counts(searcher.line_masks, me | bit, opp)
-        moves[cell] = Heuristic(float(mine_open - theirs_open))
+        moves[cell] = Heuristic.within_scale(mine_open - theirs_open)
     moves = dict(sorted(moves.items()))
     score = max(moves.values())
     best = [cell for cell, s in moves.items() if s == score]

@@ -122,9 +122,10 @@ class Score:
     @staticmethod
     def parse(text: str) -> Score:
         """Parse the text form: ``win in 5``, ``loss in 4``, ``draw``, ``forced win``,
-        ``forced loss``, ``win within 7``, ``loss within 8`` or ``heuristic 1.5``.
+        ``forced loss``, ``win within 7``, ``loss within 8`` or ``estimate +1.5`` (also
+        read: ``heuristic 1.5``).
 
-        >>> Score.parse("win in 5"), Score.parse("heuristic -0.5"), Score.parse("forced win")
+        >>> Score.parse("win in 5"), Score.parse("estimate -0.5"), Score.parse("forced win")
         (Win(plies=5), Heuristic(value=-0.5), ForcedWin())
         >>> Score.parse("win within 7")
         ForcedWin(within=7)
@@ -143,7 +144,7 @@ class Score:
                 return ForcedWin(plies) if words[0] == "win" else ForcedLoss(plies)
             if words == ["draw"]:
                 return Draw()
-            if len(words) == 2 and words[0] == "heuristic":
+            if len(words) == 2 and words[0] in ("estimate", "heuristic"):
                 return Heuristic(float(words[1]))
         except ValueError:
             pass
@@ -309,5 +310,26 @@ class Heuristic(Score):
     def to_json(self) -> dict[str, Any]:
         return {"kind": "heuristic", "value": self.value}
 
+    @classmethod
+    def within_scale(cls, value: float, most: float = 90.0) -> Heuristic:
+        """An engine's evaluation put on the scale: cut to ±`most` (90 leaves the band from
+        90 up to a search that sees a win).
+
+        >>> Heuristic.within_scale(250), Heuristic.within_scale(-3)
+        (Heuristic(value=90.0), Heuristic(value=-3.0))
+        """
+        return cls(float(max(-most, min(most, value))))
+
     def __str__(self) -> str:
-        return f"heuristic {self.value:g}"
+        return f"estimate {format_estimate(self.value)}"
+
+
+def format_estimate(value: float) -> str:
+    """An estimate's number as every front end prints it: signed, whole from 10 up, else to
+    one decimal.
+
+    >>> format_estimate(16.36), format_estimate(-0.25), format_estimate(0.0), format_estimate(2)
+    ('+16', '-0.2', '0', '+2')
+    """
+    text = f"{value:+.0f}" if abs(value) >= 10 else f"{value:+.1f}".replace(".0", "")
+    return "0" if text in ("+0", "-0") else text

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Side
 from tictactoe.search.score import Draw, Score
+from tictactoe.search.words import side_words
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,9 @@ def solution_json(position: Position, solution: Solution) -> dict[str, object]:
 
     Keys: position, winner (``x``, ``o``, ``draw``, or None if unproven), plies (for a draw,
     the cells left: a drawn game ends on a full board), best (moves in ``b2`` form), moves
-    (move -> {winner, plies}), nodes, seconds, proven, engine and every_move (False when
-    only one best move was scored).
+    (move -> {winner, plies}, and estimate where unproven), nodes, seconds, proven, engine,
+    every_move (False when only one best move was scored), estimate (the score's number on
+    the one scale of `Heuristic`, or None when proven) and text (the score in words).
     """
     def result(score: Score, mover: Side) -> str | None:
         if not score.is_proven:
@@ -87,11 +89,14 @@ def solution_json(position: Position, solution: Solution) -> dict[str, object]:
         "winner": result(solution.score, mover),
         "plies": plies(solution.score),
         "best": [position.move_name(c) for c in solution.best],
-        "moves": {position.move_name(c): {"winner": result(s, mover), "plies": plies(s)}
+        "moves": {position.move_name(c): {"winner": result(s, mover), "plies": plies(s)} | (
+            {} if s.is_proven else {"estimate": getattr(s, "value", 0.0)})
                   for c, s in solution.moves.items()},
         "nodes": solution.nodes,
         "seconds": round(solution.seconds, 6),
         "proven": solution.proven,
         "engine": solution.engine,
         "every_move": solution.every_move,
+        "estimate": None if solution.score.is_proven else getattr(solution.score, "value", 0.0),
+        "text": side_words(solution.score, mover),
     }

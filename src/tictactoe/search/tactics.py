@@ -187,7 +187,7 @@ def with_tactics(position: Position, solution: Solution, *,
     ...                  mover=p.turn)
     >>> fixed = with_tactics(p, guess)   # c3 was the best guess; it loses at once
     >>> str(fixed.score), fixed.best, str(fixed.moves[8]), str(fixed.moves[2])
-    ('win in 1', [5], 'loss in 2', 'heuristic 2')
+    ('win in 1', [5], 'loss in 2', 'estimate +2')
     """
     if solution.proven or not solution.moves:
         return solution

@@ -17,6 +17,7 @@ from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
 from tictactoe.search.knowledge import WIDE_CELLS, analyse
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
+from tictactoe.search.words import reply_words
 from tictactoe.tui.game import HUMAN, Game
 
 COMPUTER_SECONDS = 3.0
@@ -74,18 +75,17 @@ def computer_move(player: Player, position: Position,
 
 def value_label(score: Score | None) -> str:
     """What a computer's move is worth, saying whether that is proven: ``proven: win in 5``,
-    ``not proven: estimate +1.5``, or nothing for a player that does not score moves.
+    an estimate in the web page's words, or nothing for a player that does not score moves.
 
     >>> from tictactoe.search.score import Draw, Heuristic
     >>> value_label(Draw()), value_label(Heuristic(1.5)), value_label(None)
-    ('proven: draw', 'not proven: estimate +1.5', '')
+    ('proven: draw', 'not proven: slightly better for me (my estimate +1.5)', '')
     """
     if score is None:
         return ""
     if score.is_proven:
         return f"proven: {score}"
-    value = getattr(score, "value", 0.0)
-    return f"not proven: estimate {value:+g}"
+    return f"not proven: {reply_words(score)}"
 
 
 def hint_scores(position: Position, seconds: float = HINT_SECONDS) -> dict[int, Score]:

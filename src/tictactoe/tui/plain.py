@@ -15,6 +15,7 @@ from tictactoe.core import Side, TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.players.base import Player
 from tictactoe.search.score import Score
+from tictactoe.search.words import hint_words
 from tictactoe.tui import engine
 from tictactoe.tui.game import HUMAN, Game
 
@@ -215,12 +216,13 @@ def _is_tty(stream: TextIO) -> bool:
 
 
 def _hint_text(score: Score) -> str:
-    """A hint in words: ``loss in 2``, ``win within 7``, ``draw`` or ``estimate +2``.
+    """A hint in words: ``loss in 2``, ``win within 7``, ``draw``, or an estimate in the web
+    page's words.
 
     >>> from tictactoe.search.score import Heuristic, Loss
     >>> _hint_text(Loss(2)), _hint_text(Heuristic(2.4))
-    ('loss in 2', 'estimate +2')
+    ('loss in 2', 'slightly better for you (estimate +2.4)')
     """
     if score.is_proven:
         return str(score)
-    return f"estimate {round(getattr(score, 'value', 0.0)):+d}"
+    return hint_words(score)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from tictactoe.core import LINE_KINDS, Position, Side, Termination, TicTacToeError
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.players.tactical import preferred
-from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
+from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
 from tictactoe.web.engine import score_code
 from tictactoe.web.models import (
@@ -78,87 +78,6 @@ def score_info(score: Score) -> ScoreInfo:
     data = score.to_json()
     return ScoreInfo(kind=data["kind"], plies=data.get("plies"), within=data.get("within"),
                      value=data.get("value"), text=str(score))
-
-
-ESTIMATE_WORDS = ((0.5, "about even"), (3.0, "slightly better for {who}"),
-                  (20.0, "better for {who}"), (90.0, "much better for {who}"))
-"""How large an estimate is, in words, below each bound (the estimates of the tactical
-search count open lines a mark short of a threat; at 90 and over it sees a win it has not
-proven)."""
-
-
-def _moves_of(plies: int) -> str:
-    return "next move" if plies <= 1 else f"next {plies} moves"
-
-
-def reply_words(score: Score) -> str:
-    """What a computer's move is worth, in plain words from the computer's side, for the
-    player who faces it: ``score`` is the move's value for the computer, counted in plies
-    from before the move, as the players give it. A proven result counts the winner's moves
-    still to come (with best play by the loser, at most that many); an estimate says how
-    much better the position is, and for whom.
-
-    >>> from tictactoe.search.score import Heuristic
-    >>> reply_words(Win(5)), reply_words(Win(3))
-    ('I can force a win within my next 2 moves', 'I can force a win with my next move')
-    >>> reply_words(Loss(2)), reply_words(ForcedLoss(within=8))
-    ('you can win with your next move', 'you can force a win within your next 4 moves')
-    >>> reply_words(Draw())
-    'a draw with best play: neither of us can force a win'
-    >>> reply_words(Heuristic(-0.1)), reply_words(Heuristic(1.0))
-    ('about even (my estimate)', 'slightly better for me (my estimate)')
-    """
-    return _words(score, ("I", "my", "me"), ("you", "your", "you"), "my estimate")
-
-
-def hint_words(score: Score) -> str:
-    """What a move is worth for the player to move, in the words of the computer's comments
-    (`reply_words`) turned to that player's side: the hints say it the way the computer
-    would, on the same scale.
-
-    >>> from tictactoe.search.score import Heuristic
-    >>> hint_words(Win(1)), hint_words(Win(3)), hint_words(ForcedLoss(within=8))
-    ('you win with this move', 'you can force a win with your next move', \
-'I can force a win within my next 4 moves')
-    >>> hint_words(Heuristic(1.0)), hint_words(Heuristic(-30.0))
-    ('slightly better for you (estimate)', 'much better for me (estimate)')
-    """
-    return _words(score, ("you", "your", "you"), ("I", "my", "me"), "estimate")
-
-
-def _words(score: Score, mover: tuple[str, str, str], other: tuple[str, str, str],
-           estimate: str) -> str:
-    """`reply_words` for a mover and the other player, each as (subject, possessive,
-    object)."""
-    i, my, me = mover
-    you, your, them = other
-    if isinstance(score, Win):
-        mine = (score.plies - 1) // 2  # after this move: the opponent's, then mine, ...
-        won = "I have won" if i == "I" else "you win with this move"
-        return won if mine <= 0 else (
-            f"{i} can force a win with {my} next move" if mine == 1
-            else f"{i} can force a win within {my} {_moves_of(mine)}")
-    if isinstance(score, ForcedWin):
-        if score.within is None:
-            return f"{i} can force a win"
-        mine = max(1, (score.within - 1) // 2)
-        return f"{i} can force a win {'with' if mine == 1 else 'within'} {my} {_moves_of(mine)}"
-    if isinstance(score, Loss | ForcedLoss):
-        plies = score.plies if isinstance(score, Loss) else score.within
-        if plies is None:
-            return f"{you} can force a win"
-        yours = max(1, plies // 2)  # after this move: yours, mine, yours, ...
-        return f"{you} can win with {your} next move" if yours == 1 and isinstance(
-            score, Loss) else f"{you} can force a win {'with' if yours == 1 else 'within'} " \
-                              f"{your} {_moves_of(yours)}"
-    if isinstance(score, Draw):
-        return "a draw with best play: neither of us can force a win"
-    value = float(getattr(score, "value", 0.0))
-    who = me if value > 0 else them
-    for bound, words in ESTIMATE_WORDS:
-        if abs(value) < bound:
-            return f"{words.format(who=who)} ({estimate})"
-    return f"winning for {who}, {'I think' if i == 'I' else 'it seems'}, but not proven"
 
 
 def game_info(stored: StoredGame, secret: bool = False) -> HistoryGame:
@@ -260,4 +179,4 @@ def describe_validation(errors: Any) -> str:
 
 __all__ = ["PLAYER_OR_LEVEL", "PerfectMoves", "check_players", "describe_validation",
            "game_info", "game_state", "game_state_json", "playable", "position_info",
-           "reply_words", "score_info", "variant_info"]
+           "score_info", "variant_info"]

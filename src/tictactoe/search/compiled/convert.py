@@ -69,7 +69,7 @@ def as_solution(position: Position, result: CompiledSolution) -> Solution:
             moves[cell] = score_of(result.moves[cell])
         else:
             mine, theirs = open_line_counts(lines, me | 1 << cell, opp)
-            moves[cell] = Heuristic(float(mine - theirs))
+            moves[cell] = Heuristic.within_scale(mine - theirs)
     score = max(moves.values())
     solution = Solution(score=score, moves=moves,
                         best=[c for c, s in moves.items() if s == score], proven=result.proven,

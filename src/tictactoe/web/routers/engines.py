@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from tictactoe.web.convert import hint_words, playable, score_info
+from tictactoe.search.words import hint_words
+from tictactoe.web.convert import playable, score_info
 from tictactoe.web.deps import ERRORS, EngineDep
 from tictactoe.web.models import (
     AnalysisRequest,

@@ -16,11 +16,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from tictactoe.core import TicTacToeError
 from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
+from tictactoe.search.words import reply_words
 from tictactoe.web.convert import (
     check_players,
     game_info,
     game_state_json,
-    reply_words,
     score_info,
 )
 from tictactoe.web.deps import (

@@ -21,9 +21,10 @@ const CHANGED_ELSEWHERE = "This game was changed in another tab or window; here 
 
 function hintFor(score) {
   // a proven value reads "win in 3"; an estimate from a search cut short reads "estimate +2"
+  // (the server's text, on the library's one scale)
   const kind = score.kind === "heuristic" ? "estimate" : score.kind;
-  const value = Math.round((score.value || 0) * 10) / 10;
-  const text = score.kind === "heuristic" ? `estimate ${value > 0 ? "+" : ""}${value}` : score.text;
+  const value = score.value || 0;
+  const text = score.text;
   // a forced win of unknown length reads "W", or "W≤7" where a bound is known
   const length = score.plies != null ? score.plies : score.within != null ? `≤${score.within}` : "";
   const short = { win: `W${length}`, loss: `L${length}`, draw: "D" }[score.kind]
@@ -33,7 +34,7 @@ function hintFor(score) {
 
 function replyText(reply) {
   // what the computer's last move is worth, in the server's plain words ("I can force a win
-  // with my next move", "about even (my estimate)")
+  // with my next move", "about even (my estimate +0.2)")
   if (!reply) return "";
   const where = spokenCell(reply.move);
   if (!reply.words) return `The computer (${reply.player}) played ${where}.`;
