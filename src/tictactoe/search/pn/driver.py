@@ -57,7 +57,7 @@ DEFAULTS: dict[int, int] = {
     _k.SHARED_OPEN: 13,
     _k.DEAD: 1,              # measured: Patashnik's dictionary (300 entries) 3% fewer
                              # nodes, 10% less time; (4,8,4) 3-6% fewer; (9,4,4) 4% fewer
-                             # or 8% more by table size; (7,7,5) the same (docs/proofs.md)
+                             # or 8% more by table size; (7,7,5) the same (docs/benchmarks.md)
 }
 """The kernels' settings (``misc`` slots) unless a search is given others."""
 

@@ -63,7 +63,7 @@ later round multiplies it by 8."""
 ZONE_COVERS = False
 """Whether the writer writes zone covers (format version 3) in hold sections by default: not,
 since measured on (7,7,5) the covers make the proof larger (51,180 lines against 33,446) and
-slower to write (97 s against 8 s); see docs/proofs.md."""
+slower to write (97 s against 8 s); see docs/benchmarks.md."""
 
 COVER_CELLS = 3
 """The fewest opponent moves a zone cover is written for."""
