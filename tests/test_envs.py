@@ -224,6 +224,32 @@ def test_the_fast_planes_and_masks_agree_with_the_board(variant: str) -> None:
         assert (action_mask(p, planes(p, p.turn)) == mask).all()
 
 
+@pytest.mark.parametrize("variant", ["3x3", "4x4x4", "9x9k5", "15x15k5"])
+def test_the_kept_planes_agree_with_fresh_ones_through_moves_undos_and_new_games(
+        variant: str) -> None:
+    """The environments keep their planes from one observation to the next (`KeptPlanes`):
+    after any mix of moves, several moves at once, undos and new games, seen from either
+    side, they are the planes and the mask made afresh."""
+    from tictactoe.envs.common import KeptPlanes, action_mask, planes
+
+    rng = random.Random(variant)
+    kept, p = KeptPlanes(Position(variant).variant), Position(variant)
+    for _ in range(300):
+        roll = rng.random()
+        if roll < 0.05:
+            p = Position(variant)
+        elif roll < 0.15 and p.ply:
+            p.pop()
+        elif not p.is_game_over():
+            for _ in range(1 if roll < 0.8 else 2):  # sometimes two moves between looks
+                if not p.is_game_over():
+                    p.push(rng.choice(p.legal_moves()))
+        side = rng.choice([Side.X, Side.O])
+        assert (kept.planes(p, side) == planes(p, side)).all()
+        assert kept.planes(p, side).shape == planes(p, side).shape
+        assert (kept.mask(p) == action_mask(p)).all()
+
+
 def test_the_loops_in_the_docs_run() -> None:
     """Each library's example loop in docs/environments.md runs as written."""
     import importlib.util

@@ -96,6 +96,58 @@ def action_mask(position: Position, board: npt.NDArray[np.int8] | None = None
     return board[..., 2].reshape(-1).copy()
 
 
+_O_VIEW = np.array([1, 0, 2])
+"""The order of the planes from O's side: O's marks first."""
+
+
+class KeptPlanes:
+    """A game's `planes` and `action_mask`, kept from one observation to the next: the marks
+    added since are written in (a big board's planes made afresh took most of a step), and
+    marks set any other way make them afresh.
+
+    >>> kept, p = KeptPlanes(Variant.parse("3x3")), Position("3x3")
+    >>> p.push(4); p.push(0)
+    >>> bool((kept.planes(p, Side.O) == planes(p, Side.O)).all()), kept.mask(p).tolist()
+    (True, [0, 1, 1, 1, 0, 1, 1, 1, 1])
+    """
+
+    def __init__(self, variant: Variant) -> None:
+        self.shape = (*board_shape(variant), 3)
+        self.board = np.zeros((variant.cells, 3), dtype=np.int8)
+        """The planes from X's side (X, O, empty), one row a cell."""
+        self.board[:, 2] = 1
+        self.marks = (0, 0)
+        """The marks (X's, O's) `board` shows."""
+
+    def _follow(self, position: Position) -> None:
+        x, o = position.x, position.o
+        was_x, was_o = self.marks
+        if (x, o) == self.marks:
+            return
+        if was_x & ~x or was_o & ~o:  # marks taken away: a new game, or set by hand
+            self.board[:] = planes(position, Side.X).reshape(-1, 3)
+        else:
+            for added, plane in ((x & ~was_x, 0), (o & ~was_o, 1)):
+                while added:
+                    cell = (added & -added).bit_length() - 1
+                    added &= added - 1
+                    self.board[cell, plane], self.board[cell, 2] = 1, 0
+        self.marks = (x, o)
+
+    def planes(self, position: Position, side: Side) -> npt.NDArray[np.int8]:
+        """`planes(position, side)`, from the kept board."""
+        self._follow(position)
+        board = self.board.copy() if side is Side.X else self.board[:, _O_VIEW]
+        return board.reshape(self.shape)
+
+    def mask(self, position: Position) -> npt.NDArray[np.int8]:
+        """`action_mask(position)`, from the kept board."""
+        if position.is_game_over():
+            return np.zeros(len(self.board), dtype=np.int8)
+        self._follow(position)
+        return self.board[:, 2].copy()
+
+
 def text(position: Position) -> str:
     """The board with coordinates, and whose turn it is or how the game ended."""
     outcome = position.outcome()

@@ -39,10 +39,9 @@ from pettingzoo.utils import AgentSelector, wrappers
 from tictactoe.core import Position, Side, Variant
 from tictactoe.envs.common import (
     RENDER_MODES,
-    action_mask,
+    KeptPlanes,
     board_shape,
     check_render_mode,
-    planes,
     render,
 )
 
@@ -76,6 +75,7 @@ class TicTacToeAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
         """The seed of the last `reset` that had one."""
         self._seeded: set[int] = set()
         """The spaces seeded with it so far (by id)."""
+        self._kept = KeptPlanes(self.variant)
         self._start()
 
     def _start(self) -> None:
@@ -110,8 +110,8 @@ class TicTacToeAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
             space.seed(self._space_seed + AGENTS.index(agent))
 
     def observe(self, agent: str) -> dict[str, Any]:
-        board = planes(self.position, SIDES[agent])
-        mask = action_mask(self.position, board) if agent == self.agent_selection else \
+        board = self._kept.planes(self.position, SIDES[agent])
+        mask = self._kept.mask(self.position) if agent == self.agent_selection else \
             np.zeros(self.variant.cells, dtype=np.int8)
         return {"observation": board, "action_mask": mask}
 

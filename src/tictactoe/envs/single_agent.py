@@ -38,10 +38,9 @@ from gymnasium import spaces
 from tictactoe.core import IllegalMoveError, InvalidMoveError, Position, Side, Variant
 from tictactoe.envs.common import (
     RENDER_MODES,
-    action_mask,
+    KeptPlanes,
     board_shape,
     check_render_mode,
-    planes,
     render,
 )
 from tictactoe.players import Limit, Player, make_player, player_for_level
@@ -77,14 +76,15 @@ class TicTacToeEnv(gymnasium.Env[Observation, np.int64]):
         self.observation_space = spaces.Box(0, 1, (*board_shape(self.variant), 3),
                                             dtype=np.int8)
         self.position = Position(self.variant)
+        self._kept = KeptPlanes(self.variant)
         self.opponent: Player | None = None
         self._first_seed = seed
         self._last: int | None = None
         self._over = True
 
     def _observe(self, **extra: Any) -> tuple[Observation, dict[str, Any]]:
-        info = {"action_mask": action_mask(self.position), **extra}
-        return planes(self.position, self.side), info
+        info = {"action_mask": self._kept.mask(self.position), **extra}
+        return self._kept.planes(self.position, self.side), info
 
     def _opponent_moves(self) -> int:
         assert self.opponent is not None
