@@ -293,3 +293,30 @@ def test_a_long_game_checks_the_lines_through_each_move_only(monkeypatch: pytest
     assert p.ply > 100 and p.outcome() is not None
     assert calls == []
     assert Position(p.to_string()).outcome() == p.outcome()  # the full check agrees
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["3x3", "4x4", "5x5k4", "3x3x3", "9x9k5", "11x11k5"]),
+       st.integers(0, 2**32))
+def test_legality_after_moves_is_the_full_checks(variant: str, seed: int) -> None:
+    """A game under way knows nobody has a line, so its legality check (run before every
+    computer move) reads no line; the answer is the full check's, at every ply and after
+    undos."""
+    rng = random.Random(seed)
+    p = Position(variant)
+    while not p.is_game_over():
+        p.push(rng.choice(p.empty_cells()))
+        if rng.random() < 0.2:
+            p.pop()
+        fresh = Position(p.to_string())
+        assert (p.status(), p.problems()) == (fresh.status(), fresh.problems())
+        assert p.empty_cells() == [c for c in range(p.variant.cells) if p.mark_at(c) is None]
+
+
+def test_a_game_under_way_checks_its_legality_without_reading_lines(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    p = Position("19x19k5")
+    for cell in (0, 40, 200):
+        p.push(cell)
+    monkeypatch.setattr(Position, "lines_of", lambda self, side: pytest.fail("read lines"))
+    assert p.is_valid()

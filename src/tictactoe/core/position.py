@@ -326,7 +326,10 @@ character 5 of '3/3/2 x')
     def empty_cells(self) -> list[int]:
         """Every empty cell in increasing order."""
         free = self.variant.full_mask & ~self.occupied
-        return [c for c in range(self.variant.cells) if free >> c & 1]
+        if self.variant.cells <= 64:
+            return [c for c in range(self.variant.cells) if free >> c & 1]
+        # past a machine word each shift copies the number: read its binary digits instead
+        return [c for c, bit in enumerate(bin(free)[:1:-1]) if bit == "1"]
 
     def legal_moves(self) -> list[int]:
         """The empty cells, or none once the game is over."""
@@ -539,7 +542,11 @@ character 5 of '3/3/2 x')
                 status |= Status.WRONG_TURN
                 messages.append(
                     f"with {nx} X and {no} O it is {expected.name}'s turn, not {self.turn.name}'s")
-        x_lines, o_lines = self.lines_of(Side.X), self.lines_of(Side.O)
+        known = self._known
+        if known is not None and known[:2] == (self.x, self.o) and known[2] is None:
+            x_lines, o_lines = [], []  # the game goes on (known move by move): nobody has a line
+        else:
+            x_lines, o_lines = self.lines_of(Side.X), self.lines_of(Side.O)
         if x_lines and o_lines:
             status |= Status.BOTH_WIN
             messages.append("both X and O have a line")
