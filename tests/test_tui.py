@@ -18,6 +18,7 @@ from textual.widgets import Input, Static
 from tictactoe.core import Position, Side
 from tictactoe.core.record import GameRecord
 from tictactoe.tui.app import (
+    COMPACT_LEGEND,
     HINT_LEGEND,
     KEYS,
     FileScreen,
@@ -25,7 +26,7 @@ from tictactoe.tui.app import (
     MoveBox,
     TicTacToeApp,
 )
-from tictactoe.tui.board import BoardView, CellView
+from tictactoe.tui.board import EMPTY, BoardView, CellView
 from tictactoe.tui.game import HUMAN, Game
 
 SIZE = (110, 34)
@@ -111,7 +112,7 @@ async def test_full_game_against_perfect_by_keys_loses_and_shows_the_line() -> N
         for cell in range(9):
             assert ("winning" in board.classes_of(cell)) == (cell in line)
             mark = position.mark_at(cell)
-            assert board.text_of(cell) == ("" if mark is None else mark.symbol.upper())
+            assert board.text_of(cell) == (EMPTY if mark is None else mark.symbol.upper())
         assert app.status_text.startswith("O (perfect) wins: ")
         assert position.to_string() in text(app, "#position")
         await pilot.press("enter")  # a move after the end is refused, not a crash
@@ -204,7 +205,7 @@ async def test_hints_show_each_cells_value(start: str) -> None:
     app = TicTacToeApp(vs_perfect(start=start))
     async with app.run_test(size=SIZE) as pilot:
         board = app.board
-        assert all(board.text_of(c) == "" for c in app.game.position.empty_cells())
+        assert all(board.text_of(c) == EMPTY for c in app.game.position.empty_cells())
         await pilot.press("h")
         await settle(pilot)
         position = app.game.position
@@ -217,7 +218,7 @@ async def test_hints_show_each_cells_value(start: str) -> None:
             seen.add(kind)
         await pilot.press("h")
         await settle(pilot)
-        assert all(board.text_of(c) == "" for c in position.empty_cells())
+        assert all(board.text_of(c) == EMPTY for c in position.empty_cells())
         assert seen
 
 
@@ -340,7 +341,7 @@ async def footer(pilot: Pilot[None]) -> str:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE])
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE, (110, 40)])
 async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]) -> None:
     """Read the help as a player would: row by row inside the box, scrolling down with the
     arrow key; every key, the hint legend and how to close it are there whole."""
@@ -364,8 +365,9 @@ async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]
         for key, meaning in KEYS:
             assert words(f"{key} {meaning}") in text
         assert words(f"Hints — {HINT_LEGEND}. Press Escape to close.") in text
+        assert words(f"Hints on big boards — {COMPACT_LEGEND}.") in text
         assert text.startswith("Keys") and text.endswith("Press Escape to close.")
-        assert (box.max_scroll_y > 0) == (height < 30)  # a short terminal needs the scrolling
+        assert (box.max_scroll_y > 0) == (height < 40)  # a short terminal needs the scrolling
         assert words(screen_lines(app)[-1]) == "esc Close"
         await pilot.press("escape")
         await pilot.pause()
@@ -530,14 +532,14 @@ async def test_threats_are_shown_on_the_cube_and_t_toggles_them() -> None:
             "4 space diagonals"]
         await pilot.press("t")
         await pilot.pause()
-        assert board.text_of(pillar) == "" and not any(
+        assert board.text_of(pillar) == EMPTY and not any(
             {"threat-x", "threat-o", "in-threat"} & board.classes_of(c) for c in range(v.cells))
         assert text(app, "#threat-state") == "off (press t)"
         await pilot.press("t")
         await pilot.press("tab", *"4:a2", "enter")  # X completes the pillar: nothing open now
         await pilot.pause()
         assert app.game.position.winner() is Side.X
-        assert board.text_of(pillar) == "X" and board.text_of(row) == ""
+        assert board.text_of(pillar) == "X" and board.text_of(row) == EMPTY
         assert text(app, "#threat-state") == "on (t: off): none open"
 
 
@@ -547,7 +549,7 @@ async def test_threats_are_off_at_first_on_a_flat_board() -> None:
                             start=Position("xx1/3/o1o x")))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.board.text_of(2) == "" and text(app, "#threat-state") == "off (press t)"
+        assert app.board.text_of(2) == EMPTY and text(app, "#threat-state") == "off (press t)"
         assert not app.query_one("#lines").display
         await pilot.press("t")
         await pilot.pause()

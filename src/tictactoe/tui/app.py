@@ -30,7 +30,7 @@ from tictactoe.players.base import Choice, Player
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS
 from tictactoe.search.score import Score
 from tictactoe.tui import engine
-from tictactoe.tui.board import BoardView, Hint, big_cells
+from tictactoe.tui.board import BoardView, Hint, big_cells, compact_cells
 from tictactoe.tui.game import HUMAN, Game
 
 DEFAULT_RECORD = "tictactoe-game.json"
@@ -81,6 +81,15 @@ HINT_LEGEND = ("win N: this move wins in N plies (counting it) · loss N: loses 
                "≤N: within N plies at most · draw · ≈N: an estimate, not proven (above 0 "
                "is good for the side to move)")
 
+COMPACT_LEGEND = (
+    "two characters, never cut: W3/L2 in N plies, W+/L+ in more than "
+    f"{engine.COMPACT_PLIES}, W≤/L≤ within a bound, D; an estimate's band: "
+    + ", ".join(f"{engine.COMPACT_BANDS[band]} {meaning}" for band, meaning in (
+        (0, "even"), (1, "slightly better"), (2, "better"), (3, "much better"),
+        (4, "winning, not proven"))) + " (- for worse); the side panel gives the cursor's "
+    "cell in full")
+"""What a hint on a compact cell (boards past 10 rows or columns) means, for the help."""
+
 
 class HelpScreen(ModalScreen[None]):
     """The list of keys and the hint legend, in a box that fits the terminal and scrolls when
@@ -98,7 +107,7 @@ class HelpScreen(ModalScreen[None]):
     }
     HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
     HelpScreen #help-footer { color: $text-muted; margin-top: 1; }
-    HelpScreen #help-threats { margin-top: 1; }
+    HelpScreen #help-threats, HelpScreen #help-compact { margin-top: 1; }
     """
 
     def compose(self) -> ComposeResult:
@@ -112,6 +121,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(table, id="help-keys")
             yield Static(f"Threats — {THREAT_LEGEND}.", id="help-threats")
             yield Static(f"Lines of a cube — {LINES_LEGEND}.", id="help-lines")
+            yield Static(f"Hints on big boards — {COMPACT_LEGEND}.", id="help-compact")
             yield Static(f"Hints — {HINT_LEGEND}.\nPress Escape to close.", id="help-footer")
         yield Footer(show_command_palette=False)
 
@@ -236,6 +246,8 @@ class TicTacToeApp(App[None]):
         self.status_text = ""
         """The status line as shown: whose turn or the result, then the latest message."""
         self._generation = 0
+        self._texts: dict[str, str] = {}
+        """What each side panel and status `Static` shows (`_set_text`)."""
 
     # ----------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -322,25 +334,52 @@ class TicTacToeApp(App[None]):
 
     def _redraw(self) -> None:
         game = self.game
-        short = not big_cells(game.variant)
-        hints = {cell: Hint(engine.hint_label(score, short=short), engine.hint_kind(score))
+        hints = {cell: Hint(self._hint_text(score), engine.hint_kind(score))
                  for cell, score in self.hints.items()} if self.hints_on else {}
-        threats = self.open_threats()
+        threats = self.open_threats() if self.threats_on else []
         self.board.show(game.position, hints, threats if self.threats_on else None)
-        self.query_one("#threat-state", Static).update(self._threats_text(threats))
+        self._set_text("#threat-state", self._threats_text(threats))
         cube = game.variant.is_3d
         self.query_one("#lines-heading", Static).display = cube
-        lines = self.query_one("#lines", Static)
-        lines.display = cube
+        self.query_one("#lines", Static).display = cube
         if cube:
-            lines.update("\n".join(f"{n} {kind}s" for kind, n in
-                                   game.variant.line_kinds.items()))
-        self.query_one("#players", Static).update(
-            f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
-        self.query_one("#levels", Static).update(_levels_text(game))
+            self._set_text("#lines", "\n".join(f"{n} {kind}s" for kind, n in
+                                               game.variant.line_kinds.items()))
+        self._set_text("#players",
+                       f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
+        self._set_text("#levels", _levels_text(game))
         pairs = game.move_pairs()
-        self.query_one("#moves", Static).update("\n".join(pairs) if pairs else "(none yet)")
-        self.query_one("#position", Static).update(game.position.to_string())
+        self._set_text("#moves", "\n".join(pairs) if pairs else "(none yet)")
+        self._set_text("#position", game.position.to_string())
+        self._show_hint_state()
+        status = self.query_one("#status", Static)
+        text = game.status()
+        if self.thinking:
+            text = f"{game.describe_side(game.position.turn)} is thinking…"
+        if self.message:
+            text = f"{text}  ·  {self.message}"
+        self.status_text = text
+        self._set_text("#status", text)
+        status.set_class(game.position.is_game_over(), "over")
+        status.set_class(bool(self.message) and self.message.startswith("✗"), "error")
+        self._fit(self.size.width, self.size.height)  # a long message takes more lines
+
+    def _set_text(self, selector: str, text: str) -> None:
+        """Show this text in a `Static`, touching it only if it changed, and laying the
+        screen out again only if its height changes (a layout redraws the whole board)."""
+        widget = self.query_one(selector, Static)
+        old = self._texts.get(selector)
+        if old == text:
+            return
+        self._texts[selector] = text
+        width = widget.content_region.width
+        same_height = old is not None and width > 0 and (
+            len(Text(old).wrap(self.console, width)) == len(Text(text).wrap(self.console, width)))
+        widget.update(text, layout=not same_height)
+
+    def _show_hint_state(self) -> None:
+        """The side panel's hint state, with the full value of the cursor's cell."""
+        game = self.game
         if not self.hints_on:
             hint_state = "off (press h)"
         elif not game.human_to_move:
@@ -350,18 +389,19 @@ class TicTacToeApp(App[None]):
         else:
             hint_state = (f"each move's value for {game.position.turn.name}:\n"
                           "win/loss N = game over in N plies\nwith best play, counting it")
-        self.query_one("#hint-state", Static).update(hint_state)
-        status = self.query_one("#status", Static)
-        text = game.status()
-        if self.thinking:
-            text = f"{game.describe_side(game.position.turn)} is thinking…"
-        if self.message:
-            text = f"{text}  ·  {self.message}"
-        self.status_text = text
-        status.update(text)
-        status.set_class(game.position.is_game_over(), "over")
-        status.set_class(bool(self.message) and self.message.startswith("✗"), "error")
-        self._fit(self.size.width, self.size.height)  # a long message takes more lines
+            score = self.hints.get(self.board.cursor)
+            if score is not None:
+                name = game.variant.cell_name(self.board.cursor)
+                hint_state += f"\n{name} (cursor): {engine.hint_label(score)}"
+        self._set_text("#hint-state", hint_state)
+
+    def _hint_text(self, score: Score) -> str:
+        """A hint as the board's cells draw it: long on tall cells, short on one-line cells,
+        two characters on compact ones."""
+        variant = self.game.variant
+        if compact_cells(variant):
+            return engine.compact_hint(score)
+        return engine.hint_label(score, short=not big_cells(variant))
 
     # ----------------------------------------------------------------- workers
     @work(thread=True, exclusive=True, group="computer")
@@ -439,6 +479,11 @@ class TicTacToeApp(App[None]):
     @on(BoardView.Chosen)
     def _chosen(self, event: BoardView.Chosen) -> None:
         self.play(event.cell)
+
+    @on(BoardView.CursorMoved)
+    def _cursor_moved(self) -> None:
+        if self.hints_on:
+            self._show_hint_state()
 
     @on(Input.Submitted, "#move")
     def _typed(self, event: Input.Submitted) -> None:
