@@ -21,6 +21,7 @@ from tictactoe.tui.app import (
     COMPACT_LEGEND,
     HINT_LEGEND,
     KEYS,
+    ConfirmScreen,
     FileScreen,
     HelpScreen,
     MoveBox,
@@ -194,7 +195,7 @@ async def test_undo_and_redo_against_the_computer_take_both_plies() -> None:
         assert len(app.game.moves) == 4 and app.game.moves[:2] == first_two
         await pilot.press("r")
         assert "nothing to redo" in app.status_text
-        await pilot.press("n")
+        await pilot.press("n", "y")  # a game under way: new asks first
         await settle(pilot)
         assert app.game.moves == [] and not app.game.can_redo
 
@@ -252,7 +253,7 @@ async def test_save_and_load_a_game(tmp_path: Path) -> None:
         data = json.loads(saved.read_text())
         assert data["moves"] == moves and data["players"] == {"x": "human", "o": "perfect"}
         assert data["format"] == "tictactoe-game/1" and data["result"] is None
-        await pilot.press("n")
+        await pilot.press("n", "y")
         await settle(pilot)
         assert app.game.moves == []
         await pilot.press("l")
@@ -261,10 +262,10 @@ async def test_save_and_load_a_game(tmp_path: Path) -> None:
         assert app.game.moves == moves and app.game.human_to_move
 
         (tmp_path / "bad.json").write_text('{"variant": "3x3", "moves": ["b2", "b2"]}')
-        await pilot.press("l")
+        await pilot.press("l", "y")
         await answer_file_prompt(pilot, tmp_path / "bad.json")
         assert "bad record: move 2" in app.status_text and app.game.moves == moves
-        await pilot.press("l")
+        await pilot.press("l", "y")
         await answer_file_prompt(pilot, tmp_path / "missing.json")
         assert "cannot load" in app.status_text
         await pilot.press("s")
@@ -554,3 +555,56 @@ async def test_threats_are_off_at_first_on_a_flat_board() -> None:
         await pilot.press("t")
         await pilot.pause()
         assert app.board.text_of(2) == "!x" and app.board.text_of(7) == "!o"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("key", ["n", "l", "q"])
+async def test_leaving_a_game_under_way_asks_first(key: str) -> None:
+    """n, l and q drop the game only after a yes; with no move played, or the game over,
+    they act at once."""
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(key)  # nothing played yet: no question
+        await pilot.pause()
+        if key == "q":
+            assert not app.is_running
+            return
+        assert not isinstance(app.screen, ConfirmScreen)
+        if key == "l":
+            assert isinstance(app.screen, FileScreen)
+            await pilot.press("escape")
+        await pilot.press("enter")  # b2
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "A game is under way (1 move)" in str(
+            app.screen.query_one("#question", Static).content)
+        await pilot.press("n")  # no: the game stays
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen) and app.game.moves == ["b2"]
+        assert app.is_running
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        if key == "n":
+            assert app.game.moves == [] and "new game" in app.status_text
+        elif key == "l":
+            assert isinstance(app.screen, FileScreen)
+        else:
+            assert not app.is_running
+
+
+@pytest.mark.asyncio
+async def test_a_finished_game_is_left_without_asking() -> None:
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN},
+                            start=Position("xx1/oo1/3 x")))
+    async with app.run_test(size=SIZE) as pilot:
+        app.play("c1")
+        await pilot.pause()
+        assert app.game.position.is_game_over()
+        await pilot.press("n")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen) and app.game.moves == []

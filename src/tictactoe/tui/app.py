@@ -12,6 +12,7 @@ from tictactoe.extras import require
 
 require("tui", "the terminal app")
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -46,13 +47,13 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+Q", "quit, also from the move box"),
     ("u", "undo: against the computer, back to your previous turn"),
     ("r", "redo what was undone"),
-    ("n", "new game (same players)"),
+    ("n", "new game (same players); asks first while a game is under way"),
     ("h", "hints on/off: each empty cell's value for the side to move"),
     ("t", "threats on/off: where a side completes a line next move"),
     ("s", f"save the game record as JSON (default {DEFAULT_RECORD})"),
-    ("l", "load a game record (saved here or by the browser app)"),
+    ("l", "load a game record (saved here or by the browser app); asks first too"),
     ("?", "this help"),
-    ("q", "quit"),
+    ("q", "quit; asks first while a game is under way (y/n)"),
 )
 """Every key of the app, as shown by ``?`` and on the terminal app's docs page."""
 
@@ -171,6 +172,44 @@ class FileScreen(ModalScreen[str | None]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask a yes/no question: y or the button says yes; n, Escape or the other button no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical {
+        width: 56; max-width: 100%; height: auto; padding: 1 2; border: thick $warning;
+        background: $surface;
+    }
+    ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, id="question")
+            with Horizontal():
+                yield Button("No (n)", id="no")
+                yield Button("Yes (y)", id="yes", variant="warning")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
 
 
 class MoveBox(Input):
@@ -507,7 +546,35 @@ class TicTacToeApp(App[None]):
         played = self.game.redo()
         self._changed(f"replayed {len(played)} move{'s' if len(played) > 1 else ''}")
 
+    @property
+    def game_under_way(self) -> bool:
+        """A game with at least one move played and not finished: leaving it asks first."""
+        position = self.game.position
+        return bool(position.move_stack) and not position.is_game_over()
+
+    def confirm_leaving(self, leave: str, then: Callable[[], object]) -> None:
+        """Do ``then`` now, or after a yes to "leave the game under way?" if there is one."""
+        if not self.game_under_way:
+            then()
+            return
+        moves = len(self.game.position.move_stack)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(
+            f"A game is under way ({moves} move{'s' if moves > 1 else ''}). {leave}?"), answered)
+
+    async def action_quit(self) -> None:
+        """Quit, asking first while a game is under way."""
+        self.confirm_leaving("Quit and drop it", self.exit)
+
     def action_new_game(self) -> None:
+        self.confirm_leaving("Drop it and start a new game", self.new_game)
+
+    def new_game(self) -> None:
+        """Start again with the same players."""
         self.game.restart()
         self.computers = engine.make_computers(self.game.players, self.seed)
         self._changed("new game")
@@ -554,8 +621,8 @@ class TicTacToeApp(App[None]):
                          self.save_to)
 
     def action_load(self) -> None:
-        self.push_screen(FileScreen("Load a game record from:", "Load", self.record_path),
-                         self.load_from)
+        self.confirm_leaving("Drop it and load another", lambda: self.push_screen(
+            FileScreen("Load a game record from:", "Load", self.record_path), self.load_from))
 
     def save_to(self, path: str | None) -> None:
         """Write the game record to a file (nothing if ``path`` is None)."""
