@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from tictactoe.cli import app
 from tictactoe.core.record import GameRecord
+from tictactoe.players.levels import DEFAULT_LEVEL
 from tictactoe.tui.history import DATABASE_NAME, read_history
 
 runner = CliRunner()
@@ -189,3 +190,9 @@ def test_history_without_a_database_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "no game history at" in result.output
     assert not (tmp_path / "none").exists()  # reading never creates it
+
+
+def test_the_default_level_is_the_librarys_as_on_the_web_page() -> None:
+    code, out = play(script="quit\n")
+    assert code == 0 and out.startswith(f"3x3: you play X, {DEFAULT_LEVEL} plays O.")
+    assert DEFAULT_LEVEL == "medium"  # one a newcomer can beat sometimes
