@@ -342,7 +342,7 @@ async def footer(pilot: Pilot[None]) -> str:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE, (110, 40)])
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE, (110, 48)])
 async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]) -> None:
     """Read the help as a player would: row by row inside the box, scrolling down with the
     arrow key; every key, the hint legend and how to close it are there whole."""
@@ -368,7 +368,7 @@ async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]
         assert words(f"Hints — {HINT_LEGEND}. Press Escape to close.") in text
         assert words(f"Hints on big boards — {COMPACT_LEGEND}.") in text
         assert text.startswith("Keys") and text.endswith("Press Escape to close.")
-        assert (box.max_scroll_y > 0) == (height < 40)  # a short terminal needs the scrolling
+        assert (box.max_scroll_y > 0) == (height < 48)  # a short terminal needs the scrolling
         assert words(screen_lines(app)[-1]) == "esc Close"
         await pilot.press("escape")
         await pilot.pause()
@@ -608,3 +608,55 @@ async def test_a_finished_game_is_left_without_asking() -> None:
         await pilot.press("n")
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen) and app.game.moves == []
+
+
+@pytest.mark.asyncio
+async def test_the_move_box_takes_plain_modes_words(tmp_path: Path) -> None:
+    """Typed into the box and submitted, the words of plain mode work there too; Tab goes
+    from the board to the box and back, never to the side panel."""
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN}))
+    saved = tmp_path / "typed.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.board.has_focus
+        await pilot.press("tab")
+        box = app.query_one(MoveBox)
+        assert box.has_focus
+
+        async def submit(line: str) -> None:
+            box.focus()
+            await pilot.press(*line, "enter")
+            await pilot.pause()
+
+        await submit("b2")
+        await submit("a1")
+        await submit("undo")
+        assert app.game.moves == ["b2"]
+        await submit("redo")
+        assert app.game.moves == ["b2", "a1"]
+        await submit("hint")
+        assert app.hints_on
+        await submit("h")
+        assert not app.hints_on
+        await submit(f"save {saved}")
+        assert json.loads(saved.read_text())["moves"] == ["b2", "a1"]
+        await submit("?")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await submit("new")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.game.moves == []
+        await submit(f"load {saved}")
+        assert app.game.moves == ["b2", "a1"]
+        await submit("board")
+        assert app.board.has_focus
+        await pilot.press("tab", "tab")
+        assert app.board.has_focus  # the side panel takes no focus
+        await submit("quit")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert not app.is_running

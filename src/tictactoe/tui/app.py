@@ -33,6 +33,7 @@ from tictactoe.search.score import Score
 from tictactoe.tui import engine
 from tictactoe.tui.board import BoardView, Hint, big_cells, compact_cells
 from tictactoe.tui.game import HUMAN, Game
+from tictactoe.tui.plain import command_of
 
 DEFAULT_RECORD = "tictactoe-game.json"
 """Where ``s`` saves and ``l`` loads unless another file is named."""
@@ -43,6 +44,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("mouse click", "play the clicked cell"),
     ("Tab", "switch between the board and the move box"),
     ("b2 Enter", "in the move box: play a move by name (2:b3 on a cube, or a cell number)"),
+    ("undo Enter", "in the move box: plain mode's words work too: undo, redo, new, hint, "
+                   "board, save [FILE], load [FILE], help or ?, quit (and u, r, n, h, b, q)"),
     ("Escape", "leave the move box, back to the board"),
     ("Ctrl+Q", "quit, also from the move box"),
     ("u", "undo: against the computer, back to your previous turn"),
@@ -212,6 +215,11 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
+class SidePanel(VerticalScroll, can_focus=False):
+    """The side panel: it scrolls with the mouse wheel, but Tab never stops on it (it shows no
+    focus), only on the board and the move box."""
+
+
 class MoveBox(Input):
     """The box to type moves into. It takes the letter keys, so the footer shows the keys that
     still work while it has the focus: Escape back to the board, Ctrl+Q to quit."""
@@ -298,7 +306,7 @@ class TicTacToeApp(App[None]):
                 with Center():
                     yield MoveBox(placeholder=f"type a move ({self.game.example_move()}) + Enter",
                                   id="move")
-            with VerticalScroll(id="side"):
+            with SidePanel(id="side"):
                 yield Static("Players", classes="heading")
                 yield Static(id="players")
                 yield Static(id="levels", classes="muted")
@@ -528,8 +536,40 @@ class TicTacToeApp(App[None]):
     def _typed(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
-        if text:
+        command = command_of(text)
+        if command is not None:
+            self.run_command(*command)
+        elif text:
             self.play(text)
+
+    def run_command(self, command: str, argument: str = "") -> None:
+        """Do what a word typed into the move box says, as plain mode does (`COMMAND_WORDS`):
+        ``undo``, ``hint`` (hints on/off), ``save FILE``, ``?``..."""
+        if command == "quit":
+            self.confirm_leaving("Quit and drop it", self.exit)
+        elif command == "help":
+            self.action_help()
+        elif command == "board":
+            self.action_focus_board()
+        elif command == "undo":
+            self.action_undo()
+        elif command == "redo":
+            self.action_redo()
+        elif command == "new":
+            self.action_new_game()
+        elif command == "hint":
+            self.action_toggle_hints()
+        elif command == "save":
+            if argument:
+                self.save_to(argument)
+            else:
+                self.action_save()
+        elif command == "load":
+            if argument:
+                self.confirm_leaving("Drop it and load another",
+                                     lambda: self.load_from(argument))
+            else:
+                self.action_load()
 
     # ----------------------------------------------------------------- actions
     def action_undo(self) -> None:
@@ -568,7 +608,7 @@ class TicTacToeApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit, asking first while a game is under way."""
-        self.confirm_leaving("Quit and drop it", self.exit)
+        self.run_command("quit")
 
     def action_new_game(self) -> None:
         self.confirm_leaving("Drop it and start a new game", self.new_game)

@@ -34,6 +34,25 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("quit, q", "stop (end of input does the same)"),
 )
 
+COMMAND_WORDS: dict[str, str] = {
+    "quit": "quit", "q": "quit", "exit": "quit", "help": "help", "?": "help", "h?": "help",
+    "board": "board", "b": "board", "undo": "undo", "u": "undo", "redo": "redo", "r": "redo",
+    "new": "new", "n": "new", "hint": "hint", "hints": "hint", "h": "hint", "save": "save",
+    "load": "load"}
+"""The words a line may start with, and the command each names: plain mode's prompt and the
+terminal app's move box read them the same way."""
+
+
+def command_of(text: str) -> tuple[str, str] | None:
+    """The command a typed line names and its argument, or None for a move.
+
+    >>> command_of("Undo"), command_of("save my game.json"), command_of("b2")
+    (('undo', ''), ('save', 'my game.json'), None)
+    """
+    word, _, argument = text.strip().partition(" ")
+    command = COMMAND_WORDS.get(word.lower())
+    return None if command is None else (command, argument.strip())
+
 
 class PlainGame:
     """The loop of plain mode, reading from ``stdin`` and writing to ``stdout``."""
@@ -104,43 +123,42 @@ class PlainGame:
 
     def handle(self, text: str) -> bool:
         """Act on one line; False to stop."""
-        word, _, argument = text.partition(" ")
-        command = word.lower()
         if not text:
             return True
-        if command in ("quit", "q", "exit"):
+        command, argument = command_of(text) or ("move", "")
+        if command == "quit":
             return False
-        if command in ("help", "?", "h?"):
+        if command == "help":
             width = max(len(name) for name, _ in COMMANDS)
             for name, meaning in COMMANDS:
                 self.say(f"  {name:<{width}}  {meaning}")
-        elif command in ("board", "b"):
+        elif command == "board":
             self.show()
-        elif command in ("undo", "u"):
+        elif command == "undo":
             taken = self.game.undo()
             if taken:
                 self.say(f"Took back {' '.join(self.game.position.move_name(c) for c in taken)}.")
                 self.show()
             else:
                 self.say("Nothing to undo.")
-        elif command in ("redo", "r"):
+        elif command == "redo":
             played = self.game.redo()
             if played:
                 self.say(f"Replayed {' '.join(self.game.position.move_name(c) for c in played)}.")
                 self.show()
             else:
                 self.say("Nothing to redo.")
-        elif command in ("new", "n"):
+        elif command == "new":
             self.game.restart()
             self.computers = engine.make_computers(self.game.players, self.seed)
             self.say("New game.")
             self.show()
-        elif command in ("hint", "hints", "h"):
+        elif command == "hint":
             self.hint()
         elif command == "save":
-            self.save(argument.strip() or DEFAULT_RECORD)
+            self.save(argument or DEFAULT_RECORD)
         elif command == "load":
-            self.load(argument.strip() or DEFAULT_RECORD)
+            self.load(argument or DEFAULT_RECORD)
         else:
             self.move(text)
         return True
