@@ -8,6 +8,8 @@ transcript reads like a session at the keyboard.
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from pathlib import Path
 from typing import TextIO
 
@@ -182,8 +184,9 @@ class PlainGame:
             return
         scores = engine.hint_scores(game.position, self.hint_seconds)
         ranked = sorted(scores.items(), key=lambda item: (item[1], -item[0]), reverse=True)
-        self.say("  ".join(
-            f"{game.position.move_name(cell)}: {_hint_text(score)}" for cell, score in ranked))
+        moves = [(game.position.move_name(cell), _hint_text(score)) for cell, score in ranked]
+        for line in hint_lines(moves, shutil.get_terminal_size().columns):
+            self.say(line)
 
     def save(self, path: str) -> None:
         try:
@@ -230,6 +233,33 @@ def _is_tty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+HINT_MOVES = 10
+"""``hint`` names this many of the best moves, then says how many more there are."""
+
+
+def hint_lines(moves: list[tuple[str, str]], width: int = 80) -> list[str]:
+    """The best `HINT_MOVES` moves (given best first, with their values in words), those of
+    one value together, wrapped to ``width`` columns; then how many more moves there are.
+
+    >>> hint_lines([("a2", "draw"), ("c2", "draw"), ("c1", "loss in 4")])
+    ['draw: a2 c2  ·  loss in 4: c1']
+    >>> hint_lines([(f"m{n}", "estimate +1") for n in range(14)], width=30)
+    ['estimate +1: m0 m1 m2 m3 m4', 'm5 m6 m7 m8 m9', '(and 4 more moves)']
+    """
+    groups: list[tuple[str, list[str]]] = []
+    for name, value in moves[:HINT_MOVES]:
+        if groups and groups[-1][0] == value:
+            groups[-1][1].append(name)
+        else:
+            groups.append((value, [name]))
+    text = "  ·  ".join(f"{value}: {' '.join(names)}" for value, names in groups)
+    lines = textwrap.wrap(text, max(width - 1, 20), break_on_hyphens=False)
+    more = len(moves) - HINT_MOVES
+    if more > 0:
+        lines.append(f"(and {more} more move{'s' if more > 1 else ''})")
+    return lines
 
 
 def _hint_text(score: Score) -> str:
