@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 
 from tictactoe.cli import app
 from tictactoe.core.record import GameRecord
+from tictactoe.players.levels import DEFAULT_LEVEL
 from tictactoe.tui.history import DATABASE_NAME, read_history
 
 runner = CliRunner()
@@ -95,7 +97,7 @@ def test_computer_opens_and_wins_against_a_bad_script() -> None:
 def test_end_of_input_mid_game_and_hints() -> None:
     code, out = play("--player", "human", "--start", "x2/1o1/2x o", script="hint\n")
     assert code == 0
-    assert "b1: draw  a2: draw  c2: draw  b3: draw  c1: loss in 4  a3: loss in 4" in out
+    assert "draw: b1 a2 c2 b3  ·  loss in 4: c1 a3" in out
     assert out.splitlines()[-2:] == ["End of input.", "Unfinished after 0 moves: O to move."]
 
 
@@ -189,3 +191,24 @@ def test_history_without_a_database_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "no game history at" in result.output
     assert not (tmp_path / "none").exists()  # reading never creates it
+
+
+def test_the_default_level_is_the_librarys_as_on_the_web_page() -> None:
+    code, out = play(script="quit\n")
+    assert code == 0 and out.startswith(f"3x3: you play X, {DEFAULT_LEVEL} plays O.")
+    assert DEFAULT_LEVEL == "medium"  # one a newcomer can beat sometimes
+
+
+def test_hint_on_a_big_board_names_the_best_ten_wrapped() -> None:
+    """On 8x8 every one of the 63 moves has a value: the best ten are named, by value, on
+    lines that fit 80 columns (all 63 took one line of 1,200 characters)."""
+    _, out = play("--player", "human", "--variant", "8x8k5", "--think", "0.5",
+                  script="d4\nhint\n")
+    lines = out.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.endswith("> hint")) + 1
+    end = next(n for n, line in enumerate(lines) if line.startswith("(and "))
+    assert lines[end] == "(and 53 more moves)"
+    shown = lines[start:end]
+    assert 1 <= len(shown) <= 4 and all(len(line) < 80 for line in shown)
+    names = [w for w in " ".join(shown).split() if re.fullmatch(r"[a-h]\d", w)]
+    assert len(names) == 10

@@ -18,14 +18,16 @@ from textual.widgets import Input, Static
 from tictactoe.core import Position, Side
 from tictactoe.core.record import GameRecord
 from tictactoe.tui.app import (
+    COMPACT_LEGEND,
     HINT_LEGEND,
     KEYS,
+    ConfirmScreen,
     FileScreen,
     HelpScreen,
     MoveBox,
     TicTacToeApp,
 )
-from tictactoe.tui.board import BoardView, CellView
+from tictactoe.tui.board import EMPTY, BoardView, CellView
 from tictactoe.tui.game import HUMAN, Game
 
 SIZE = (110, 34)
@@ -111,7 +113,7 @@ async def test_full_game_against_perfect_by_keys_loses_and_shows_the_line() -> N
         for cell in range(9):
             assert ("winning" in board.classes_of(cell)) == (cell in line)
             mark = position.mark_at(cell)
-            assert board.text_of(cell) == ("" if mark is None else mark.symbol.upper())
+            assert board.text_of(cell) == (EMPTY if mark is None else mark.symbol.upper())
         assert app.status_text.startswith("O (perfect) wins: ")
         assert position.to_string() in text(app, "#position")
         await pilot.press("enter")  # a move after the end is refused, not a crash
@@ -193,7 +195,7 @@ async def test_undo_and_redo_against_the_computer_take_both_plies() -> None:
         assert len(app.game.moves) == 4 and app.game.moves[:2] == first_two
         await pilot.press("r")
         assert "nothing to redo" in app.status_text
-        await pilot.press("n")
+        await pilot.press("n", "y")  # a game under way: new asks first
         await settle(pilot)
         assert app.game.moves == [] and not app.game.can_redo
 
@@ -204,7 +206,7 @@ async def test_hints_show_each_cells_value(start: str) -> None:
     app = TicTacToeApp(vs_perfect(start=start))
     async with app.run_test(size=SIZE) as pilot:
         board = app.board
-        assert all(board.text_of(c) == "" for c in app.game.position.empty_cells())
+        assert all(board.text_of(c) == EMPTY for c in app.game.position.empty_cells())
         await pilot.press("h")
         await settle(pilot)
         position = app.game.position
@@ -217,7 +219,7 @@ async def test_hints_show_each_cells_value(start: str) -> None:
             seen.add(kind)
         await pilot.press("h")
         await settle(pilot)
-        assert all(board.text_of(c) == "" for c in position.empty_cells())
+        assert all(board.text_of(c) == EMPTY for c in position.empty_cells())
         assert seen
 
 
@@ -251,7 +253,7 @@ async def test_save_and_load_a_game(tmp_path: Path) -> None:
         data = json.loads(saved.read_text())
         assert data["moves"] == moves and data["players"] == {"x": "human", "o": "perfect"}
         assert data["format"] == "tictactoe-game/1" and data["result"] is None
-        await pilot.press("n")
+        await pilot.press("n", "y")
         await settle(pilot)
         assert app.game.moves == []
         await pilot.press("l")
@@ -260,10 +262,10 @@ async def test_save_and_load_a_game(tmp_path: Path) -> None:
         assert app.game.moves == moves and app.game.human_to_move
 
         (tmp_path / "bad.json").write_text('{"variant": "3x3", "moves": ["b2", "b2"]}')
-        await pilot.press("l")
+        await pilot.press("l", "y")
         await answer_file_prompt(pilot, tmp_path / "bad.json")
         assert "bad record: move 2" in app.status_text and app.game.moves == moves
-        await pilot.press("l")
+        await pilot.press("l", "y")
         await answer_file_prompt(pilot, tmp_path / "missing.json")
         assert "cannot load" in app.status_text
         await pilot.press("s")
@@ -340,7 +342,7 @@ async def footer(pilot: Pilot[None]) -> str:
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE])
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), SIZE, (110, 48)])
 async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]) -> None:
     """Read the help as a player would: row by row inside the box, scrolling down with the
     arrow key; every key, the hint legend and how to close it are there whole."""
@@ -364,8 +366,9 @@ async def test_help_fits_the_screen_and_scrolls_to_its_end(size: tuple[int, int]
         for key, meaning in KEYS:
             assert words(f"{key} {meaning}") in text
         assert words(f"Hints — {HINT_LEGEND}. Press Escape to close.") in text
+        assert words(f"Hints on big boards — {COMPACT_LEGEND}.") in text
         assert text.startswith("Keys") and text.endswith("Press Escape to close.")
-        assert (box.max_scroll_y > 0) == (height < 30)  # a short terminal needs the scrolling
+        assert (box.max_scroll_y > 0) == (height < 48)  # a short terminal needs the scrolling
         assert words(screen_lines(app)[-1]) == "esc Close"
         await pilot.press("escape")
         await pilot.pause()
@@ -530,14 +533,14 @@ async def test_threats_are_shown_on_the_cube_and_t_toggles_them() -> None:
             "4 space diagonals"]
         await pilot.press("t")
         await pilot.pause()
-        assert board.text_of(pillar) == "" and not any(
+        assert board.text_of(pillar) == EMPTY and not any(
             {"threat-x", "threat-o", "in-threat"} & board.classes_of(c) for c in range(v.cells))
         assert text(app, "#threat-state") == "off (press t)"
         await pilot.press("t")
         await pilot.press("tab", *"4:a2", "enter")  # X completes the pillar: nothing open now
         await pilot.pause()
         assert app.game.position.winner() is Side.X
-        assert board.text_of(pillar) == "X" and board.text_of(row) == ""
+        assert board.text_of(pillar) == "X" and board.text_of(row) == EMPTY
         assert text(app, "#threat-state") == "on (t: off): none open"
 
 
@@ -547,8 +550,113 @@ async def test_threats_are_off_at_first_on_a_flat_board() -> None:
                             start=Position("xx1/3/o1o x")))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.board.text_of(2) == "" and text(app, "#threat-state") == "off (press t)"
+        assert app.board.text_of(2) == EMPTY and text(app, "#threat-state") == "off (press t)"
         assert not app.query_one("#lines").display
         await pilot.press("t")
         await pilot.pause()
         assert app.board.text_of(2) == "!x" and app.board.text_of(7) == "!o"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("key", ["n", "l", "q"])
+async def test_leaving_a_game_under_way_asks_first(key: str) -> None:
+    """n, l and q drop the game only after a yes; with no move played, or the game over,
+    they act at once."""
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(key)  # nothing played yet: no question
+        await pilot.pause()
+        if key == "q":
+            assert not app.is_running
+            return
+        assert not isinstance(app.screen, ConfirmScreen)
+        if key == "l":
+            assert isinstance(app.screen, FileScreen)
+            await pilot.press("escape")
+        await pilot.press("enter")  # b2
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "A game is under way (1 move)" in str(
+            app.screen.query_one("#question", Static).content)
+        await pilot.press("n")  # no: the game stays
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen) and app.game.moves == ["b2"]
+        assert app.is_running
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        if key == "n":
+            assert app.game.moves == [] and "new game" in app.status_text
+        elif key == "l":
+            assert isinstance(app.screen, FileScreen)
+        else:
+            assert not app.is_running
+
+
+@pytest.mark.asyncio
+async def test_a_finished_game_is_left_without_asking() -> None:
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN},
+                            start=Position("xx1/oo1/3 x")))
+    async with app.run_test(size=SIZE) as pilot:
+        app.play("c1")
+        await pilot.pause()
+        assert app.game.position.is_game_over()
+        await pilot.press("n")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen) and app.game.moves == []
+
+
+@pytest.mark.asyncio
+async def test_the_move_box_takes_plain_modes_words(tmp_path: Path) -> None:
+    """Typed into the box and submitted, the words of plain mode work there too; Tab goes
+    from the board to the box and back, never to the side panel."""
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN}))
+    saved = tmp_path / "typed.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.board.has_focus
+        await pilot.press("tab")
+        box = app.query_one(MoveBox)
+        assert box.has_focus
+
+        async def submit(line: str) -> None:
+            box.focus()
+            await pilot.press(*line, "enter")
+            await pilot.pause()
+
+        await submit("b2")
+        await submit("a1")
+        await submit("undo")
+        assert app.game.moves == ["b2"]
+        await submit("redo")
+        assert app.game.moves == ["b2", "a1"]
+        await submit("hint")
+        assert app.hints_on
+        await submit("h")
+        assert not app.hints_on
+        await submit(f"save {saved}")
+        assert json.loads(saved.read_text())["moves"] == ["b2", "a1"]
+        await submit("?")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await submit("new")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.game.moves == []
+        await submit(f"load {saved}")
+        assert app.game.moves == ["b2", "a1"]
+        await submit("board")
+        assert app.board.has_focus
+        await pilot.press("tab", "tab")
+        assert app.board.has_focus  # the side panel takes no focus
+        await submit("quit")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await pilot.pause()
+        assert not app.is_running

@@ -4,6 +4,7 @@ by keys, by mouse and by name against a cheap computer player."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from tictactoe.core import Side
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.tui.app import MoveBox, TicTacToeApp
-from tictactoe.tui.board import BoardView, CellView
+from tictactoe.tui.board import EMPTY, BoardView, CellView, compact_text
+from tictactoe.tui.engine import compact_hint, hint_label
 from tictactoe.tui.game import HUMAN, Game
 
 SIZE = (80, 24)
@@ -86,3 +89,83 @@ async def test_the_whole_big_board_fits_80x24_and_plays(variant: str, rows: int,
             assert board.text_of(rows * (rows - 1)) == "X"
         check_whole_board(app, rows, rows)  # still whole after the messages
         app.save_screenshot(f"tui-{variant}.svg", path=str(tmp_path))
+
+
+def test_compact_hints_are_never_cut() -> None:
+    """Every hint fits two characters whole: the review saw ``≈+16`` drawn as ``+1``, ``W11``
+    as ``W1`` and ``L12`` as ``L1``."""
+    scores: list[Score] = [Win(n) for n in range(1, 60)] + [Loss(n) for n in range(1, 60)]
+    scores += [Heuristic(v / 4) for v in range(-420, 421)]
+    scores += [ForcedWin(), ForcedLoss(), ForcedWin(within=7), ForcedLoss(within=12), Draw()]
+    for score in scores:
+        code = compact_hint(score)
+        assert 1 <= len(code) <= 2 and compact_text(code) == code, (score, code)
+    assert [compact_hint(s) for s in (Heuristic(16.0), Win(11), Loss(12), Win(9), Loss(2))] == [
+        "++", "W+", "L+", "W9", "L2"]
+    bands = {compact_hint(Heuristic(v)) for v in (-95, -50, -10, -1, 0, 1, 10, 50, 95)}
+    assert len(bands) == 9  # each band its own code
+
+
+@pytest.mark.asyncio
+async def test_compact_hints_on_the_board_and_the_cursors_full_value() -> None:
+    game = Game("19x19k5", players={Side.X: HUMAN, Side.O: HUMAN})
+    app = TicTacToeApp(game)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        centre = board.cursor
+        scores: dict[int, Score] = {centre: Win(11), centre + 1: Heuristic(16.0),
+                                    centre - 1: Loss(12), centre + 19: Heuristic(-0.2)}
+        app.hints_on, app.hints = True, scores  # as if the hint search had answered
+        app._redraw()
+        await pilot.pause()
+        assert [board.text_of(c) for c in scores] == ["W+", "++", "L+", "="]
+        assert "hint-win" in board.classes_of(centre)
+        state = str(app.query_one("#hint-state", Static).content)
+        assert state.endswith(f"j10 (cursor): {hint_label(Win(11))}"), state
+        await pilot.press("right")
+        state = str(app.query_one("#hint-state", Static).content)
+        assert state.endswith(f"k10 (cursor): {hint_label(Heuristic(16.0))}"), state
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("variant", ["3x3", "19x19k5"])
+async def test_empty_cells_show_a_dot_without_colours(variant: str) -> None:
+    game = Game(variant, players={Side.X: HUMAN, Side.O: HUMAN})
+    app = TicTacToeApp(game)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.play(0)
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        assert board.text_of(0) == "X"
+        assert all(board.text_of(c) == EMPTY for c in range(1, game.variant.cells))
+        # on screen, not only in the widget: the rendered board has a dot per empty cell
+        screen = "\n".join(line.text for line in app.screen._compositor.render_strips())
+        assert screen.count(EMPTY) == game.variant.cells - 1
+
+
+@pytest.mark.asyncio
+async def test_a_move_on_19x19_repaints_only_the_cells_that_change() -> None:
+    """A move repaints the cell played and the previous move's (its underline goes): two
+    cells, not 361; the cursor repaints the two cells it leaves and enters. The screen work
+    of a move (drawing, layout, rendering; no engine: two people play) is timed too."""
+    game = Game("19x19k5", players={Side.X: HUMAN, Side.O: HUMAN})
+    app = TicTacToeApp(game)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        assert board.repainted == 361  # the first drawing
+        await app.workers.wait_for_complete()  # the search loading in the background
+        times = []
+        for n, cell in enumerate((0, 20, 40, 60, 80, 100)):
+            start = time.perf_counter()
+            app.play(cell)
+            await pilot.pause()
+            times.append(time.perf_counter() - start)
+            # the cell played (and the cursor moved there), the previous move's underline
+            assert board.repainted == (1 if n == 0 else 2), n
+        await pilot.press("down")
+        assert board.repainted == 2
+        print(f"screen work of a 19x19 move: {[round(t, 3) for t in times]} s")
+        assert sorted(times)[len(times) // 2] < 0.5  # generous: CI has slow cores

@@ -18,7 +18,7 @@ with warnings.catch_warnings():  # Starlette now prefers httpx2 for its test cli
 
 from tictactoe.core import Position, Variant
 from tictactoe.core.record import GameRecord
-from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
+from tictactoe.players.levels import DEFAULT_LEVEL, LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import solve
 from tictactoe.search.words import reply_words
@@ -88,6 +88,7 @@ def test_options_list_the_page_choices(client: TestClient) -> None:
     assert [v["value"] for v in options["variants"]] == ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4",
                                                      "7x7k5", "9x9k5", "15x15k5", "19x19k5"]
     assert [level["value"] for level in options["levels"]] == list(LEVELS)
+    assert options["default_level"] == DEFAULT_LEVEL  # the terminal app's too
     for level in options["levels"]:  # each level says what it means
         assert level["description"] == LEVEL_DESCRIPTIONS[level["value"]]
 

@@ -18,11 +18,9 @@ from tictactoe.cli.play_commands import LEVELS_EPILOG
 from tictactoe.core import Position, Side, Variant
 from tictactoe.core.record import GameRecord
 from tictactoe.extras import require
-from tictactoe.players.levels import LEVELS, PLAYER_NAMES
+from tictactoe.players.levels import DEFAULT_LEVEL, LEVELS, PLAYER_NAMES
 from tictactoe.tui.game import HUMAN, Game
 from tictactoe.tui.history import database_path, read_history
-
-DEFAULT_LEVEL = "hard"
 
 
 @app.command(epilog=LEVELS_EPILOG)

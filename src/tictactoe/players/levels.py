@@ -56,6 +56,10 @@ from tictactoe.search.knowledge import WIDE_CELLS
 PLAYER_NAMES = ("random", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
 
+DEFAULT_LEVEL = "medium"
+"""The computer's level unless one is chosen, in every front end (``ttt play``, the web
+page): one a newcomer can beat sometimes, with ``perfect`` one choice away."""
+
 LEVEL_DESCRIPTIONS = {
     "easy": "takes a win and blocks a threat, looks one move ahead, and plays almost every "
             "other move at random",

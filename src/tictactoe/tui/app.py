@@ -12,6 +12,7 @@ from tictactoe.extras import require
 
 require("tui", "the terminal app")
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -30,8 +31,9 @@ from tictactoe.players.base import Choice, Player
 from tictactoe.players.levels import LEVEL_DESCRIPTIONS
 from tictactoe.search.score import Score
 from tictactoe.tui import engine
-from tictactoe.tui.board import BoardView, Hint, big_cells
+from tictactoe.tui.board import BoardView, Hint, big_cells, compact_cells
 from tictactoe.tui.game import HUMAN, Game
+from tictactoe.tui.plain import command_of
 
 DEFAULT_RECORD = "tictactoe-game.json"
 """Where ``s`` saves and ``l`` loads unless another file is named."""
@@ -42,17 +44,19 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("mouse click", "play the clicked cell"),
     ("Tab", "switch between the board and the move box"),
     ("b2 Enter", "in the move box: play a move by name (2:b3 on a cube, or a cell number)"),
+    ("undo Enter", "in the move box: plain mode's words work too: undo, redo, new, hint, "
+                   "board, save [FILE], load [FILE], help or ?, quit (and u, r, n, h, b, q)"),
     ("Escape", "leave the move box, back to the board"),
     ("Ctrl+Q", "quit, also from the move box"),
     ("u", "undo: against the computer, back to your previous turn"),
     ("r", "redo what was undone"),
-    ("n", "new game (same players)"),
+    ("n", "new game (same players); asks first while a game is under way"),
     ("h", "hints on/off: each empty cell's value for the side to move"),
     ("t", "threats on/off: where a side completes a line next move"),
     ("s", f"save the game record as JSON (default {DEFAULT_RECORD})"),
-    ("l", "load a game record (saved here or by the browser app)"),
+    ("l", "load a game record (saved here or by the browser app); asks first too"),
     ("?", "this help"),
-    ("q", "quit"),
+    ("q", "quit; asks first while a game is under way (y/n)"),
 )
 """Every key of the app, as shown by ``?`` and on the terminal app's docs page."""
 
@@ -81,6 +85,15 @@ HINT_LEGEND = ("win N: this move wins in N plies (counting it) · loss N: loses 
                "≤N: within N plies at most · draw · ≈N: an estimate, not proven (above 0 "
                "is good for the side to move)")
 
+COMPACT_LEGEND = (
+    "two characters, never cut: W3/L2 in N plies, W+/L+ in more than "
+    f"{engine.COMPACT_PLIES}, W≤/L≤ within a bound, D; an estimate's band: "
+    + ", ".join(f"{engine.COMPACT_BANDS[band]} {meaning}" for band, meaning in (
+        (0, "even"), (1, "slightly better"), (2, "better"), (3, "much better"),
+        (4, "winning, not proven"))) + " (- for worse); the side panel gives the cursor's "
+    "cell in full")
+"""What a hint on a compact cell (boards past 10 rows or columns) means, for the help."""
+
 
 class HelpScreen(ModalScreen[None]):
     """The list of keys and the hint legend, in a box that fits the terminal and scrolls when
@@ -98,7 +111,7 @@ class HelpScreen(ModalScreen[None]):
     }
     HelpScreen #help-title { text-style: bold; margin-bottom: 1; }
     HelpScreen #help-footer { color: $text-muted; margin-top: 1; }
-    HelpScreen #help-threats { margin-top: 1; }
+    HelpScreen #help-threats, HelpScreen #help-compact { margin-top: 1; }
     """
 
     def compose(self) -> ComposeResult:
@@ -112,6 +125,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(table, id="help-keys")
             yield Static(f"Threats — {THREAT_LEGEND}.", id="help-threats")
             yield Static(f"Lines of a cube — {LINES_LEGEND}.", id="help-lines")
+            yield Static(f"Hints on big boards — {COMPACT_LEGEND}.", id="help-compact")
             yield Static(f"Hints — {HINT_LEGEND}.\nPress Escape to close.", id="help-footer")
         yield Footer(show_command_palette=False)
 
@@ -161,6 +175,49 @@ class FileScreen(ModalScreen[str | None]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask a yes/no question: y or the button says yes; n, Escape or the other button no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical {
+        width: 56; max-width: 100%; height: auto; padding: 1 2; border: thick $warning;
+        background: $surface;
+    }
+    ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, id="question")
+            with Horizontal():
+                yield Button("No (n)", id="no")
+                yield Button("Yes (y)", id="yes", variant="warning")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class SidePanel(VerticalScroll, can_focus=False):
+    """The side panel: it scrolls with the mouse wheel, but Tab never stops on it (it shows no
+    focus), only on the board and the move box."""
 
 
 class MoveBox(Input):
@@ -236,6 +293,8 @@ class TicTacToeApp(App[None]):
         self.status_text = ""
         """The status line as shown: whose turn or the result, then the latest message."""
         self._generation = 0
+        self._texts: dict[str, str] = {}
+        """What each side panel and status `Static` shows (`_set_text`)."""
 
     # ----------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -247,7 +306,7 @@ class TicTacToeApp(App[None]):
                 with Center():
                     yield MoveBox(placeholder=f"type a move ({self.game.example_move()}) + Enter",
                                   id="move")
-            with VerticalScroll(id="side"):
+            with SidePanel(id="side"):
                 yield Static("Players", classes="heading")
                 yield Static(id="players")
                 yield Static(id="levels", classes="muted")
@@ -322,25 +381,52 @@ class TicTacToeApp(App[None]):
 
     def _redraw(self) -> None:
         game = self.game
-        short = not big_cells(game.variant)
-        hints = {cell: Hint(engine.hint_label(score, short=short), engine.hint_kind(score))
+        hints = {cell: Hint(self._hint_text(score), engine.hint_kind(score))
                  for cell, score in self.hints.items()} if self.hints_on else {}
-        threats = self.open_threats()
+        threats = self.open_threats() if self.threats_on else []
         self.board.show(game.position, hints, threats if self.threats_on else None)
-        self.query_one("#threat-state", Static).update(self._threats_text(threats))
+        self._set_text("#threat-state", self._threats_text(threats))
         cube = game.variant.is_3d
         self.query_one("#lines-heading", Static).display = cube
-        lines = self.query_one("#lines", Static)
-        lines.display = cube
+        self.query_one("#lines", Static).display = cube
         if cube:
-            lines.update("\n".join(f"{n} {kind}s" for kind, n in
-                                   game.variant.line_kinds.items()))
-        self.query_one("#players", Static).update(
-            f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
-        self.query_one("#levels", Static).update(_levels_text(game))
+            self._set_text("#lines", "\n".join(f"{n} {kind}s" for kind, n in
+                                               game.variant.line_kinds.items()))
+        self._set_text("#players",
+                       f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
+        self._set_text("#levels", _levels_text(game))
         pairs = game.move_pairs()
-        self.query_one("#moves", Static).update("\n".join(pairs) if pairs else "(none yet)")
-        self.query_one("#position", Static).update(game.position.to_string())
+        self._set_text("#moves", "\n".join(pairs) if pairs else "(none yet)")
+        self._set_text("#position", game.position.to_string())
+        self._show_hint_state()
+        status = self.query_one("#status", Static)
+        text = game.status()
+        if self.thinking:
+            text = f"{game.describe_side(game.position.turn)} is thinking…"
+        if self.message:
+            text = f"{text}  ·  {self.message}"
+        self.status_text = text
+        self._set_text("#status", text)
+        status.set_class(game.position.is_game_over(), "over")
+        status.set_class(bool(self.message) and self.message.startswith("✗"), "error")
+        self._fit(self.size.width, self.size.height)  # a long message takes more lines
+
+    def _set_text(self, selector: str, text: str) -> None:
+        """Show this text in a `Static`, touching it only if it changed, and laying the
+        screen out again only if its height changes (a layout redraws the whole board)."""
+        widget = self.query_one(selector, Static)
+        old = self._texts.get(selector)
+        if old == text:
+            return
+        self._texts[selector] = text
+        width = widget.content_region.width
+        same_height = old is not None and width > 0 and (
+            len(Text(old).wrap(self.console, width)) == len(Text(text).wrap(self.console, width)))
+        widget.update(text, layout=not same_height)
+
+    def _show_hint_state(self) -> None:
+        """The side panel's hint state, with the full value of the cursor's cell."""
+        game = self.game
         if not self.hints_on:
             hint_state = "off (press h)"
         elif not game.human_to_move:
@@ -350,18 +436,19 @@ class TicTacToeApp(App[None]):
         else:
             hint_state = (f"each move's value for {game.position.turn.name}:\n"
                           "win/loss N = game over in N plies\nwith best play, counting it")
-        self.query_one("#hint-state", Static).update(hint_state)
-        status = self.query_one("#status", Static)
-        text = game.status()
-        if self.thinking:
-            text = f"{game.describe_side(game.position.turn)} is thinking…"
-        if self.message:
-            text = f"{text}  ·  {self.message}"
-        self.status_text = text
-        status.update(text)
-        status.set_class(game.position.is_game_over(), "over")
-        status.set_class(bool(self.message) and self.message.startswith("✗"), "error")
-        self._fit(self.size.width, self.size.height)  # a long message takes more lines
+            score = self.hints.get(self.board.cursor)
+            if score is not None:
+                name = game.variant.cell_name(self.board.cursor)
+                hint_state += f"\n{name} (cursor): {engine.hint_label(score)}"
+        self._set_text("#hint-state", hint_state)
+
+    def _hint_text(self, score: Score) -> str:
+        """A hint as the board's cells draw it: long on tall cells, short on one-line cells,
+        two characters on compact ones."""
+        variant = self.game.variant
+        if compact_cells(variant):
+            return engine.compact_hint(score)
+        return engine.hint_label(score, short=not big_cells(variant))
 
     # ----------------------------------------------------------------- workers
     @work(thread=True, exclusive=True, group="computer")
@@ -440,12 +527,49 @@ class TicTacToeApp(App[None]):
     def _chosen(self, event: BoardView.Chosen) -> None:
         self.play(event.cell)
 
+    @on(BoardView.CursorMoved)
+    def _cursor_moved(self) -> None:
+        if self.hints_on:
+            self._show_hint_state()
+
     @on(Input.Submitted, "#move")
     def _typed(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
-        if text:
+        command = command_of(text)
+        if command is not None:
+            self.run_command(*command)
+        elif text:
             self.play(text)
+
+    def run_command(self, command: str, argument: str = "") -> None:
+        """Do what a word typed into the move box says, as plain mode does (`COMMAND_WORDS`):
+        ``undo``, ``hint`` (hints on/off), ``save FILE``, ``?``..."""
+        if command == "quit":
+            self.confirm_leaving("Quit and drop it", self.exit)
+        elif command == "help":
+            self.action_help()
+        elif command == "board":
+            self.action_focus_board()
+        elif command == "undo":
+            self.action_undo()
+        elif command == "redo":
+            self.action_redo()
+        elif command == "new":
+            self.action_new_game()
+        elif command == "hint":
+            self.action_toggle_hints()
+        elif command == "save":
+            if argument:
+                self.save_to(argument)
+            else:
+                self.action_save()
+        elif command == "load":
+            if argument:
+                self.confirm_leaving("Drop it and load another",
+                                     lambda: self.load_from(argument))
+            else:
+                self.action_load()
 
     # ----------------------------------------------------------------- actions
     def action_undo(self) -> None:
@@ -462,7 +586,35 @@ class TicTacToeApp(App[None]):
         played = self.game.redo()
         self._changed(f"replayed {len(played)} move{'s' if len(played) > 1 else ''}")
 
+    @property
+    def game_under_way(self) -> bool:
+        """A game with at least one move played and not finished: leaving it asks first."""
+        position = self.game.position
+        return bool(position.move_stack) and not position.is_game_over()
+
+    def confirm_leaving(self, leave: str, then: Callable[[], object]) -> None:
+        """Do ``then`` now, or after a yes to "leave the game under way?" if there is one."""
+        if not self.game_under_way:
+            then()
+            return
+        moves = len(self.game.position.move_stack)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                then()
+
+        self.push_screen(ConfirmScreen(
+            f"A game is under way ({moves} move{'s' if moves > 1 else ''}). {leave}?"), answered)
+
+    async def action_quit(self) -> None:
+        """Quit, asking first while a game is under way."""
+        self.run_command("quit")
+
     def action_new_game(self) -> None:
+        self.confirm_leaving("Drop it and start a new game", self.new_game)
+
+    def new_game(self) -> None:
+        """Start again with the same players."""
         self.game.restart()
         self.computers = engine.make_computers(self.game.players, self.seed)
         self._changed("new game")
@@ -509,8 +661,8 @@ class TicTacToeApp(App[None]):
                          self.save_to)
 
     def action_load(self) -> None:
-        self.push_screen(FileScreen("Load a game record from:", "Load", self.record_path),
-                         self.load_from)
+        self.confirm_leaving("Drop it and load another", lambda: self.push_screen(
+            FileScreen("Load a game record from:", "Load", self.record_path), self.load_from))
 
     def save_to(self, path: str | None) -> None:
         """Write the game record to a file (nothing if ``path`` is None)."""

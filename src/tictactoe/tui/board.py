@@ -83,17 +83,27 @@ def cell_size(variant: Variant) -> tuple[int, int]:
 
 
 def compact_text(text: str) -> str:
-    """A hint or threat mark cut to the two characters of a compact cell: ``W3``, ``L2``,
-    ``D``, ``+2`` (an estimate), ``!x``, ``xo`` (both sides complete a line there).
+    """A threat mark or a threat-marked hint in the two characters of a compact cell: ``!x``,
+    ``xo`` (both sides complete a line there), a hint without its ``!`` (the tint says it is
+    a threat). Hints come compact already (`tictactoe.tui.engine.compact_hint`).
 
-    >>> [compact_text(t) for t in ("W3", "W≤7", "≈+2", "≈0", "!x", "!xo")]
-    ['W3', 'W≤', '+2', '0', '!x', 'xo']
+    >>> [compact_text(t) for t in ("W3", "≈W", "!x", "!xo", "!W3", "!=")]
+    ['W3', '≈W', '!x', 'xo', 'W3', '!=']
     """
-    if text.startswith("≈"):
-        text = text[1:]
     if text.startswith("!") and len(text) > 2:
         text = text[1:]
     return text[:2]
+
+
+EMPTY = "·"
+"""What an empty cell shows, so that the board is visible without colours."""
+
+STATE_CLASSES = ("x", "o", "hint-win", "hint-loss", "hint-draw", "hint-unknown", "last",
+                 "winning", "cursor", "threat-x", "threat-o", "in-threat")
+"""The style classes a cell's state sets (its shade, light or dark, never changes)."""
+
+CellState = tuple[str, frozenset[str]]
+"""What a cell shows: its text and its `STATE_CLASSES`."""
 
 
 class CellView(Static):
@@ -162,10 +172,17 @@ class BoardView(Widget, can_focus=True):
         background: $accent 60%; }
     """
 
-    cursor: reactive[int] = reactive(0)
+    cursor: reactive[int] = reactive(0, repaint=False)  # the two cells repaint themselves
 
     class Chosen(Message):
         """A cell was chosen by click, Enter or Space."""
+
+        def __init__(self, cell: int) -> None:
+            super().__init__()
+            self.cell = cell
+
+    class CursorMoved(Message):
+        """The cursor moved to this cell."""
 
         def __init__(self, cell: int) -> None:
             super().__init__()
@@ -179,6 +196,14 @@ class BoardView(Widget, can_focus=True):
         self._position = Position(variant)
         self._hints: dict[int, Hint] = {}
         self._threats: list[Threat] = []
+        self._views: dict[int, CellView] = {}
+        self._shown: dict[int, CellState] = {}
+        self._winning: frozenset[int] = frozenset()
+        self._threat_sides: dict[int, list[Side]] = {}
+        self._in_threat: frozenset[int] = frozenset()
+        self.repainted = 0
+        """How many cells the latest change repainted (only those whose text or style
+        changed)."""
 
     # ----------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -203,7 +228,9 @@ class BoardView(Widget, can_focus=True):
             for col in range(v.columns):
                 cell = (layer * v.rows + row) * v.columns + col
                 shade = "light" if (row + col) % 2 == 0 else "dark"
-                cells.append(CellView(cell, classes=shade))
+                view = CellView(cell, classes=shade)
+                self._views[cell] = view
+                cells.append(view)
             parts.append(Horizontal(*cells, classes="row"))
         return Vertical(*parts, classes="layer")
 
@@ -231,70 +258,89 @@ class BoardView(Widget, can_focus=True):
              threats: list[Threat] | None = None) -> None:
         """Draw this position, with these hints on empty cells and these open threats marked:
         the cell that completes one shows `threat_text` (or its hint, tinted), and the marks
-        of the threatening line are shown reversed."""
+        of the threatening line are shown reversed. Only the cells that change are
+        repainted."""
         self._position = position.copy(stack=True)
         self._hints = dict(hints or {})
         self._threats = list(threats or [])
+        self._winning = frozenset(c for line in position.winning_lines() for c in line)
+        sides: dict[int, list[Side]] = {}
+        for threat in self._threats:
+            if threat.side not in sides.setdefault(threat.cell, []):
+                sides[threat.cell].append(threat.side)
+        self._threat_sides = {cell: [s for s in (Side.X, Side.O) if s in found]
+                              for cell, found in sides.items()}
+        self._in_threat = frozenset(c for t in self._threats for c in t.line
+                                    if position.mark_at(c) is t.side)
         self._paint()
 
     def watch_cursor(self, old: int, new: int) -> None:
         if self.is_mounted:
-            self._paint_cell(old)
-            self._paint_cell(new)
+            self.repainted = self._paint_cell(old) + self._paint_cell(new)
+            self.post_message(self.CursorMoved(new))
 
     def _paint(self) -> None:
-        if not self.is_mounted:
-            return
-        for cell in range(self.variant.cells):
-            self._paint_cell(cell)
+        if self.is_mounted:
+            self.repainted = sum(self._paint_cell(cell) for cell in range(self.variant.cells))
 
-    def _paint_cell(self, cell: int) -> None:
-        try:
-            view = self.query_one(f"#cell-{cell}", CellView)
-        except Exception:  # not composed yet
-            return
+    def cell_state(self, cell: int) -> CellState:
+        """The text and style classes a cell should have now."""
         position = self._position
-        winning = {c for line in position.winning_lines() for c in line}
-        stack = position.move_stack
         mark = position.mark_at(cell)
         hint = self._hints.get(cell) if mark is None else None
-        sides = [side for side in (Side.X, Side.O)
-                 if any(t.cell == cell and t.side is side for t in self._threats)]
-        in_threat = mark is not None and any(
-            t.side is mark and cell in t.line for t in self._threats)
-        for name in ("x", "o", "hint-win", "hint-loss", "hint-draw", "hint-unknown",
-                     "last", "winning", "cursor", "threat-x", "threat-o", "in-threat"):
-            view.remove_class(name)
-        for side in sides:
-            view.add_class(f"threat-{side.symbol}")
-        view.set_class(in_threat, "in-threat")
+        sides = self._threat_sides.get(cell, [])
+        classes = {f"threat-{side.symbol}" for side in sides}
+        if cell in self._in_threat:
+            classes.add("in-threat")
         if mark is not None:
-            view.add_class("x" if mark is Side.X else "o")
-            view.update(Text(mark.symbol.upper()))
+            classes.add("x" if mark is Side.X else "o")
+            text = mark.symbol.upper()
         elif sides and hint is None:
-            view.update(Text(self._fit_text(threat_text(sides))))
+            text = self._fit_text(threat_text(sides))
         elif hint is not None:
-            view.add_class(f"hint-{hint.kind}")
-            view.update(Text(self._fit_text(f"!{hint.text}" if sides else hint.text)))
+            classes.add(f"hint-{hint.kind}")
+            text = self._fit_text(f"!{hint.text}" if sides else hint.text)
         else:
-            view.update("")
+            text = EMPTY
+        stack = position.move_stack
         if stack and stack[-1] == cell:
-            view.add_class("last")
-        if cell in winning:
-            view.add_class("winning")
+            classes.add("last")
+        if cell in self._winning:
+            classes.add("winning")
         if cell == self.cursor:
-            view.add_class("cursor")
+            classes.add("cursor")
+        return text, frozenset(classes)
+
+    def _paint_cell(self, cell: int) -> int:
+        """Bring one cell up to date; 1 if it changed, else 0."""
+        view = self._views.get(cell)
+        if view is None:
+            return 0
+        state = self.cell_state(cell)
+        shown = self._shown.get(cell)
+        if state == shown:
+            return 0
+        text, classes = state
+        old_text, old_classes = shown if shown is not None else (None, frozenset[str]())
+        if text != old_text:
+            view.update(Text(text), layout=False)  # a cell keeps its size
+        if old_classes - classes:
+            view.remove_class(*(old_classes - classes))
+        if classes - old_classes:
+            view.add_class(*(classes - old_classes))
+        self._shown[cell] = state
+        return 1
 
     def _fit_text(self, text: str) -> str:
         return compact_text(text) if self.compact else text
 
     def text_of(self, cell: int) -> str:
-        """What a cell shows: its mark, its hint, or nothing."""
-        return str(self.query_one(f"#cell-{cell}", CellView).content)
+        """What a cell shows: its mark, its hint, a threat mark, or `EMPTY`."""
+        return str(self._views[cell].content)
 
     def classes_of(self, cell: int) -> set[str]:
         """The style classes of a cell (``x``, ``winning``, ``hint-win``, ``cursor``...)."""
-        return set(self.query_one(f"#cell-{cell}", CellView).classes)
+        return set(self._views[cell].classes)
 
     # ----------------------------------------------------------------- keys
     def _visual(self, cell: int) -> tuple[int, int]:

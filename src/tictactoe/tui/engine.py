@@ -16,7 +16,7 @@ from tictactoe.extras import available
 from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
 from tictactoe.search.knowledge import WIDE_CELLS, analyse
-from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.words import reply_words
 from tictactoe.tui.game import HUMAN, Game
 
@@ -126,6 +126,39 @@ def hint_label(score: Score, *, short: bool = False) -> str:
         return "D" if short else "draw"
     value = round(getattr(score, "value", 0.0))
     return f"≈{value:+d}" if value else "≈0"
+
+
+COMPACT_BANDS = {0: "=", 1: "+", 2: "++", 3: "+!", 4: "≈W",
+                 -1: "-", -2: "--", -3: "-!", -4: "≈L"}
+"""How a compact cell draws an estimate's band (`Heuristic.band`): about even, slightly,
+clearly, much better or worse, and winning or losing as far as the search sees (not
+proven)."""
+
+COMPACT_PLIES = 9
+"""A proven result longer than this many plies reads ``W+`` or ``L+`` in a compact cell."""
+
+
+def compact_hint(score: Score) -> str:
+    """A hint in at most two characters, for the compact cells of a big board: ``W3``,
+    ``L2``, ``D``, ``W+`` (a win in more than 9 plies), ``W≤`` (a win within a bound), ``W``
+    (length unknown), or an estimate's band: ``=``, ``+``, ``++``, ``+!``, ``≈W`` and their
+    negatives (`COMPACT_BANDS`). Never cut: the side panel gives the full value.
+
+    >>> from tictactoe.search.score import ForcedLoss, Heuristic
+    >>> [compact_hint(s) for s in (Win(3), Loss(12), ForcedLoss(within=8), Heuristic(16.4),
+    ...                            Heuristic(-0.2), Heuristic(-95.0), Draw())]
+    ['W3', 'L+', 'L≤', '++', '=', '≈L', 'D']
+    """
+    if isinstance(score, Win | Loss):
+        letter = "W" if isinstance(score, Win) else "L"
+        return f"{letter}{score.plies}" if score.plies <= COMPACT_PLIES else f"{letter}+"
+    if isinstance(score, ForcedWin | ForcedLoss):
+        letter = "W" if isinstance(score, ForcedWin) else "L"
+        return letter if score.within is None else f"{letter}≤"
+    if isinstance(score, Draw):
+        return "D"
+    band = score.band if isinstance(score, Heuristic) else 0
+    return COMPACT_BANDS[band]
 
 
 def hint_kind(score: Score) -> str:

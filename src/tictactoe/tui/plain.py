@@ -8,6 +8,8 @@ transcript reads like a session at the keyboard.
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from pathlib import Path
 from typing import TextIO
 
@@ -34,6 +36,25 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("help, ?", "this list"),
     ("quit, q", "stop (end of input does the same)"),
 )
+
+COMMAND_WORDS: dict[str, str] = {
+    "quit": "quit", "q": "quit", "exit": "quit", "help": "help", "?": "help", "h?": "help",
+    "board": "board", "b": "board", "undo": "undo", "u": "undo", "redo": "redo", "r": "redo",
+    "new": "new", "n": "new", "hint": "hint", "hints": "hint", "h": "hint", "save": "save",
+    "load": "load"}
+"""The words a line may start with, and the command each names: plain mode's prompt and the
+terminal app's move box read them the same way."""
+
+
+def command_of(text: str) -> tuple[str, str] | None:
+    """The command a typed line names and its argument, or None for a move.
+
+    >>> command_of("Undo"), command_of("save my game.json"), command_of("b2")
+    (('undo', ''), ('save', 'my game.json'), None)
+    """
+    word, _, argument = text.strip().partition(" ")
+    command = COMMAND_WORDS.get(word.lower())
+    return None if command is None else (command, argument.strip())
 
 
 class PlainGame:
@@ -105,43 +126,42 @@ class PlainGame:
 
     def handle(self, text: str) -> bool:
         """Act on one line; False to stop."""
-        word, _, argument = text.partition(" ")
-        command = word.lower()
         if not text:
             return True
-        if command in ("quit", "q", "exit"):
+        command, argument = command_of(text) or ("move", "")
+        if command == "quit":
             return False
-        if command in ("help", "?", "h?"):
+        if command == "help":
             width = max(len(name) for name, _ in COMMANDS)
             for name, meaning in COMMANDS:
                 self.say(f"  {name:<{width}}  {meaning}")
-        elif command in ("board", "b"):
+        elif command == "board":
             self.show()
-        elif command in ("undo", "u"):
+        elif command == "undo":
             taken = self.game.undo()
             if taken:
                 self.say(f"Took back {' '.join(self.game.position.move_name(c) for c in taken)}.")
                 self.show()
             else:
                 self.say("Nothing to undo.")
-        elif command in ("redo", "r"):
+        elif command == "redo":
             played = self.game.redo()
             if played:
                 self.say(f"Replayed {' '.join(self.game.position.move_name(c) for c in played)}.")
                 self.show()
             else:
                 self.say("Nothing to redo.")
-        elif command in ("new", "n"):
+        elif command == "new":
             self.game.restart()
             self.computers = engine.make_computers(self.game.players, self.seed)
             self.say("New game.")
             self.show()
-        elif command in ("hint", "hints", "h"):
+        elif command == "hint":
             self.hint()
         elif command == "save":
-            self.save(argument.strip() or DEFAULT_RECORD)
+            self.save(argument or DEFAULT_RECORD)
         elif command == "load":
-            self.load(argument.strip() or DEFAULT_RECORD)
+            self.load(argument or DEFAULT_RECORD)
         else:
             self.move(text)
         return True
@@ -165,8 +185,9 @@ class PlainGame:
             return
         scores = engine.hint_scores(game.position, self.hint_seconds)
         ranked = sorted(scores.items(), key=lambda item: (item[1], -item[0]), reverse=True)
-        self.say("  ".join(
-            f"{game.position.move_name(cell)}: {_hint_text(score)}" for cell, score in ranked))
+        moves = [(game.position.move_name(cell), _hint_text(score)) for cell, score in ranked]
+        for line in hint_lines(moves, shutil.get_terminal_size().columns):
+            self.say(line)
 
     def save(self, path: str) -> None:
         try:
@@ -213,6 +234,33 @@ def _is_tty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+HINT_MOVES = 10
+"""``hint`` names this many of the best moves, then says how many more there are."""
+
+
+def hint_lines(moves: list[tuple[str, str]], width: int = 80) -> list[str]:
+    """The best `HINT_MOVES` moves (given best first, with their values in words), those of
+    one value together, wrapped to ``width`` columns; then how many more moves there are.
+
+    >>> hint_lines([("a2", "draw"), ("c2", "draw"), ("c1", "loss in 4")])
+    ['draw: a2 c2  ·  loss in 4: c1']
+    >>> hint_lines([(f"m{n}", "estimate +1") for n in range(14)], width=30)
+    ['estimate +1: m0 m1 m2 m3 m4', 'm5 m6 m7 m8 m9', '(and 4 more moves)']
+    """
+    groups: list[tuple[str, list[str]]] = []
+    for name, value in moves[:HINT_MOVES]:
+        if groups and groups[-1][0] == value:
+            groups[-1][1].append(name)
+        else:
+            groups.append((value, [name]))
+    text = "  ·  ".join(f"{value}: {' '.join(names)}" for value, names in groups)
+    lines = textwrap.wrap(text, max(width - 1, 20), break_on_hyphens=False)
+    more = len(moves) - HINT_MOVES
+    if more > 0:
+        lines.append(f"(and {more} more move{'s' if more > 1 else ''})")
+    return lines
 
 
 def _hint_text(score: Score) -> str:

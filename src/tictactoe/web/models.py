@@ -305,6 +305,8 @@ class ChoiceInfo(BaseModel):
 class OptionsResponse(BaseModel):
     variants: list[ChoiceInfo]
     levels: list[ChoiceInfo]
+    default_level: str = Field(description="The level a new game starts at unless another is "
+                                           "chosen (the library's, as in the terminal app).")
     limits: dict[str, float]
     ready: bool = Field(
         description="Whether the startup warm-up (loading the compiled search, solving the "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from tictactoe.players.levels import LEVEL_DESCRIPTIONS, LEVELS
+from tictactoe.players.levels import DEFAULT_LEVEL, LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.web.deps import ERRORS, EngineDep
 from tictactoe.web.models import ChoiceInfo, OptionsResponse, PositionInfo, PositionRequest
 
@@ -25,6 +25,7 @@ async def options(engine: EngineDep, request: Request) -> OptionsResponse:
         variants=[ChoiceInfo(value=v, label=label) for v, label in VARIANTS],
         levels=[ChoiceInfo(value=level, label=LEVEL_LABELS.get(level, level.title()),
                            description=LEVEL_DESCRIPTIONS[level]) for level in LEVELS],
+        default_level=DEFAULT_LEVEL,
         limits={"nodes": engine.max_nodes, "seconds": engine.max_seconds},
         ready=engine.ready.is_set(), public_history=request.app.state.public_history)
 

@@ -13,7 +13,6 @@ const SAVED_GAME = "tictactoe.current";
 const SAVED_SETUP = "tictactoe.setup";   // the last game's board, opponent, level and side
 const SAVED_HINTS = "tictactoe.hints";   // whether the Hints switch is on
 const SAVED_THREATS = "tictactoe.threats";  // the Threats switch: {cube, flat}, on and off at first
-const DEFAULT_LEVEL = "medium";          // one a newcomer can beat sometimes
 const MAX_CUSTOM_BOARDS = 3;             // boards from loaded positions kept in the Board list
 const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
   "nine", "ten"];
@@ -72,7 +71,7 @@ export class PlayView {
     this.el = elements;
     this.onFinished = onFinished;
     this.board = new BoardView(elements.board, { onPlay: (cell) => this.play(cell), label: "Board" });
-    this.setup = { variant: "3x3", mode: "computer", level: DEFAULT_LEVEL, side: "x" };
+    this.setup = { variant: "3x3", mode: "computer", level: null, side: "x" };  // level: the server's default
     this.start = null;          // position string for the next new game, or null: empty board
     this.game = null;           // the game as the server last answered (GameState)
     this.info = null;           // the position drawn (the game's, or a move awaiting its answer)
@@ -103,7 +102,7 @@ export class PlayView {
     this.setup = {
       variant: offered(options.variants, saved.variant) ? saved.variant : "3x3",
       mode: saved.mode === "humans" ? "humans" : "computer",
-      level: offered(options.levels, saved.level) ? saved.level : DEFAULT_LEVEL,
+      level: offered(options.levels, saved.level) ? saved.level : options.default_level,
       side: saved.side === "o" ? "o" : "x",
     };
     this.writeSetup();
