@@ -181,7 +181,7 @@ def test_random_player_spreads_its_moves() -> None:
 def test_levels_and_unknown_names() -> None:
     assert [player_for_level(level, seed=1).name for level in LEVELS] == list(LEVELS)
     with pytest.raises(UnknownPlayerError,
-                       match="random, greedy, rules, heuristic, mcts, perfect"):
+                       match="random, newcomer, greedy, rules, heuristic, mcts, perfect"):
         make_player("grandmaster")
     assert set(LEVEL_DESCRIPTIONS) == set(LEVELS)
     assert all(text and not text.endswith(".") for text in LEVEL_DESCRIPTIONS.values())

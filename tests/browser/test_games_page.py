@@ -13,6 +13,10 @@ import httpx
 import pytest
 
 from browser.conftest import YOUR_TURN, open_page, wait_until
+from tictactoe.players.levels import DEFAULT_LEVEL
+
+OTHER_LEVEL = "medium"
+"""A level other than the default, to change to."""
 
 pytestmark = [
     pytest.mark.browser,
@@ -37,14 +41,14 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     play_in(page, "b2")
     first = page.evaluate(CURRENT)
     board = page.locator("#position-text").input_value()
-    page.select_option("#level", "easy")
+    page.select_option("#level", OTHER_LEVEL)
     wait_until(page, ASKING)
     dialog = page.get_by_role("dialog", name="Start a new game with these settings?")
     assert dialog.is_visible()
     assert "stays in History as unfinished" in dialog.inner_text()
     shot(page, "asks")
     dialog.get_by_role("button", name="Keep playing").click()
-    wait_until(page, f"!({ASKING}) && document.querySelector('#level').value === 'medium'")
+    wait_until(page, f"!({ASKING}) && document.querySelector('#level').value === '{DEFAULT_LEVEL}'")
     assert page.evaluate(CURRENT) == first
     assert page.locator("#position-text").input_value() == board
     # the n key asks too; Escape answers no
@@ -55,7 +59,7 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     wait_until(page, f"!({ASKING})")
     assert page.evaluate(CURRENT) == first
     # yes: a new game against the new level
-    page.select_option("#level", "easy")
+    page.select_option("#level", OTHER_LEVEL)
     wait_until(page, ASKING)
     page.click("#confirm-yes")
     # the new game's board is drawn after its number is set: wait for the empty board
@@ -63,7 +67,7 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
                      " && document.querySelectorAll('#board .cell svg').length === 0")
     second = page.evaluate(CURRENT)
     assert httpx.get(f"{server.url}/api/games/{second}").json()["game"]["players"] == {
-        "x": "human", "o": "easy"}
+        "x": "human", "o": OTHER_LEVEL}
     # the first game is listed as unfinished, and a click resumes it in the play view
     page.click("#tab-history")
     row = page.locator(".games tbody tr", has_text="Unfinished")
@@ -75,7 +79,7 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     row.first.click()
     wait_until(page, f"location.hash === '#play' && {CURRENT} === '{first}'")
     wait_until(page, f"document.querySelector('#position-text').value === '{board}'")
-    assert page.locator("#level").input_value() == "medium"
+    assert page.locator("#level").input_value() == DEFAULT_LEVEL
     assert page.locator("[data-name=b2]").get_attribute("aria-label") == "b2, X"
 
 

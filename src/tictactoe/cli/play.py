@@ -33,7 +33,7 @@ def play(
         help=f"Computer level: easy, medium, hard or perfect (default {DEFAULT_LEVEL}; "
              "described below).")] = None,
     player: Annotated[str | None, typer.Option(
-        help="Computer player by name (random, greedy, rules, heuristic, mcts, perfect), "
+        help=f"Computer player by name ({', '.join(PLAYER_NAMES)}), "
              "or 'human' for two people at one keyboard.")] = None,
     first: Annotated[str, typer.Option(
         help="The side you play: x moves first, o lets the computer open.")] = "x",

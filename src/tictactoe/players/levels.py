@@ -27,7 +27,8 @@ depth and care, and ``perfect`` is the perfect player.
 Traceback (most recent call last):
 ...
 tictactoe.players.base.UnknownPlayerError: unknown player 'grandmaster': choose one of \
-random, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard, perfect
+random, newcomer, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard, \
+perfect
 """
 
 from __future__ import annotations
@@ -49,20 +50,21 @@ from tictactoe.players.heuristic import DEFAULT_DEPTH, HeuristicPlayer
 from tictactoe.players.mcts import MctsPlayer
 from tictactoe.players.perfect import PerfectPlayer
 from tictactoe.players.rules import RulesPlayer
-from tictactoe.players.tactical import GreedyPlayer, TacticalPlayer
+from tictactoe.players.tactical import GreedyPlayer, NewcomerPlayer, TacticalPlayer
 from tictactoe.players.wide_levels import WIDE_LEVELS, WideLevel
 from tictactoe.search.knowledge import WIDE_CELLS
 
-PLAYER_NAMES = ("random", "greedy", "rules", "heuristic", "mcts", "perfect")
+PLAYER_NAMES = ("random", "newcomer", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
 
-DEFAULT_LEVEL = "medium"
+DEFAULT_LEVEL = "easy"
 """The computer's level unless one is chosen, in every front end (``ttt play``, the web
-page): one a newcomer can beat sometimes, with ``perfect`` one choice away."""
+page): the beginner, whom a newcomer beats in about half the games of 3×3
+(`tests/test_levels_beginner.py`, ``scripts/bench_beginner.py``)."""
 
 LEVEL_DESCRIPTIONS = {
-    "easy": "takes a win and blocks a threat, looks one move ahead, and plays almost every "
-            "other move at random",
+    "easy": "a beginner you can beat: takes a win, looks one move ahead, and plays two "
+            "moves in five at random, even when it should block",
     "medium": "sees short threat sequences for both sides (two threats deep, or on boards "
               "past 64 cells one open three deep), looks one move ahead, and plays one move "
               "in four at random",
@@ -111,7 +113,7 @@ class LevelSettings(TypedDict, total=False):
 
 
 LEVEL_SETTINGS: dict[str, LevelSettings] = {
-    "easy": {"depth": 1, "beam": 6, "mistakes": 0.45, "floor_positions": 0},
+    "easy": {"depth": 1, "beam": 6, "mistakes": 0.4, "careful": 0, "floor_positions": 0},
     "medium": {"depth": 1, "beam": 8, "mistakes": 0.25, "careful": 4, "sequence_moves": 2},
     "hard": {"depth": 3, "beam": 10, "solve_nodes": 200_000, "defence": 8,
              "verify_nodes": 20_000},
@@ -143,12 +145,14 @@ def _unknown(name: str) -> UnknownPlayerError:
 
 
 def make_player(name: str, *, seed: int | None = None, depth: int | None = None) -> Player:
-    """A player by name (``random``, ``greedy``, ``rules``, ``heuristic``, ``mcts``,
+    """A player by name (``random``, ``newcomer``, ``greedy``, ``rules``, ``heuristic``, ``mcts``,
     ``perfect``) or by level (``easy``, ``medium``, ``hard``, ``perfect``). `depth` sets the
     heuristic player's depth and is ignored by the others."""
     key = name.strip().lower()
     if key == "random":
         return RandomPlayer(seed)
+    if key == "newcomer":
+        return NewcomerPlayer(seed)
     if key == "greedy":
         return GreedyPlayer(seed)
     if key == "rules":

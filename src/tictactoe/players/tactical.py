@@ -616,10 +616,39 @@ class GreedyPlayer:
         return Choice(self.rng.choice([c for c in legal if counts[c] == top]), None)
 
 
+class NewcomerPlayer:
+    """How a newcomer plays: win at once, else block, else the centre (a cell nearest it)
+    if free, else any cell at random. The beginner level is measured against it.
+
+    >>> NewcomerPlayer(seed=1).choose(Position("xx1/o2/3 o")).move  # blocks
+    2
+    >>> NewcomerPlayer(seed=1).choose(Position("x2/3/3 o")).move  # the centre
+    4
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.name = "newcomer"
+        self.rng = random.Random(seed)
+
+    def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
+        legal = check_playable(position)
+        variant = position.variant
+        mover = position.turn
+        me, opp = position.marks(mover), position.marks(mover.other)
+        for marks in (me, opp):  # a win, else a block
+            found = [c for c in legal if _completes(variant, marks | 1 << c, c)]
+            if found:
+                return Choice(self.rng.choice(found), None)
+        middle = [(size - 1) / 2 for size in variant.shape]
+        centre = [c for c in legal if max(abs(a - m) for a, m in zip(
+            variant.coordinates(c), middle, strict=True)) < 1]
+        return Choice(self.rng.choice(centre or legal), None)
+
+
 def _completes(variant: Variant, marks: int, cell: int) -> bool:
     masks = variant.line_masks
     return any(marks & masks[i] == masks[i] for i in variant.lines_through[cell])
 
 
-__all__ = ["GreedyPlayer", "LineBoard", "TacticalPlayer", "preferred", "quiet_wins",
-           "room_left"]
+__all__ = ["GreedyPlayer", "LineBoard", "NewcomerPlayer", "TacticalPlayer", "preferred",
+           "quiet_wins", "room_left"]
