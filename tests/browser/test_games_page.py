@@ -99,7 +99,7 @@ def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -
     row = page.locator(".games tbody tr", has_text="Unfinished")
     row.first.wait_for()
     assert f"continues {finished['game']['number']}" in row.first.inner_text()
-    row.first.click()  # back to it, to its end: it stands for the game it continues
+    row.first.click()  # back to it, to its end: listed beside the game it continues
     wait_until(page, "location.hash === '#play'")
     for move in ("a2", "c3"):
         count = page.locator("#board .cell svg").count()
@@ -110,7 +110,9 @@ def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -
     page.locator(".games tbody tr").first.wait_for()
     wait_until(page, "!document.querySelector('.games').textContent.includes('Unfinished')")
     row = page.locator(".games tbody tr")
-    assert row.count() == 1 and "X won" in row.first.inner_text()
+    assert row.count() == 2 and all("X won" in text for text in row.all_inner_texts())
+    assert f"continues {finished['game']['number']}" in row.first.inner_text()
+    assert row.nth(1).get_attribute("data-number") == str(finished["game"]["number"])
     row.first.click()
     wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 7")
     assert page.locator("#replay-title").inner_text().lower() == \

@@ -1,5 +1,6 @@
 """The History view: on a phone every game's result is in sight without scrolling sideways,
-and the chart shows one board at a time, chosen in a select, with titles that say which."""
+the chart shows one board at a time, chosen in a select, with titles that say which, and a
+game continued after its end stays listed as it ended."""
 
 from __future__ import annotations
 
@@ -107,3 +108,34 @@ def test_the_result_of_every_game_is_in_sight_on_a_phone(
     shot(page, f"{width}")
     save_screen(page, f"history-{width}")  # with TTT_SCREENS=1 also in docs/screens/
     context.close()
+
+
+def test_a_won_game_stays_listed_after_its_continuation_is_lost(page: Any, server: Any) -> None:
+    """Undo after a win, then play on to a loss: the History lists the win as it ended and
+    the continuation as its own row, marked as continuing it."""
+    open_page(page, server.url)
+    headers = {"X-Browser-Id": page.evaluate("localStorage.getItem('tictactoe.browser')")}
+
+    def send(game: dict[str, Any], action: str, **body: Any) -> dict[str, Any]:
+        answer = httpx.post(f"{server.url}/api/games/{game['id']}/{action}", headers=headers,
+                            json={"ply": game["ply"], **body})
+        assert answer.status_code in (200, 201), answer.text
+        data: dict[str, Any] = answer.json()
+        return data
+
+    game = httpx.post(f"{server.url}/api/games", headers=headers, json={
+        "variant": "3x3", "players": {"x": "human", "o": "human"}}).json()
+    for move in ("a1", "b1", "b2", "c1", "c3"):  # X wins
+        game = send(game, "moves", move=move)
+    fork = send(game, "undo")
+    for move in ("a2", "c2", "b3", "c3"):  # then O wins
+        fork = send(fork, "moves", move=move)
+    assert (game["game"]["result"], fork["game"]["result"]) == ("x", "o")
+    page.evaluate("location.hash = '#history'")
+    numbers = [str(game["game"]["number"]), str(fork["game"]["number"])]
+    wait_until(page, "[...document.querySelectorAll('.games tbody tr')]"
+                     f".map((row) => row.dataset.number).join() === '{numbers[1]},{numbers[0]}'")
+    rows = page.locator(".games tbody tr")
+    assert "O won" in rows.nth(0).inner_text()
+    assert f"continues {numbers[0]}" in rows.nth(0).inner_text()
+    assert "X won" in rows.nth(1).inner_text() and "continues" not in rows.nth(1).inner_text()
