@@ -1,8 +1,9 @@
 """The page as a player meets it: a change of setup in a game under way asks first (in the
 page's own dialog) and the game it leaves stays in History as unfinished, to be resumed; a
 continuation after undo says so; the hints have a legend; the position box shows its error in
-sight and says when a position changes the board, with an undo; loaded boards get readable
-names; the setup and the Hints switch survive a reload."""
+sight and says when a position changes the board, with an undo (and no longer once an error
+follows); a board of the Board list typed as it is listed loads that board; loaded boards get
+readable names; the setup and the Hints switch survive a reload."""
 
 from __future__ import annotations
 
@@ -181,6 +182,41 @@ def test_a_position_on_another_board_says_so_and_undo_restores_the_game(
         wait_until(page, listed)
     custom = page.eval_on_selector_all("#variant option[data-custom]", "os => os.map(o => o.text)")
     assert custom == ["2×5, two in a row", "3×2, two in a row", "2×6, two in a row"], custom
+
+
+def load_board(page: Any, text: str, variant: str) -> None:
+    """Type ``text`` into Position and Load it (saying yes if the page asks); wait until the
+    Board list shows ``variant``."""
+    page.fill("#position-text", text)
+    page.click("#load")
+    chosen = f"document.querySelector('#variant').value === '{variant}'"
+    if wait_until(page, f"({ASKING}) ? 'asking' : ({chosen}) && 'chosen'") == "asking":
+        page.click("#confirm-yes")
+    wait_until(page, f"({chosen}) && ({YOUR_TURN})")
+
+
+def test_a_board_of_the_list_typed_into_position_loads_that_board(page: Any,
+                                                                  server: Any) -> None:
+    """"9x9" and "15×15" (as the Board list names them) load the listed boards, five in a
+    row, not nine or fifteen in a row; a later error takes the note of the load away."""
+    open_page(page, server.url)
+    play_in(page, "b2")
+    load_board(page, "9x9", "9x9k5")
+    assert page.locator("#variant option:checked").inner_text() == "9×9, five in a row"
+    note = page.locator("#position-note")
+    assert note.inner_text().startswith("Loaded a 9×9 board (five in a row) instead of 3×3.")
+    load_board(page, " 15×15 ", "15x15k5")
+    assert page.locator("#variant option:checked").inner_text() == \
+        "15×15, five in a row (gomoku)"
+    load_board(page, "15x15k15", "15x15")  # a board name says what it means
+    load_board(page, "15×15, five in a row (gomoku)", "15x15k5")  # and so does a label
+    load_board(page, "9x9", "9x9k5")
+    note.wait_for()
+    page.fill("#position-text", "3/3/2 x")
+    page.press("#position-text", "Enter")
+    wait_until(page, "document.querySelector('#position-error').textContent !== ''")
+    assert "row 3 has 2 cells" in page.locator("#position-error").inner_text()
+    assert note.is_hidden(), "the note of the earlier load does not stay under the error"
 
 
 def test_the_setup_and_hints_survive_a_reload(page: Any, server: Any) -> None:

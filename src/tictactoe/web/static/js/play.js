@@ -50,6 +50,21 @@ export function boardName(variant) {
   return `${variant.shape.join("×")}, ${inARow(variant)}`;
 }
 
+function plain(text) {
+  // a board's name or label as typed: lower case, "×" as "x", without spaces
+  return text.toLowerCase().replace(/×/g, "x").replace(/\s+/g, "");
+}
+
+export function listedBoard(variants, text) {
+  // the Board list's board that a typed name stands for: its label ("15×15, five in a row
+  // (gomoku)"), or the size its label starts with ("15x15", "9×9"), reads as the board the list
+  // means (15x15k5), not the library's board of that size (fifteen in a row); null otherwise
+  const typed = plain(text);
+  const found = variants.filter((v) => plain(v.label) === typed
+    || plain(v.label.split(",")[0]) === typed);
+  return found.length === 1 ? found[0].value : null;
+}
+
 function readJson(key) {
   try {
     return JSON.parse(localStorage.getItem(key) || "null");
@@ -87,6 +102,7 @@ export class PlayView {
 
   // ---------------------------------------------------------------- setup
   async init(options) {
+    this.variants = options.variants;
     for (const v of options.variants) this.el.variant.append(new Option(v.label, v.value));
     for (const l of options.levels) this.el.level.append(new Option(l.label, l.value));
     this.levelDescriptions = new Map(options.levels.map((l) => [l.value, l.description || ""]));
@@ -445,7 +461,7 @@ export class PlayView {
     }
     let info;
     try {
-      info = await api.position(trimmed);
+      info = await api.position(listedBoard(this.variants || [], trimmed) || trimmed);
     } catch (err) {
       this.showPositionError(err.message);
       return;
@@ -602,6 +618,7 @@ export class PlayView {
 
   showPositionError(message) {
     this.el.positionError.textContent = message;
+    if (message) this.showPositionNote(null);  // a note on an earlier load is stale by then
     this.el.positionText.setAttribute("aria-invalid", message ? "true" : "false");
     // next to the box, and in sight even when the box is near the bottom of the window
     if (message) this.el.positionError.scrollIntoView({ block: "nearest" });
