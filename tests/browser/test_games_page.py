@@ -1,5 +1,5 @@
 """The page as a player meets it: a change of setup in a game under way asks first (in the
-page's own dialog) and the game it leaves stays in History as unfinished, to be resumed; a
+page's own dialog; once for arrow keys on a list, when the choice is committed) and the game it leaves stays in History as unfinished, to be resumed; a
 continuation after undo says so; the hints have a legend; the position box shows its error in
 sight and says when a position changes the board, with an undo (and no longer once an error
 follows); a board of the Board list typed as it is listed loads that board; loaded boards get
@@ -78,6 +78,46 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     wait_until(page, f"document.querySelector('#position-text').value === '{board}'")
     assert page.locator("#level").input_value() == "medium"
     assert page.locator("[data-name=b2]").get_attribute("aria-label") == "b2, X"
+
+
+def test_arrow_keys_on_a_select_ask_once_when_the_choice_is_committed(page: Any,
+                                                                     server: Any) -> None:
+    """Arrow keys step through the Level and Board lists without asking at each step: the
+    page asks once, on Enter or when the focus leaves the list; a list stepped back to the
+    game's own choice asks nothing."""
+    open_page(page, server.url)
+    play_in(page, "b2")
+    first = page.evaluate(CURRENT)
+    page.focus("#level")
+    for _ in range(2):
+        page.keyboard.press("ArrowUp")
+        page.wait_for_timeout(200)
+        assert not page.evaluate(ASKING), "no question at a keyboard step"
+    assert page.locator("#level").input_value() == "easy"
+    assert page.locator("#level-description").inner_text().startswith("Easy")
+    page.keyboard.press("Enter")
+    wait_until(page, ASKING)
+    page.get_by_role("dialog", name="Start a new game with these settings?").get_by_role(
+        "button", name="Keep playing").click()
+    wait_until(page, f"!({ASKING}) && document.querySelector('#level').value === 'medium'")
+    # down and back up, then away: nothing to ask
+    page.focus("#variant")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Tab")
+    page.wait_for_timeout(300)
+    assert not page.evaluate(ASKING) and page.evaluate(CURRENT) == first
+    # a step, then away: asked once, and yes starts the game on that board
+    page.focus("#variant")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(200)
+    assert not page.evaluate(ASKING)
+    page.keyboard.press("Tab")
+    wait_until(page, ASKING)
+    page.click("#confirm-yes")
+    wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})")
+    assert httpx.get(f"{server.url}/api/games/{page.evaluate(CURRENT)}").json()["game"][
+        "variant"] == "4x4"
 
 
 def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -> None:

@@ -132,8 +132,8 @@ export class PlayView {
   bindControls() {
     const el = this.el;
     // a change of setup starts a new game; in a game under way the page asks first
-    el.variant.addEventListener("change", () => this.changeSetup(true));
-    el.level.addEventListener("change", () => { this.describeLevel(); this.changeSetup(false); });
+    this.onCommit(el.variant, "variant", () => this.changeSetup(true));
+    this.onCommit(el.level, "level", () => this.changeSetup(false), () => this.describeLevel());
     for (const input of el.setup.querySelectorAll("input[type=radio]")) {
       input.addEventListener("change", () => this.changeSetup(false));
     }
@@ -167,6 +167,35 @@ export class PlayView {
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible" && this.game) this.sync();
     });
+  }
+
+  onCommit(select, key, commit, step = null) {
+    // A select's choice, once committed. A keyboard step on a closed select (an arrow key,
+    // Home, End, a letter) fires "change" at every step: those wait until Enter or until
+    // the focus leaves the select, so that the page asks once, for the board or level
+    // chosen; a pick from the open list (or with the mouse) is committed at once. A choice
+    // stepped back to the setup of the game under way changes nothing.
+    let stepping = false;
+    let pending = false;
+    const settle = () => {
+      if (!pending) return;
+      pending = false;
+      if (select.value !== this.setup[key]) commit();
+    };
+    select.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") { if (pending) event.preventDefault(); settle(); return; }
+      // the key's own change comes in this task, before the timer
+      stepping = !event.altKey && !event.ctrlKey && !event.metaKey
+        && (event.key.length === 1 || /^(Arrow|Page)|^(Home|End)$/.test(event.key));
+      if (stepping) setTimeout(() => { stepping = false; });
+    });
+    select.addEventListener("change", () => {
+      if (step) step();
+      if (stepping) { pending = true; return; }
+      pending = false;
+      commit();
+    });
+    select.addEventListener("blur", settle);
   }
 
   // ---------------------------------------------------------------- asking first
