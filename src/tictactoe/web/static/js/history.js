@@ -247,7 +247,8 @@ export class HistoryView {
       this.resultText(game)].join(" · ");
     this.el.slider.max = String(game.moves.length);
     await this.show(game.moves.length);
-    this.el.replay.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    this.el.replay.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
   }
 
   async show(step) {
