@@ -1,9 +1,10 @@
 """The page as a player meets it: a change of setup in a game under way asks first (in the
-page's own dialog; once for arrow keys on a list, when the choice is committed) and the game it leaves stays in History as unfinished, to be resumed; a
-continuation after undo says so; the hints have a legend; the position box shows its error in
-sight and says when a position changes the board, with an undo (and no longer once an error
-follows); a board of the Board list typed as it is listed loads that board; loaded boards get
-readable names; the setup and the Hints switch survive a reload."""
+page's own dialog; once for arrow keys on a list, when the choice is committed) and the game
+it leaves stays in History as unfinished, to be resumed; a continuation after undo says so;
+the hints have a legend; the position box shows its error in sight and says when a position
+changes the board, with an undo (and no longer once an error follows); a board of the Board
+list typed as it is listed loads that board; loaded boards get readable names; the setup and
+the Hints switch survive a reload."""
 
 from __future__ import annotations
 
