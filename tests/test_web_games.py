@@ -1,8 +1,9 @@
 """Server-owned games: every move checked against the stored position, the computer's replies
 played by the server, no forged records, no lost updates (a stale ``ply`` gets 409 with the
 game as it stands), undo and redo, the continuation of a finished game (the same one for a
-replayed request, counted once), the history of one browser (its id in a header), damaged
-rows kept to themselves, a strict ``ply``, the cap on new games, and old data folders."""
+replayed request; listed beside the game it continues, which stays counted as it ended), the
+history of one browser (its id in a header), damaged rows kept to themselves, a strict
+``ply``, the cap on new games, and old data folders."""
 
 from __future__ import annotations
 
@@ -241,9 +242,9 @@ def test_continuations_and_set_positions_are_labelled(client: TestClient) -> Non
     assert [(g["number"], g["status"], g["continues"]) for g in listed] == [
         (fork["game"]["number"], "unfinished", done["game"]["number"]),
         (done["game"]["number"], "finished", None)]
-    fork = send(client, fork, "redo")  # finished: it stands for the game it continues
+    fork = send(client, fork, "redo")  # finished: listed beside the game it continues
     assert [(g["number"], g["continues"]) for g in history_of(client)["games"]] == [
-        (fork["game"]["number"], done["game"]["number"])]
+        (fork["game"]["number"], done["game"]["number"]), (done["game"]["number"], None)]
     loaded = made(client, BROWSER, position="o2/1x1/3 x", players={"x": "human", "o": "easy"})
     assert loaded["game"]["start"] == "o2/1x1/3 x" and loaded["game"]["continues"] is None
     loaded = send(client, loaded, "moves", move="c3")
@@ -348,35 +349,57 @@ def test_a_replayed_undo_of_a_finished_game_gives_the_same_continuation(
     # any other state is a different request: 409, with the game naming its continuation
     conflict = send(client, {**done, "ply": done["ply"] - 1}, "undo", 409)
     assert conflict["state"]["continued_by"] == forks[0]["id"]
-    # the continuation finishes again: the history shows and counts that one alone
+    # the continuation finishes again: both are listed, the first alone counted
     again = send(client, forks[0], "redo")
     assert again["game"]["result"] == done["game"]["result"]
     for scope in ({}, {"X-Browser-Id": BROWSER}):
         history = client.get("/api/history", headers=scope).json()
-        assert [g["number"] for g in history["games"]] == [again["game"]["number"]]
+        assert [g["number"] for g in history["games"]] == [again["game"]["number"],
+                                                           done["game"]["number"]]
         assert counted(history) == 1, history
     # the replayed undo still answers the same continuation, as it stands now
     replay = send(client, done, "undo", 201)
     assert replay["id"] == forks[0]["id"] and replay["game"]["result"] is not None
-    # a continuation of the continuation, finished again: still one game, counted once
+    # a continuation of the continuation, finished again: three games, one counted
     second = send(client, again, "undo", 201)
     send(client, second, "redo")
     history = client.get("/api/history").json()
-    assert len(history["games"]) == 1 and counted(history) == 1
+    assert len(history["games"]) == 3 and counted(history) == 1
 
 
-def test_a_continuation_that_ends_differently_counts_its_own_result(client: TestClient) -> None:
+def test_a_win_stays_listed_when_its_continuation_ends_in_a_loss(client: TestClient) -> None:
+    """Undo after a win, then play on to a loss: the history keeps the win as it ended and
+    lists the continuation as a game of its own, marked as continuing it."""
     line = ["a1", "b1", "b2", "c1", "c3"]  # X wins
-    state = made(client, variant="3x3", players={"x": "human", "o": "human"})
+    state = made(client, BROWSER, variant="3x3", players={"x": "human", "o": "human"})
     for move in line:
         state = send(client, state, "moves", move=move)
     fork = send(client, state, "undo", 201)
-    for move in ("b3", "c3", "c2", "a2", "a3"):  # then a draw
+    for move in ("a2", "c2", "b3", "c3"):  # then O wins
         fork = send(client, fork, "moves", move=move)
-    assert fork["game"]["result"] == "draw"
-    games = client.get("/api/history").json()["games"]
-    assert [(g["number"], g["result"]) for g in games] == [(fork["game"]["number"], "draw")]
+    assert fork["game"]["result"] == "o"
+    for scope in (BROWSER, None):
+        games = history_of(client, scope)["games"]
+        assert [(g["number"], g["result"], g["continues"], g["moves"]) for g in games] == [
+            (fork["game"]["number"], "o", state["game"]["number"], fork["game"]["moves"]),
+            (state["game"]["number"], "x", None, line)]
     assert stored(client, state["id"])["game"]["result"] == "x", "the first game is kept"
+
+
+def test_a_continuation_never_hides_the_game_it_continues(client: TestClient) -> None:
+    """Against the computer: the finished game stays listed and counted as it ended; its
+    continuation, played to any end, is listed too, and counted apart from it never."""
+    done = finished_against(client, "random", BROWSER)
+    before = history_of(client)
+    fork = send(client, done, "undo", 201)
+    while fork["game"]["result"] is None:
+        fork = send(client, fork, "moves", move=fork["position"]["legal_moves"][-1])
+    history = history_of(client)
+    assert [(g["number"], g["result"]) for g in history["games"]] == [
+        (fork["game"]["number"], fork["game"]["result"]),
+        (done["game"]["number"], done["game"]["result"])]
+    assert history["levels"] == before["levels"] and counted(history) == 1, \
+        "the game counts as it ended; a game that took moves back is not counted"
 
 
 # ----------------------------------------------------------------- damaged rows

@@ -1,7 +1,8 @@
 """The game store on its own: the results the history counts are kept as games finish and
 always equal a recount from the rows (and a model of lines of play, each counted once by its
-last result), one continuation per finished game even from two servers at once, an old data
-folder gains its results table, and the history stays fast with many games."""
+first result, every finished game listed), one continuation per finished game even from two
+servers at once, an old data folder gains its results table (and one whose continuations hid
+their games lists them again), and the history stays fast with many games."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def played_out(record: GameRecord, rng: random.Random) -> GameRecord:
 
 def tally(lines: list[tuple[dict[str, str], str | None, str | None, str, str]],
           browser: str | None, board: str | None = None) -> Tally:
-    """What the history should count: one result per line of play, its last (on one board,
+    """What the history should count: one result per line of play, its first (on one board,
     if given)."""
     counts: dict[str, list[int]] = {}
     for players, start, owner, result, variant in lines:
@@ -78,6 +79,7 @@ def test_the_results_table_equals_a_recount(lines: list[tuple[int, bool, str | N
                                                                list[str], str]]) -> None:
     store = GameStore(":memory:")
     expected = []
+    finished: list[str | None] = []  # the browser of every finished game
     for players_at, from_start, browser, seed, after, board in lines:
         rng = random.Random(seed)
         players = PLAYERS[players_at]
@@ -86,7 +88,7 @@ def test_the_results_table_equals_a_recount(lines: list[tuple[int, bool, str | N
         first = played_out(GameRecord.from_moves(variant, [], start=start, players=players),
                            rng)
         token, game = store.create(first, seed=seed, browser=browser)
-        result = first.result
+        finished.append(browser)
         for step in after:
             try:
                 play, undone = undo(game, Play.of(game.record))
@@ -100,9 +102,9 @@ def test_the_results_table_equals_a_recount(lines: list[tuple[int, bool, str | N
                 break
             token = fork.token
             game = store.change(token, fork.ply, played_out(fork.record, rng))
-            result = game.record.result
-        assert result is not None
-        expected.append((players, start, browser, result, variant))
+            finished.append(browser)
+        assert first.result is not None
+        expected.append((players, start, browser, first.result, variant))
     for browser in BROWSERS:
         counted = store.results_by_opponent(browser)
         assert counted == store.recount_by_opponent(browser) == tally(expected, browser)
@@ -112,7 +114,7 @@ def test_the_results_table_equals_a_recount(lines: list[tuple[int, bool, str | N
         for board in ("3x3", "3x4"):
             assert boards.get(board, {}) == tally(expected, browser, board)
         listed = store.finished(500, browser)
-        assert len(listed) == sum(browser in (None, owner) for _, _, owner, _, _ in expected)
+        assert len(listed) == sum(browser in (None, owner) for owner in finished)
     store.close()
 
 
@@ -142,7 +144,7 @@ def test_two_servers_continue_a_finished_game_once(tmp_path: Path) -> None:
     for store in stores:
         assert store.results_by_opponent() == store.results_by_opponent("browser-one") == {
             "easy": (1, 0, 0)}
-        assert [g.number for g in store.finished()] == [fork.number]
+        assert [g.number for g in store.finished()] == [fork.number, game.number]
         store.close()
     db = sqlite3.connect(tmp_path / DATABASE_NAME)
     assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (2,)
@@ -198,6 +200,34 @@ def test_a_results_table_without_the_boards_is_counted_again(tmp_path: Path) -> 
         "3x3": {"easy": (1, 0, 0)}, "4x4": {"easy": (1, 0, 0)}}
     assert store.results_by_opponent() == {"easy": (2, 0, 0)}
     store.close()
+
+
+def test_games_hidden_by_their_continuations_are_listed_again(tmp_path: Path) -> None:
+    """A data folder from when a finished continuation replaced its game in the history (the
+    game marked superseded, the continuation's result counted): both are listed, and the
+    results are counted afresh, by the first game's result."""
+    store = GameStore.in_folder(tmp_path)
+    players = {"x": "human", "o": "easy"}
+    token, won = store.create(GameRecord.from_moves("3x3", ["a1", "b1", "b2", "c1", "c3"],
+                                                    players=players), browser="mine-1234")
+    fork, _ = store.continue_game(token, 0, GameRecord.from_moves(
+        "3x3", ["a1", "b1", "b2", "c1"], players=players), ("c3",))
+    lost = store.change(fork.token, 0, GameRecord.from_moves(
+        "3x3", ["a1", "b1", "b2", "c1", "a2", "c2", "b3", "c3"], players=players))
+    store.close()
+    db = sqlite3.connect(tmp_path / DATABASE_NAME)  # as the earlier version left it
+    db.execute("UPDATE games SET superseded = 1 WHERE number = ?", (won.number,))
+    db.execute("UPDATE results SET wins = 0, losses = 1")
+    db.commit()
+    db.close()
+    store = GameStore.in_folder(tmp_path)
+    assert [g.number for g in store.finished()] == [lost.number, won.number]
+    assert store.results_by_opponent() == store.results_by_opponent("mine-1234") == {
+        "easy": (1, 0, 0)}
+    store.close()
+    db = sqlite3.connect(tmp_path / DATABASE_NAME)
+    assert db.execute("SELECT COUNT(*) FROM games WHERE superseded != 0").fetchone() == (0,)
+    db.close()
 
 
 def _history_steps(folder: Path, monkeypatch: pytest.MonkeyPatch) -> int:

@@ -3,7 +3,8 @@ tests/browser/vendor/, injected by the tests only) finds no serious or critical 
 the play view (a game in progress, hints on; the cube with its threats and legend) or the
 history view (finished games, a replay open; on a phone, as cards), and the contrast ratios
 read from the computed styles meet WCAG AA: 4.5:1 for text, 3:1 for the empty cells'
-boundaries, the threats' rings, the focus ring and the chart's segments."""
+boundaries, the threats' rings, the focus ring and the chart's segments; with reduced motion
+asked for, nothing moves (no pop, glow or spinner)."""
 
 from __future__ import annotations
 
@@ -400,3 +401,60 @@ def test_contrast_of_the_history_view(page: Any, server: Any, scheme: str) -> No
     wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 0")
     contrast.boundary("#replay-board [data-name=a1]", "an empty replay cell against the card")
     contrast.check()
+
+
+# ------------------------------------------------------------------ reduced motion
+
+ANIMATIONS = """() => {
+  const spinner = document.createElement('span');  // as the status shows while busy
+  spinner.className = 'spinner';
+  document.querySelector('#status').append(spinner);
+  const names = (selector) => [...document.querySelectorAll(selector)].map(
+    (el) => getComputedStyle(el).animationName);
+  const found = {placed: names('#board .cell.placed svg'), winning: names('#board .cell.winning'),
+                 spinner: names('#status .spinner'),
+                 transition: getComputedStyle(document.querySelector('#board .cell'))
+                   .transitionDuration};
+  spinner.remove();
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_nothing_moves_when_reduced_motion_is_asked_for(browser: Any, server: Any,
+                                                        motion: str) -> None:
+    """Under ``prefers-reduced-motion: reduce`` the marks do not pop, the winning line does
+    not glow, the spinner does not spin, nothing slides and the replay does not scroll
+    smoothly into sight; without it, they do."""
+    context = browser.new_context(viewport={"width": 1200, "height": 860},
+                                  reduced_motion=motion)
+    page = context.new_page()
+    open_page(page, server.url)
+    page.fill("#position-text", "xx1/oo1/3 x")  # X wins at c1
+    page.click("#load")
+    wait_until(page, "document.querySelector('#position-text').value === 'xx1/oo1/3 x' && "
+                     f"({YOUR_TURN})")
+    page.click("[data-name=c1]")
+    wait_until(page, "document.querySelectorAll('#board .cell.winning').length === 3")
+    found = page.evaluate(ANIMATIONS)
+    # the replay opened from the history comes into sight at once, not scrolling smoothly
+    page.evaluate("""() => {
+      const scroll = Element.prototype.scrollIntoView;
+      window.scrolls = [];
+      Element.prototype.scrollIntoView = function (options) {
+        window.scrolls.push(options && options.behavior);
+        return scroll.call(this, options);
+      };
+    }""")
+    page.click("#tab-history")
+    page.locator(".games tbody tr").first.click()
+    scrolls = wait_until(page, "window.scrolls.length > 0 && window.scrolls")
+    context.close()
+    assert found["placed"] and found["winning"] and found["spinner"], found
+    names = {*found["placed"], *found["winning"], *found["spinner"]}
+    if motion == "reduce":
+        assert names == {"none"} and found["transition"] == "0s", found
+        assert "smooth" not in scrolls, scrolls
+    else:
+        assert {"pop", "glow", "spin"} <= names, found
+        assert "smooth" in scrolls, scrolls

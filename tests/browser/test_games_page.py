@@ -1,8 +1,10 @@
 """The page as a player meets it: a change of setup in a game under way asks first (in the
-page's own dialog) and the game it leaves stays in History as unfinished, to be resumed; a
-continuation after undo says so; the hints have a legend; the position box shows its error in
-sight and says when a position changes the board, with an undo; loaded boards get readable
-names; the setup and the Hints switch survive a reload."""
+page's own dialog; once for arrow keys on a list, when the choice is committed) and the game
+it leaves stays in History as unfinished, to be resumed; a continuation after undo says so;
+the hints have a legend; the position box shows its error in sight and says when a position
+changes the board, with an undo (and no longer once an error follows); a board of the Board
+list typed as it is listed loads that board; loaded boards get readable names; the setup and
+the Hints switch survive a reload."""
 
 from __future__ import annotations
 
@@ -83,6 +85,46 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     assert page.locator("[data-name=b2]").get_attribute("aria-label") == "b2, X"
 
 
+def test_arrow_keys_on_a_select_ask_once_when_the_choice_is_committed(page: Any,
+                                                                     server: Any) -> None:
+    """Arrow keys step through the Level and Board lists without asking at each step: the
+    page asks once, on Enter or when the focus leaves the list; a list stepped back to the
+    game's own choice asks nothing."""
+    open_page(page, server.url)
+    play_in(page, "b2")
+    first = page.evaluate(CURRENT)
+    page.focus("#level")
+    for _ in range(2):
+        page.keyboard.press("ArrowUp")
+        page.wait_for_timeout(200)
+        assert not page.evaluate(ASKING), "no question at a keyboard step"
+    assert page.locator("#level").input_value() == "easy"
+    assert page.locator("#level-description").inner_text().startswith("Easy")
+    page.keyboard.press("Enter")
+    wait_until(page, ASKING)
+    page.get_by_role("dialog", name="Start a new game with these settings?").get_by_role(
+        "button", name="Keep playing").click()
+    wait_until(page, f"!({ASKING}) && document.querySelector('#level').value === 'medium'")
+    # down and back up, then away: nothing to ask
+    page.focus("#variant")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Tab")
+    page.wait_for_timeout(300)
+    assert not page.evaluate(ASKING) and page.evaluate(CURRENT) == first
+    # a step, then away: asked once, and yes starts the game on that board
+    page.focus("#variant")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(200)
+    assert not page.evaluate(ASKING)
+    page.keyboard.press("Tab")
+    wait_until(page, ASKING)
+    page.click("#confirm-yes")
+    wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})")
+    assert httpx.get(f"{server.url}/api/games/{page.evaluate(CURRENT)}").json()["game"][
+        "variant"] == "4x4"
+
+
 def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -> None:
     open_page(page, server.url)
     page.check("input[name=mode][value=humans]")
@@ -103,7 +145,7 @@ def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -
     row = page.locator(".games tbody tr", has_text="Unfinished")
     row.first.wait_for()
     assert f"continues {finished['game']['number']}" in row.first.inner_text()
-    row.first.click()  # back to it, to its end: it stands for the game it continues
+    row.first.click()  # back to it, to its end: listed beside the game it continues
     wait_until(page, "location.hash === '#play'")
     for move in ("a2", "c3"):
         count = page.locator("#board .cell svg").count()
@@ -114,7 +156,9 @@ def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -
     page.locator(".games tbody tr").first.wait_for()
     wait_until(page, "!document.querySelector('.games').textContent.includes('Unfinished')")
     row = page.locator(".games tbody tr")
-    assert row.count() == 1 and "X won" in row.first.inner_text()
+    assert row.count() == 2 and all("X won" in text for text in row.all_inner_texts())
+    assert f"continues {finished['game']['number']}" in row.first.inner_text()
+    assert row.nth(1).get_attribute("data-number") == str(finished["game"]["number"])
     row.first.click()
     wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 7")
     assert page.locator("#replay-title").inner_text().lower() == \
@@ -183,6 +227,41 @@ def test_a_position_on_another_board_says_so_and_undo_restores_the_game(
         wait_until(page, listed)
     custom = page.eval_on_selector_all("#variant option[data-custom]", "os => os.map(o => o.text)")
     assert custom == ["2×5, two in a row", "3×2, two in a row", "2×6, two in a row"], custom
+
+
+def load_board(page: Any, text: str, variant: str) -> None:
+    """Type ``text`` into Position and Load it (saying yes if the page asks); wait until the
+    Board list shows ``variant``."""
+    page.fill("#position-text", text)
+    page.click("#load")
+    chosen = f"document.querySelector('#variant').value === '{variant}'"
+    if wait_until(page, f"({ASKING}) ? 'asking' : ({chosen}) && 'chosen'") == "asking":
+        page.click("#confirm-yes")
+    wait_until(page, f"({chosen}) && ({YOUR_TURN})")
+
+
+def test_a_board_of_the_list_typed_into_position_loads_that_board(page: Any,
+                                                                  server: Any) -> None:
+    """"9x9" and "15×15" (as the Board list names them) load the listed boards, five in a
+    row, not nine or fifteen in a row; a later error takes the note of the load away."""
+    open_page(page, server.url)
+    play_in(page, "b2")
+    load_board(page, "9x9", "9x9k5")
+    assert page.locator("#variant option:checked").inner_text() == "9×9, five in a row"
+    note = page.locator("#position-note")
+    assert note.inner_text().startswith("Loaded a 9×9 board (five in a row) instead of 3×3.")
+    load_board(page, " 15×15 ", "15x15k5")
+    assert page.locator("#variant option:checked").inner_text() == \
+        "15×15, five in a row (gomoku)"
+    load_board(page, "15x15k15", "15x15")  # a board name says what it means
+    load_board(page, "15×15, five in a row (gomoku)", "15x15k5")  # and so does a label
+    load_board(page, "9x9", "9x9k5")
+    note.wait_for()
+    page.fill("#position-text", "3/3/2 x")
+    page.press("#position-text", "Enter")
+    wait_until(page, "document.querySelector('#position-error').textContent !== ''")
+    assert "row 3 has 2 cells" in page.locator("#position-error").inner_text()
+    assert note.is_hidden(), "the note of the earlier load does not stay under the error"
 
 
 def test_the_setup_and_hints_survive_a_reload(page: Any, server: Any) -> None:

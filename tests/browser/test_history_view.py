@@ -1,5 +1,7 @@
 """The History view: on a phone every game's result is in sight without scrolling sideways,
-and the chart shows one board at a time, chosen in a select, with titles that say which."""
+the chart shows one board at a time, chosen in a select, with titles that say which, a game
+continued after its end stays listed as it ended, and the games say "you" and "You won" for
+the human against the computer, and name boards as the Board list does."""
 
 from __future__ import annotations
 
@@ -103,7 +105,84 @@ def test_the_result_of_every_game_is_in_sight_on_a_phone(
             assert size > 0 and left >= 0 and right <= width, (width, name, left, right)
     assert page.evaluate("document.documentElement.scrollWidth") <= width, "no sideways scroll"
     results = page.locator(".games tbody tr .result .badge").all_inner_texts()
-    assert len(results) == 3 and all(text in ("X won", "O won", "Draw") for text in results)
+    assert len(results) == 3 and all(text in ("You won", "You lost", "Draw") for text in results)
     shot(page, f"{width}")
     save_screen(page, f"history-{width}")  # with TTT_SCREENS=1 also in docs/screens/
     context.close()
+
+
+def test_a_won_game_stays_listed_after_its_continuation_is_lost(page: Any, server: Any) -> None:
+    """Undo after a win, then play on to a loss: the History lists the win as it ended and
+    the continuation as its own row, marked as continuing it."""
+    open_page(page, server.url)
+    headers = {"X-Browser-Id": page.evaluate("localStorage.getItem('tictactoe.browser')")}
+
+    def send(game: dict[str, Any], action: str, **body: Any) -> dict[str, Any]:
+        answer = httpx.post(f"{server.url}/api/games/{game['id']}/{action}", headers=headers,
+                            json={"ply": game["ply"], **body})
+        assert answer.status_code in (200, 201), answer.text
+        data: dict[str, Any] = answer.json()
+        return data
+
+    game = httpx.post(f"{server.url}/api/games", headers=headers, json={
+        "variant": "3x3", "players": {"x": "human", "o": "human"}}).json()
+    for move in ("a1", "b1", "b2", "c1", "c3"):  # X wins
+        game = send(game, "moves", move=move)
+    fork = send(game, "undo")
+    for move in ("a2", "c2", "b3", "c3"):  # then O wins
+        fork = send(fork, "moves", move=move)
+    assert (game["game"]["result"], fork["game"]["result"]) == ("x", "o")
+    page.evaluate("location.hash = '#history'")
+    numbers = [str(game["game"]["number"]), str(fork["game"]["number"])]
+    wait_until(page, "[...document.querySelectorAll('.games tbody tr')]"
+                     f".map((row) => row.dataset.number).join() === '{numbers[1]},{numbers[0]}'")
+    rows = page.locator(".games tbody tr")
+    assert "O won" in rows.nth(0).inner_text()
+    assert f"continues {numbers[0]}" in rows.nth(0).inner_text()
+    assert "X won" in rows.nth(1).inner_text() and "continues" not in rows.nth(1).inner_text()
+
+
+def test_the_games_say_you_and_name_boards_as_the_board_list(page: Any, server: Any) -> None:
+    """Against the computer the human side reads "you" and the result is the human's; two
+    people keep X and O; a board reads as in the Board list (gomoku's 15x15k5 too)."""
+    open_page(page, server.url)
+    browser = page.evaluate("localStorage.getItem('tictactoe.browser')")
+    headers = {"X-Browser-Id": browser}
+    against = finish(server.url, browser, "5x5k4", "random", 5)
+    two = httpx.post(f"{server.url}/api/games", headers=headers, json={
+        "variant": "3x3", "players": {"x": "human", "o": "human"},
+        "moves": ["a1", "b1", "b2", "c1", "c3"]})
+    assert two.status_code == 201 and two.json()["game"]["result"] == "x", two.text
+    gomoku = httpx.post(f"{server.url}/api/games", headers=headers, json={
+        "variant": "15x15k5", "players": {"x": "easy", "o": "human"}, "seed": 1}).json()
+    answer = httpx.post(f"{server.url}/api/games/{gomoku['id']}/moves", headers=headers,
+                        json={"move": gomoku["position"]["legal_moves"][0], "ply": gomoku["ply"]})
+    assert answer.status_code == 200, answer.text
+    page.evaluate("location.hash = '#history'")
+    wait_until(page, "document.querySelectorAll('.games tbody tr').length === 3")
+
+    def row(n: int) -> dict[str, str]:
+        cells: dict[str, str] = page.evaluate(
+            f"Object.fromEntries([...document.querySelectorAll('.games tbody tr')[{n}].cells]"
+            ".map((td) => [td.className, td.textContent]))")
+        return cells
+
+    unfinished, humans, computer = row(0), row(1), row(2)
+    assert unfinished["board"] == "15×15, five in a row (gomoku)"
+    assert (unfinished["x"], unfinished["o"], unfinished["result"]) == ("easy", "you",
+                                                                        "Unfinished")
+    assert (humans["board"], humans["x"], humans["o"], humans["result"]) == (
+        "3×3", "human", "human", "X won")
+    mine = {"x": "You won", "o": "You lost", "draw": "Draw"}[against]
+    assert (computer["board"], computer["x"], computer["o"], computer["result"]) == (
+        "5×5, four in a row", "you", "random", mine)
+    page.locator(".games tbody tr").nth(2).click()
+    wait_until(page, "document.querySelector('#replay-info').textContent.includes('you')")
+    assert page.locator("#replay-info").inner_text().endswith(
+        f" · 5×5, four in a row · X you, O random · {mine}")
+    # among every game on the server, the human is not "you"
+    page.locator("label", has_text="All games on this server").click()
+    wait_until(page, "document.querySelector('.games').getAttribute('aria-label')"
+                     ".startsWith('All games')")
+    texts = page.locator(".games tbody tr").all_inner_texts()
+    assert not any("you" in text.lower().split() for text in texts), texts

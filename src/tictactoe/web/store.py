@@ -18,9 +18,9 @@ Traceback (most recent call last):
 tictactoe.web.store.StalePlyError: this game has changed since ply 0 (it is at ply 1)
 
 A finished game never changes. Undo there continues it in a new game (`continue_game`), at
-most one per finished game, so the same request again gets the same continuation. When a
-continuation finishes, it supersedes the game it continues: the history lists and counts
-each line of play once, by the last result it reached.
+most one per finished game, so the same request again gets the same continuation. A
+continuation never hides the game it continues: the history lists both, each as it ended,
+and counts the first result of each line of play only (a continuation took moves back).
 
 >>> done = GameRecord.from_moves("3x3", ["a1", "b1", "b2", "c1", "c3"],
 ...                              players={"x": "human", "o": "easy"})
@@ -36,7 +36,7 @@ each line of play once, by the last result it reached.
 ...                              players=done.players)
 >>> _ = store.change(fork.token, 0, draw)
 >>> store.results_by_opponent(), [g.record.result for g in store.finished()]
-({'easy': (0, 1, 0)}, ['draw'])
+({'easy': (1, 0, 0)}, ['draw', 'x'])
 
 The human's results against each computer opponent (`results_by_opponent`) are kept in a
 table of their own, updated in the transaction that finishes a game, so the history reads a
@@ -110,11 +110,12 @@ _ADDED_COLUMNS = (
 from an older version gains them when it is opened, and its games keep working.
 ``continues``: the number of the finished game this one continues (made by undo);
 ``continued_by``: the secret id of the game that continues this finished one;
-``superseded``: 1 once a continuation of this game has finished (the history shows and
-counts that one instead)."""
+``superseded``: no longer used (an earlier version hid a game whose continuation had
+finished, and counted the continuation instead): a file with such games gets it set back to
+0 and its results counted afresh when it is opened."""
 
 _COLUMNS = ("number, token, variant, start, players, moves, result, started, finished, ply, "
-            "undone, seed, browser, continues, continued_by, superseded")
+            "undone, seed, browser, continues, continued_by")
 
 _RESULTS_TABLE = """
 CREATE TABLE results (
@@ -128,17 +129,21 @@ CREATE TABLE results (
 ) WITHOUT ROWID
 """
 """The human's wins, draws and losses against each computer opponent on each board, in the
-games the history counts (finished, not superseded, from the empty board, one human against
-the computer): one row per board and opponent for every browser id, and one with browser
-`EVERYONE`. A results table from before the boards were counted apart (without ``variant``)
-is counted afresh when the file is opened."""
+games the history counts (finished, from the empty board, not a continuation made by undo,
+one human against the computer): one row per board and opponent for every browser id, and
+one with browser `EVERYONE`. A results table from before the boards were counted apart
+(without ``variant``) is counted afresh when the file is opened."""
 
 EVERYONE = ""
 """The ``browser`` of the results rows that count every game on the server (a browser id has
 at least 8 characters)."""
 
-_LISTED = "finished IS NOT NULL AND result IS NOT NULL AND superseded = 0"
-"""The games the history lists: finished, and not superseded by a continuation."""
+_LISTED = "finished IS NOT NULL AND result IS NOT NULL"
+"""The games the history lists: every finished game (a continuation hides none)."""
+
+_COUNTED = _LISTED + " AND start IS NULL AND continues IS NULL"
+"""The games whose results the history counts (if one human played the computer): from the
+empty board, and not a continuation (which took moves back, as a set position would)."""
 
 
 class GameNotFoundError(TicTacToeError):
@@ -183,8 +188,7 @@ class _Unreadable(ValueError):
 class StoredGame:
     """A record with its public number, and the server's side of the game: its secret id,
     change counter, the moves undone (the next to redo first), seed and browser; the number
-    of the finished game it continues, the secret id of the game that continues it, and
-    whether that one has finished (then this game is superseded: not listed, not counted)."""
+    of the finished game it continues, and the secret id of the game that continues it."""
 
     number: int
     record: GameRecord
@@ -195,7 +199,6 @@ class StoredGame:
     browser: str | None = field(default=None, repr=False)
     continues: int | None = None
     continued_by: str | None = field(default=None, repr=False)
-    superseded: bool = False
 
 
 def data_dir(option: str | None = None) -> Path:
@@ -272,12 +275,18 @@ class GameStore:
                 if name not in present:
                     db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
             db.execute("CREATE INDEX IF NOT EXISTS games_browser ON games (browser, finished)")
-            if not _has_results(db):  # a new file, or one from before the results table
+            # a new file, one from before the results table, or one from when a finished
+            # continuation hid its game
+            if not _has_results(db) or _has_superseded(db):
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     if not _has_results(db):  # another process may have made it meanwhile
                         db.execute("DROP TABLE IF EXISTS results")  # one without the boards
                         db.execute(_RESULTS_TABLE)
+                        self._recount_into(db)
+                    elif _has_superseded(db):  # counted when continuations hid their games
+                        db.execute("UPDATE games SET superseded = 0 WHERE superseded != 0")
+                        db.execute("DELETE FROM results")
                         self._recount_into(db)
                     db.execute("COMMIT")
                 except BaseException:
@@ -343,7 +352,7 @@ class GameStore:
         """Replace a game's moves, result and undone moves, if the game is still at change
         ``ply`` and not finished; the counter then goes up by one. Raises `StalePlyError` or
         `GameFinishedError` (with the game as it stands) otherwise. A change that finishes
-        the game counts its result, and supersedes the game it continues, if any."""
+        the game counts its result (unless the game is a continuation)."""
         with self._transaction() as db:
             current = self._get(db, token)
             if (current.record.variant, current.record.start) != (record.variant, record.start):
@@ -389,9 +398,9 @@ class GameStore:
             return stored, True
 
     def finished(self, limit: int = 100, browser: str | None = None) -> list[StoredGame]:
-        """The most recently finished games, newest first (of one browser, if given), each
-        line of play once: a game whose continuation has finished is left out. A row that
-        cannot be read is left out too (and logged once)."""
+        """The most recently finished games, newest first (of one browser, if given): every
+        one, a continuation beside the game it continues. A row that cannot be read is left
+        out (and logged once)."""
         where = _LISTED + ("" if browser is None else " AND browser = ?")
         games: list[StoredGame] = []
         with self._using() as db:
@@ -523,6 +532,12 @@ def every_board(boards: dict[str, dict[str, tuple[int, int, int]]]
     return dict(sorted(totals.items()))
 
 
+def _has_superseded(db: sqlite3.Connection) -> bool:
+    """Whether a game is marked superseded (by an earlier version, which then left it out of
+    the history and counted its continuation instead)."""
+    return db.execute("SELECT 1 FROM games WHERE superseded != 0 LIMIT 1").fetchone() is not None
+
+
 def _has_results(db: sqlite3.Connection) -> bool:
     """Whether the file has the results table, with its results counted for each board."""
     return any(row[1] == "variant" for row in db.execute("PRAGMA table_info(results)"))
@@ -547,18 +562,10 @@ def _insert(db: sqlite3.Connection, record: GameRecord, undone: tuple[str, ...],
 
 def _finished(db: sqlite3.Connection, record: GameRecord, browser: str | None,
               continues: int | None) -> None:
-    """A game has just finished with ``record``: count its result, and take back the result
-    of the game it continues (which it supersedes)."""
-    _count(db, record.variant, record.players, record.result, record.start, browser, 1)
+    """A game has just finished with ``record``: count its result, unless it continues a
+    finished game (that one stays counted as it ended)."""
     if continues is None:
-        return
-    parent = db.execute("SELECT result, superseded FROM games WHERE number = ?",
-                        (continues,)).fetchone()
-    if parent is None or parent[0] is None or parent[1]:
-        return
-    db.execute("UPDATE games SET superseded = 1 WHERE number = ?", (continues,))
-    # a continuation has its game's board, start, players and browser: only the result differs
-    _count(db, record.variant, record.players, parent[0], record.start, browser, -1)
+        _count(db, record.variant, record.players, record.result, record.start, browser, 1)
 
 
 def _count(db: sqlite3.Connection, variant: str, players: object, result: object,
@@ -614,8 +621,7 @@ def _recount(db: sqlite3.Connection) -> dict[tuple[str, str, str], list[int]]:
     """The results table's rows, counted from the games (a row that cannot be read is left
     out), by (browser, board, opponent)."""
     rows: Iterable[tuple[object, ...]] = db.execute(
-        f"SELECT players, result, browser, variant FROM games WHERE {_LISTED}"
-        " AND start IS NULL")
+        f"SELECT players, result, browser, variant FROM games WHERE {_COUNTED}")
     tally: dict[tuple[str, str, str], list[int]] = {}
     for players_json, result, browser, variant in rows:
         try:
@@ -634,7 +640,7 @@ def _recount(db: sqlite3.Connection) -> dict[tuple[str, str, str], list[int]]:
 def _stored(row: tuple[object, ...]) -> StoredGame:
     """A row as a stored game; `_Unreadable` if a field is not what the store writes."""
     number, token, variant, start, players, moves, result, started, finished, ply, undone, \
-        seed, browser, continues, continued_by, superseded = row
+        seed, browser, continues, continued_by = row
     players = _json(players, "players")
     if not isinstance(players, dict) or not all(
             isinstance(side, str) and isinstance(name, str) for side, name in players.items()):
@@ -651,7 +657,7 @@ def _stored(row: tuple[object, ...]) -> StoredGame:
     return StoredGame(int(str(number)), record, str(token), ply, _names(undone, "undone moves"),
                       seed, None if browser is None else str(browser),
                       None if continues is None else int(str(continues)),
-                      None if continued_by is None else str(continued_by), bool(superseded))
+                      None if continued_by is None else str(continued_by))
 
 
 def _json(text: object, what: str) -> object:

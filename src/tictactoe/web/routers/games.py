@@ -193,9 +193,10 @@ async def undo_move(game_id: GameId, body: ChangeRequest, games: StoreDep,
     """Take back the last move, and against the computer every move back to the human's
     previous turn. A finished game stays as it was: undo then starts a new game (201, with a
     new id) that continues it from there, once: the same request again answers the same
-    game as it stands (a finished game's ``ply`` never changes, so any other is 409). When
-    the continuation finishes, the history lists and counts it instead of the game it
-    continues. A continuation counts as a new game against the client's cap (429)."""
+    game as it stands (a finished game's ``ply`` never changes, so any other is 409). The
+    finished game stays in the history as it ended; the continuation is listed as a game of
+    its own (``continues``), not counted in the results. A continuation counts as a new game
+    against the client's cap (429)."""
     current, play = _current(games, game_id)
     _check_ply(current, body.ply)
     play, undone = undo(current, play)
@@ -260,9 +261,9 @@ async def history(games: StoreDep, request: Request,
     ``X-Browser-Id`` header, or every game on this server without it. With
     ``unfinished=true`` (and the header), the browser's unfinished games in which a human
     has moved come first, marked ``"status": "unfinished"`` and carrying their secret
-    ``id``; they are never counted in the results. A game that undo
-    continued, and whose continuation has finished, is left out: the continuation stands for
-    it, so each line of play is listed and counted once, by its last result. The results are
+    ``id``; they are never counted in the results. Every finished game is
+    listed as it ended, also one that undo continued; the continuation is listed too, marked
+    with ``continues``, and not counted (it took moves back). The results are
     kept counted as games finish, so this reads a few rows however many games there are.
     Every game's history is refused with 403 on a server that keeps it private (a public
     address without ``--public-history``)."""

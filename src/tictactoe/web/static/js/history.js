@@ -6,6 +6,19 @@ import { BoardView } from "./board.js";
 import { drawResultsChart } from "./chart.js";
 
 const RESULT_TEXT = { x: "X won", o: "O won", draw: "Draw" };
+const boardLabels = new Map();  // the Board list's labels, from the server's options
+
+export function setBoardLabels(variants) {
+  // the boards the page offers, with the labels of its Board list ("15×15, five in a row
+  // (gomoku)"): the history names a board the same way
+  for (const v of variants) boardLabels.set(v.value, v.label);
+}
+
+function humanSide(game) {
+  // the one human's side in a game against the computer; null for two people (or none)
+  const humans = ["x", "o"].filter((side) => game.players[side] === "human");
+  return humans.length === 1 ? humans[0] : null;
+}
 
 function origin(game) {
   // where a game began, if not on the empty board as a game of its own
@@ -21,7 +34,9 @@ const SETUP_KEY = "tictactoe.setup";  // the play view's setup: its board is the
 const COLUMNS = ["number", "when", "board", "x", "o", "result", "moves"];
 
 export function boardLabel(name) {
-  // "5x5k4" -> "5×5, 4 in a row"; "4x4x4" -> "4×4×4"
+  // a board of the Board list by its label there; another (from a loaded position) by its
+  // name: "8x8k4" -> "8×8, 4 in a row"; "4x4x5" -> "4×4×5"
+  if (boardLabels.has(name)) return boardLabels.get(name);
   const [shape, k] = name.split("k");
   return k ? `${shape.replace(/x/g, "×")}, ${k} in a row` : shape.replace(/x/g, "×");
 }
@@ -51,6 +66,7 @@ export class HistoryView {
     this.step = 0;
     this.epoch = 0;
     this.listEpoch = 0;
+    this.shownScope = "browser";  // the scope of the games listed now
     this.boards = [];        // the results of each board, as the server counts them
     this.chartBoard = null;  // the board the chart shows: chosen, else the current or most played
     this.chosenBoard = null;
@@ -98,6 +114,29 @@ export class HistoryView {
     return checked ? checked.value : "browser";
   }
 
+  // The Board list's labels arrived (after the list was perhaps drawn): name boards by them.
+  useBoardLabels(variants) {
+    setBoardLabels(variants);
+    if (this.games.length || this.boards.length) this.render();
+  }
+
+  // Who played a side: "you" for the human against the computer in this browser's games
+  // (in every game on the server, "human"); for two people, or the computer, its name.
+  playerName(game, side) {
+    if (side !== humanSide(game)) return game.players[side];
+    return this.shownScope === "all" ? "human" : "you";
+  }
+
+  // The result from the human's side against the computer ("You won", "You lost"; "Human
+  // won" among every game on the server); between two people, which side won.
+  resultText(game) {
+    if (game.status === "unfinished") return "Unfinished";
+    const human = humanSide(game);
+    if (!human || game.result === "draw") return RESULT_TEXT[game.result] || "";
+    const who = this.shownScope === "all" ? "Human" : "You";
+    return `${who} ${game.result === human ? "won" : "lost"}`;
+  }
+
   async refresh() {
     const scope = this.scope();
     const epoch = ++this.listEpoch;
@@ -110,12 +149,18 @@ export class HistoryView {
       return;
     }
     if (epoch !== this.listEpoch) return;
+    this.shownScope = scope;
+    this.games = data.games;
+    this.boards = data.boards || [];
+    this.render();
+  }
+
+  render() {
+    const scope = this.shownScope;
     this.el.empty.textContent = scope === "all" ? "No finished games on this server yet. Play one!"
       : "No games in this browser yet. Play one!";
     this.el.table.setAttribute("aria-label", scope === "all"
       ? "All games on this server, every board" : "Games in this browser, every board");
-    this.games = data.games;
-    this.boards = data.boards || [];
     this.drawChart();
     const body = this.el.table.tBodies[0];
     body.replaceChildren();
@@ -127,8 +172,8 @@ export class HistoryView {
       row.dataset.number = String(game.number);
       row.setAttribute("aria-selected", this.game && this.game.number === game.number ? "true" : "false");
       const open = game.status === "unfinished";
-      const cells = [String(game.number), when(open ? game.started : game.finished), game.variant,
-                     game.players.x, game.players.o];
+      const cells = [String(game.number), when(open ? game.started : game.finished),
+                     boardLabel(game.variant), this.playerName(game, "x"), this.playerName(game, "o")];
       for (const text of cells) {
         const td = document.createElement("td");
         td.textContent = text;
@@ -147,7 +192,7 @@ export class HistoryView {
       const result = document.createElement("td");
       const badge = document.createElement("span");
       badge.className = `badge ${open ? "unfinished" : game.result}`;
-      badge.textContent = open ? "Unfinished" : RESULT_TEXT[game.result] || "";
+      badge.textContent = this.resultText(game);
       result.append(badge);
       if (open) row.title = "Unfinished: open it to play on";
       const count = document.createElement("td");
@@ -197,11 +242,13 @@ export class HistoryView {
     this.el.replay.hidden = false;
     // where it began goes in the title, so that the line under it stays one line
     this.el.replayTitle.textContent = ["Replay", ...origin(game)].join(" · ");
-    this.el.info.textContent = [`Game ${game.number}`, game.variant,
-      `X ${game.players.x}, O ${game.players.o}`, RESULT_TEXT[game.result] || ""].join(" · ");
+    this.el.info.textContent = [`Game ${game.number}`, boardLabel(game.variant),
+      `X ${this.playerName(game, "x")}, O ${this.playerName(game, "o")}`,
+      this.resultText(game)].join(" · ");
     this.el.slider.max = String(game.moves.length);
     await this.show(game.moves.length);
-    this.el.replay.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    this.el.replay.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
   }
 
   async show(step) {

@@ -67,6 +67,7 @@ async function start() {
   route();
   try {
     const options = await api.options();
+    history.useBoardLabels(options.variants);
     if (options.public_history === false) history.keepPrivate();
     if (options.ready === false) watchReady();
     await play.init(options);

@@ -49,6 +49,21 @@ export function boardName(variant) {
   return `${variant.shape.join("×")}, ${inARow(variant)}`;
 }
 
+function plain(text) {
+  // a board's name or label as typed: lower case, "×" as "x", without spaces
+  return text.toLowerCase().replace(/×/g, "x").replace(/\s+/g, "");
+}
+
+export function listedBoard(variants, text) {
+  // the Board list's board that a typed name stands for: its label ("15×15, five in a row
+  // (gomoku)"), or the size its label starts with ("15x15", "9×9"), reads as the board the list
+  // means (15x15k5), not the library's board of that size (fifteen in a row); null otherwise
+  const typed = plain(text);
+  const found = variants.filter((v) => plain(v.label) === typed
+    || plain(v.label.split(",")[0]) === typed);
+  return found.length === 1 ? found[0].value : null;
+}
+
 function readJson(key) {
   try {
     return JSON.parse(localStorage.getItem(key) || "null");
@@ -86,6 +101,7 @@ export class PlayView {
 
   // ---------------------------------------------------------------- setup
   async init(options) {
+    this.variants = options.variants;
     for (const v of options.variants) this.el.variant.append(new Option(v.label, v.value));
     for (const l of options.levels) this.el.level.append(new Option(l.label, l.value));
     this.levelDescriptions = new Map(options.levels.map((l) => [l.value, l.description || ""]));
@@ -115,8 +131,8 @@ export class PlayView {
   bindControls() {
     const el = this.el;
     // a change of setup starts a new game; in a game under way the page asks first
-    el.variant.addEventListener("change", () => this.changeSetup(true));
-    el.level.addEventListener("change", () => { this.describeLevel(); this.changeSetup(false); });
+    this.onCommit(el.variant, "variant", () => this.changeSetup(true));
+    this.onCommit(el.level, "level", () => this.changeSetup(false), () => this.describeLevel());
     for (const input of el.setup.querySelectorAll("input[type=radio]")) {
       input.addEventListener("change", () => this.changeSetup(false));
     }
@@ -150,6 +166,35 @@ export class PlayView {
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible" && this.game) this.sync();
     });
+  }
+
+  onCommit(select, key, commit, step = null) {
+    // A select's choice, once committed. A keyboard step on a closed select (an arrow key,
+    // Home, End, a letter) fires "change" at every step: those wait until Enter or until
+    // the focus leaves the select, so that the page asks once, for the board or level
+    // chosen; a pick from the open list (or with the mouse) is committed at once. A choice
+    // stepped back to the setup of the game under way changes nothing.
+    let stepping = false;
+    let pending = false;
+    const settle = () => {
+      if (!pending) return;
+      pending = false;
+      if (select.value !== this.setup[key]) commit();
+    };
+    select.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") { if (pending) event.preventDefault(); settle(); return; }
+      // the key's own change comes in this task, before the timer
+      stepping = !event.altKey && !event.ctrlKey && !event.metaKey
+        && (event.key.length === 1 || /^(Arrow|Page)|^(Home|End)$/.test(event.key));
+      if (stepping) setTimeout(() => { stepping = false; });
+    });
+    select.addEventListener("change", () => {
+      if (step) step();
+      if (stepping) { pending = true; return; }
+      pending = false;
+      commit();
+    });
+    select.addEventListener("blur", settle);
   }
 
   // ---------------------------------------------------------------- asking first
@@ -444,7 +489,7 @@ export class PlayView {
     }
     let info;
     try {
-      info = await api.position(trimmed);
+      info = await api.position(listedBoard(this.variants || [], trimmed) || trimmed);
     } catch (err) {
       this.showPositionError(err.message);
       return;
@@ -601,6 +646,7 @@ export class PlayView {
 
   showPositionError(message) {
     this.el.positionError.textContent = message;
+    if (message) this.showPositionNote(null);  // a note on an earlier load is stale by then
     this.el.positionText.setAttribute("aria-invalid", message ? "true" : "false");
     // next to the box, and in sight even when the box is near the bottom of the window
     if (message) this.el.positionError.scrollIntoView({ block: "nearest" });
