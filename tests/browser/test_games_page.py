@@ -94,17 +94,19 @@ def test_arrow_keys_on_a_select_ask_once_when_the_choice_is_committed(page: Any,
     play_in(page, "b2")
     first = page.evaluate(CURRENT)
     page.focus("#level")
+    assert page.locator("#level").input_value() == DEFAULT_LEVEL == "easy"
     for _ in range(2):
-        page.keyboard.press("ArrowUp")
+        page.keyboard.press("ArrowDown")
         page.wait_for_timeout(200)
         assert not page.evaluate(ASKING), "no question at a keyboard step"
-    assert page.locator("#level").input_value() == "easy"
-    assert page.locator("#level-description").inner_text().startswith("Easy")
+    assert page.locator("#level").input_value() == "hard"
+    assert page.locator("#level-description").inner_text().startswith("Hard")
     page.keyboard.press("Enter")
     wait_until(page, ASKING)
     page.get_by_role("dialog", name="Start a new game with these settings?").get_by_role(
         "button", name="Keep playing").click()
-    wait_until(page, f"!({ASKING}) && document.querySelector('#level').value === 'medium'")
+    wait_until(page, f"!({ASKING}) && document.querySelector('#level').value === "
+                     f"'{DEFAULT_LEVEL}'")
     # down and back up, then away: nothing to ask
     page.focus("#variant")
     page.keyboard.press("ArrowDown")
