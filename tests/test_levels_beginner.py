@@ -1,14 +1,11 @@
-"""The beginner: a newcomer (`NewcomerPlayer`: takes a win, blocks, else the centre or any
-cell) beats ``easy``, the default level, in at least a third of 3×3 games, and the levels
-above it hardly ever."""
+"""The newcomer (`NewcomerPlayer`: takes a win, blocks, else the centre or any cell), the
+player the levels are measured against in ``scripts/bench_beginner.py``."""
 
 from __future__ import annotations
 
-import pytest
-
 from tictactoe.core import Position
 from tictactoe.players.arena import play_match
-from tictactoe.players.levels import DEFAULT_LEVEL, LEVEL_DESCRIPTIONS, make_player
+from tictactoe.players.levels import make_player
 
 
 def test_the_newcomer_takes_a_win_then_blocks_then_the_centre() -> None:
@@ -23,16 +20,7 @@ def test_the_newcomer_takes_a_win_then_blocks_then_the_centre() -> None:
     assert len(moves) > 3  # otherwise any cell
 
 
-def test_a_newcomer_beats_the_default_level_in_a_third_of_the_games_or_more() -> None:
-    assert DEFAULT_LEVEL == "easy" and "beginner" in LEVEL_DESCRIPTIONS["easy"]
-    match = play_match("newcomer", "easy", games=150, seed=11)
-    newcomer = match.standings[0]
-    assert newcomer.wins >= newcomer.games / 3, newcomer
-    assert newcomer.wins_as_x > 0 and newcomer.wins_as_o > 0, newcomer
-
-
-@pytest.mark.parametrize("level", ["medium", "hard"])
-def test_the_levels_above_it_are_beaten_far_less(level: str) -> None:
-    easy = play_match("newcomer", "easy", games=60, seed=5).standings[0]
-    harder = play_match("newcomer", level, games=60, seed=5).standings[0]
-    assert harder.wins < easy.wins / 2, (easy, harder)
+def test_the_levels_are_beaten_by_a_newcomer_less_the_stronger_they_are() -> None:
+    wins = {level: play_match("newcomer", level, games=100, seed=5).standings[0].wins
+            for level in ("easy", "medium", "hard")}
+    assert wins["easy"] > 0 and wins["easy"] >= wins["medium"] >= wins["hard"] == 0, wins

@@ -196,7 +196,7 @@ def test_history_without_a_database_says_so(tmp_path: Path) -> None:
 def test_the_default_level_is_the_librarys_as_on_the_web_page() -> None:
     code, out = play(script="quit\n")
     assert code == 0 and out.startswith(f"3x3: you play X, {DEFAULT_LEVEL} plays O.")
-    assert DEFAULT_LEVEL == "easy"  # the beginner, whom a newcomer beats in two games in five
+    assert DEFAULT_LEVEL == "medium"  # one a newcomer can beat sometimes
 
 
 def test_hint_on_a_big_board_names_the_best_ten_wrapped() -> None:

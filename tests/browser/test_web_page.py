@@ -126,20 +126,20 @@ def test_hints_show_the_values(page: Any, server: Any, shot: Shot) -> None:
 
 
 def test_each_level_is_described(page: Any, server: Any) -> None:
-    """The default level is easy, the beginner a newcomer can beat; perfect is one click
+    """The default level is medium, one a newcomer can beat sometimes; perfect is one click
     away."""
     open_page(page, server.url)
     description = page.locator("#level-description")
-    assert DEFAULT_LEVEL == "easy" and page.locator("#level").input_value() == "easy"
-    assert description.inner_text() == f"Easy: {LEVEL_DESCRIPTIONS['easy']}."
+    assert DEFAULT_LEVEL == "medium" and page.locator("#level").input_value() == "medium"
+    assert description.inner_text() == f"Medium: {LEVEL_DESCRIPTIONS['medium']}."
     assert "perfect" in page.eval_on_selector_all("#level option", "os => os.map(o => o.value)")
     stored = httpx.get(f"{server.url}/api/games/" + page.evaluate(
         "JSON.parse(localStorage.getItem('tictactoe.current')).id")).json()
-    assert stored["game"]["players"] == {"x": "human", "o": "easy"}
-    page.select_option("#level", "medium")
+    assert stored["game"]["players"] == {"x": "human", "o": "medium"}
+    page.select_option("#level", "easy")
     wait_until(page, "document.querySelector('#level-description').textContent"
-                           ".startsWith('Medium:')")
-    assert description.inner_text() == f"Medium: {LEVEL_DESCRIPTIONS['medium']}."
+                           ".startsWith('Easy:')")
+    assert description.inner_text() == f"Easy: {LEVEL_DESCRIPTIONS['easy']}."
 
 
 def test_cube_hints_mark_the_moves_that_lose_at_once(page: Any, server: Any,

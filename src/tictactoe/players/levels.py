@@ -57,14 +57,13 @@ from tictactoe.search.knowledge import WIDE_CELLS
 PLAYER_NAMES = ("random", "newcomer", "greedy", "rules", "heuristic", "mcts", "perfect")
 LEVELS = ("easy", "medium", "hard", "perfect")
 
-DEFAULT_LEVEL = "easy"
+DEFAULT_LEVEL = "medium"
 """The computer's level unless one is chosen, in every front end (``ttt play``, the web
-page): the beginner, whom a newcomer beats in about half the games of 3×3
-(`tests/test_levels_beginner.py`, ``scripts/bench_beginner.py``)."""
+page): one a newcomer can beat sometimes, with ``perfect`` one choice away."""
 
 LEVEL_DESCRIPTIONS = {
-    "easy": "a beginner you can beat: takes a win, looks one move ahead, and plays two "
-            "moves in five at random, even when it should block",
+    "easy": "takes a win and blocks a threat, looks one move ahead, and plays almost every "
+            "other move at random",
     "medium": "sees short threat sequences for both sides (two threats deep, or on boards "
               "past 64 cells one open three deep), looks one move ahead, and plays one move "
               "in four at random",
@@ -113,7 +112,7 @@ class LevelSettings(TypedDict, total=False):
 
 
 LEVEL_SETTINGS: dict[str, LevelSettings] = {
-    "easy": {"depth": 1, "beam": 6, "mistakes": 0.4, "careful": 0, "floor_positions": 0},
+    "easy": {"depth": 1, "beam": 6, "mistakes": 0.45, "floor_positions": 0},
     "medium": {"depth": 1, "beam": 8, "mistakes": 0.25, "careful": 4, "sequence_moves": 2},
     "hard": {"depth": 3, "beam": 10, "solve_nodes": 200_000, "defence": 8,
              "verify_nodes": 20_000},

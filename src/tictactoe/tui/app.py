@@ -726,7 +726,7 @@ def _levels_text(game: Game) -> str:
 
     >>> from tictactoe.core import Variant
     >>> _levels_text(Game(Variant.parse("3x3"), players={Side.X: HUMAN, Side.O: "easy"}))[:23]
-    'easy: a beginner you ca'
+    'easy: takes a win and b'
     """
     return "\n".join(f"{name}: {LEVEL_DESCRIPTIONS[name]}" for name in
                      dict.fromkeys(game.players[side] for side in Side)
