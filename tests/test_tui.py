@@ -27,7 +27,7 @@ from tictactoe.tui.app import (
     MoveBox,
     TicTacToeApp,
 )
-from tictactoe.tui.board import EMPTY, BoardView, CellView
+from tictactoe.tui.board import EMPTY, BoardView, CellView, RowView
 from tictactoe.tui.game import HUMAN, Game
 
 SIZE = (110, 34)
@@ -423,19 +423,37 @@ async def test_resizing_under_the_help_fits_the_board_when_it_closes() -> None:
         assert not app.query_one("#side").display and hidden_cells(app) == []
 
 
+def drawn_at(app: TicTacToeApp, x: int, y: int) -> int | None:
+    """The cell drawn at this place of the screen (by its own widget, or by a compact row),
+    or None: off the screen, or another widget."""
+    try:
+        shown, _ = app.screen.get_widget_at(x, y)
+    except Exception:  # outside the screen
+        return None
+    if isinstance(shown, CellView):
+        return shown.cell
+    if isinstance(shown, RowView):
+        return shown.cell_at(x - shown.region.x)
+    return None
+
+
 def hidden_cells(app: TicTacToeApp) -> list[str]:
     """Cells whose middle is not that cell on screen (cut off, or covered by another widget)."""
-    hidden = []
-    for view in app.query(CellView):
-        region = view.region
+    board, hidden = app.board, []
+    for cell in range(app.game.variant.cells):
+        region = board.cell_region(cell)
         middle = (region.x + region.width // 2, region.y + region.height // 2)
-        try:
-            shown, _ = app.screen.get_widget_at(*middle)
-        except Exception:  # outside the screen
-            shown = None
-        if region.width == 0 or shown is not view:
-            hidden.append(app.game.variant.cell_name(view.cell))
+        if region.width == 0 or drawn_at(app, *middle) != cell:
+            hidden.append(app.game.variant.cell_name(cell))
     return hidden
+
+
+async def click_cell(pilot: Pilot[None], cell: int) -> None:
+    """Click a cell where it is on the screen (its own widget, or its place in a row)."""
+    app = pilot.app
+    assert isinstance(app, TicTacToeApp)
+    region = app.board.cell_region(cell)
+    await pilot.click(offset=(region.x, region.y))
 
 
 @pytest.mark.asyncio
