@@ -12,11 +12,13 @@ import pytest
 from rich.console import Console
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tictactoe.core import Position, Side
 from tictactoe.core.record import GameRecord
+from tictactoe.search.score import Win
 from tictactoe.tui.app import (
     COMPACT_LEGEND,
     HINT_LEGEND,
@@ -459,9 +461,13 @@ async def click_cell(pilot: Pilot[None], cell: int) -> None:
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("variant", "size", "side_panel"), [
     ("4x4x4", (80, 24), True), ("4x4x4", (60, 20), False), ("4x4x4", SIZE, True),
-    ("3x3", (60, 20), True), ("8x8k5", (80, 24), True), ("3x3x3", (80, 24), False)])
+    ("3x3", (60, 20), True), ("8x8k5", (80, 24), True), ("3x3x3", (80, 24), False),
+    ("5x5x5", (80, 24), True), ("5x5x5", (60, 20), False), ("6x6x6", (80, 24), True),
+    ("6x6x6", (60, 20), False), ("19x19k5", (80, 23), True), ("19x19k5", (60, 23), False),
+    ("15x15k5", (60, 20), True)])
 async def test_every_cell_is_on_screen(variant: str, size: tuple[int, int],
                                        side_panel: bool) -> None:
+    """The whole board and the move box fit these terminals (the sizes the docs name)."""
     app = TicTacToeApp(Game(variant, players={Side.X: HUMAN, Side.O: HUMAN}))
     async with app.run_test(size=size) as pilot:
         await pilot.press("tab", *app.game.example_move(), "enter")
@@ -469,6 +475,33 @@ async def test_every_cell_is_on_screen(variant: str, size: tuple[int, int],
         assert hidden_cells(app) == []
         assert app.query_one("#side").display is side_panel
         assert app.game.moves == [app.game.example_move()]
+        box = app.query_one(MoveBox).region
+        assert box.height >= 1 and Region(0, 0, *size).contains_region(box)
+
+
+@pytest.mark.asyncio
+async def test_a_big_cube_is_compact_and_plays_by_click_and_arrows() -> None:
+    """5x5x5 is drawn compact, its layers three then two: a click on a layer plays there, the
+    arrows cross from one layer into the next, and its hints take two characters."""
+    app = TicTacToeApp(Game("5x5x5", players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board, v = app.board, app.game.variant
+        assert board.has_class("-compact") and len(app.query(RowView)) == 25
+        titles = [str(w.content) for w in app.query(".layer-title").results(Static)]
+        assert titles == [f"layer {n}" for n in range(1, 6)]
+        target = v.parse_cell("5:e5")
+        await click_cell(pilot, target)
+        assert board.text_of(target) == "X" and board.cursor == target
+        assert board.cell_region(target).y > board.cell_region(v.parse_cell("1:a1")).y
+        await pilot.press("up", "up", "up", "up", "up")  # from 5:e1 up into layer 2
+        assert v.cell_name(board.cursor) == "2:e5"
+        await pilot.press("right")  # across into layer 3
+        assert v.cell_name(board.cursor) == "3:a5"
+        app.hints_on, app.hints = True, {board.cursor: Win(11)}  # as if searched
+        app._redraw()
+        await pilot.pause()
+        assert board.text_of(board.cursor) == "W+"
 
 
 @pytest.mark.asyncio

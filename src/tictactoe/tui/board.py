@@ -50,10 +50,15 @@ def threat_text(sides: list[Side]) -> str:
 
 
 def layer_columns(variant: Variant) -> int:
-    """How many layers sit side by side: all of them up to 3, else 2 by 2 (4x4x4)."""
+    """How many layers sit side by side: all of them up to 3, 2 by 2 on 4x4x4, else 3 a row
+    (5x5x5 and 6x6x6 as two rows of layers).
+
+    >>> [layer_columns(Variant.parse(name)) for name in ("3x3", "3x3x3", "4x4x4", "5x5x5")]
+    [1, 3, 2, 3]
+    """
     if variant.layers <= 3:
         return variant.layers
-    return 2 if variant.layers == 4 else 4
+    return 2 if variant.layers == 4 else 3
 
 
 def big_cells(variant: Variant) -> bool:
@@ -65,14 +70,20 @@ COMPACT_SIDE = 10
 """Flat boards with more rows or columns than this (15×15 gomoku, 19×19) get the compact
 view: two characters a cell, one line a row, so that 19×19 fits an 80×24 terminal."""
 
+COMPACT_LAYERS = 4
+"""Cubes with more layers than this (5×5×5, 6×6×6) are drawn compact too, so that 5×5×5
+fits 60×20."""
+
 
 def compact_cells(variant: Variant) -> bool:
     """Whether a board is drawn compact (two characters a cell).
 
-    >>> compact_cells(Variant.parse("15x15k5")), compact_cells(Variant.parse("10x6k5"))
-    (True, False)
+    >>> [compact_cells(Variant.parse(name)) for name in ("15x15k5", "10x6k5", "4x4x4", "5x5x5")]
+    [True, False, False, True]
     """
-    return not variant.is_3d and max(variant.rows, variant.columns) > COMPACT_SIDE
+    if variant.is_3d:
+        return variant.layers > COMPACT_LAYERS
+    return max(variant.rows, variant.columns) > COMPACT_SIDE
 
 
 def cell_size(variant: Variant) -> tuple[int, int]:
@@ -159,9 +170,10 @@ class RowView(Widget):
     DEFAULT_CSS = "RowView { width: auto; height: 1; }"
 
     def __init__(self, board: BoardView, row: int, first: int) -> None:
-        super().__init__(id=f"row-{row}")
+        super().__init__(id=f"row-{first // board.variant.columns}")
         self.board = board
         self.row = row
+        """The row in its layer (its label is this plus one)."""
         self.first = first
         """The row's first cell; the others follow it."""
 
@@ -330,9 +342,10 @@ class BoardView(Widget, can_focus=True):
             parts.append(Static(f"layer {layer + 1}", classes="layer-title"))
         if self.compact:
             parts.append(Static(column_labels(v.columns), classes="label colheader"))
-            for row in range(v.rows):
-                self._rows[row] = RowView(self, row, row * v.columns)
-            return Vertical(*parts, *self._rows.values(), classes="layer")
+            rows = [RowView(self, row, (layer * v.rows + row) * v.columns)
+                    for row in range(v.rows)]
+            self._rows.update((row.first // v.columns, row) for row in rows)
+            return Vertical(*parts, *rows, classes="layer")
         parts.append(Horizontal(
             Static("", classes="label corner"),
             *(Static(column_name(c), classes="label collabel") for c in range(v.columns)),
