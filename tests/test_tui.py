@@ -12,11 +12,13 @@ import pytest
 from rich.console import Console
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tictactoe.core import Position, Side
 from tictactoe.core.record import GameRecord
+from tictactoe.search.score import Win
 from tictactoe.tui.app import (
     COMPACT_LEGEND,
     HINT_LEGEND,
@@ -27,7 +29,7 @@ from tictactoe.tui.app import (
     MoveBox,
     TicTacToeApp,
 )
-from tictactoe.tui.board import EMPTY, BoardView, CellView
+from tictactoe.tui.board import EMPTY, BoardView, CellView, RowView
 from tictactoe.tui.game import HUMAN, Game
 
 SIZE = (110, 34)
@@ -423,27 +425,49 @@ async def test_resizing_under_the_help_fits_the_board_when_it_closes() -> None:
         assert not app.query_one("#side").display and hidden_cells(app) == []
 
 
+def drawn_at(app: TicTacToeApp, x: int, y: int) -> int | None:
+    """The cell drawn at this place of the screen (by its own widget, or by a compact row),
+    or None: off the screen, or another widget."""
+    try:
+        shown, _ = app.screen.get_widget_at(x, y)
+    except Exception:  # outside the screen
+        return None
+    if isinstance(shown, CellView):
+        return shown.cell
+    if isinstance(shown, RowView):
+        return shown.cell_at(x - shown.region.x)
+    return None
+
+
 def hidden_cells(app: TicTacToeApp) -> list[str]:
     """Cells whose middle is not that cell on screen (cut off, or covered by another widget)."""
-    hidden = []
-    for view in app.query(CellView):
-        region = view.region
+    board, hidden = app.board, []
+    for cell in range(app.game.variant.cells):
+        region = board.cell_region(cell)
         middle = (region.x + region.width // 2, region.y + region.height // 2)
-        try:
-            shown, _ = app.screen.get_widget_at(*middle)
-        except Exception:  # outside the screen
-            shown = None
-        if region.width == 0 or shown is not view:
-            hidden.append(app.game.variant.cell_name(view.cell))
+        if region.width == 0 or drawn_at(app, *middle) != cell:
+            hidden.append(app.game.variant.cell_name(cell))
     return hidden
+
+
+async def click_cell(pilot: Pilot[None], cell: int) -> None:
+    """Click a cell where it is on the screen (its own widget, or its place in a row)."""
+    app = pilot.app
+    assert isinstance(app, TicTacToeApp)
+    region = app.board.cell_region(cell)
+    await pilot.click(offset=(region.x, region.y))
 
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("variant", "size", "side_panel"), [
     ("4x4x4", (80, 24), True), ("4x4x4", (60, 20), False), ("4x4x4", SIZE, True),
-    ("3x3", (60, 20), True), ("8x8k5", (80, 24), True), ("3x3x3", (80, 24), False)])
+    ("3x3", (60, 20), True), ("8x8k5", (80, 24), True), ("3x3x3", (80, 24), False),
+    ("5x5x5", (80, 24), True), ("5x5x5", (60, 20), False), ("6x6x6", (80, 24), True),
+    ("6x6x6", (60, 20), False), ("19x19k5", (80, 23), True), ("19x19k5", (60, 23), False),
+    ("15x15k5", (60, 20), True)])
 async def test_every_cell_is_on_screen(variant: str, size: tuple[int, int],
                                        side_panel: bool) -> None:
+    """The whole board and the move box fit these terminals (the sizes the docs name)."""
     app = TicTacToeApp(Game(variant, players={Side.X: HUMAN, Side.O: HUMAN}))
     async with app.run_test(size=size) as pilot:
         await pilot.press("tab", *app.game.example_move(), "enter")
@@ -451,6 +475,33 @@ async def test_every_cell_is_on_screen(variant: str, size: tuple[int, int],
         assert hidden_cells(app) == []
         assert app.query_one("#side").display is side_panel
         assert app.game.moves == [app.game.example_move()]
+        box = app.query_one(MoveBox).region
+        assert box.height >= 1 and Region(0, 0, *size).contains_region(box)
+
+
+@pytest.mark.asyncio
+async def test_a_big_cube_is_compact_and_plays_by_click_and_arrows() -> None:
+    """5x5x5 is drawn compact, its layers three then two: a click on a layer plays there, the
+    arrows cross from one layer into the next, and its hints take two characters."""
+    app = TicTacToeApp(Game("5x5x5", players={Side.X: HUMAN, Side.O: HUMAN}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board, v = app.board, app.game.variant
+        assert board.has_class("-compact") and len(app.query(RowView)) == 25
+        titles = [str(w.content) for w in app.query(".layer-title").results(Static)]
+        assert titles == [f"layer {n}" for n in range(1, 6)]
+        target = v.parse_cell("5:e5")
+        await click_cell(pilot, target)
+        assert board.text_of(target) == "X" and board.cursor == target
+        assert board.cell_region(target).y > board.cell_region(v.parse_cell("1:a1")).y
+        await pilot.press("up", "up", "up", "up", "up")  # from 5:e1 up into layer 2
+        assert v.cell_name(board.cursor) == "2:e5"
+        await pilot.press("right")  # across into layer 3
+        assert v.cell_name(board.cursor) == "3:a5"
+        app.hints_on, app.hints = True, {board.cursor: Win(11)}  # as if searched
+        app._redraw()
+        await pilot.pause()
+        assert board.text_of(board.cursor) == "W+"
 
 
 @pytest.mark.asyncio

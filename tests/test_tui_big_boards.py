@@ -8,14 +8,22 @@ import time
 from pathlib import Path
 
 import pytest
-from test_tui import settle
+from rich.style import Style
+from test_tui import click_cell, drawn_at, screen_lines, settle
 from textual.geometry import Region
 from textual.widgets import Static
 
 from tictactoe.core import Side
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.tui.app import MoveBox, TicTacToeApp
-from tictactoe.tui.board import EMPTY, BoardView, CellView, compact_text
+from tictactoe.tui.board import (
+    EMPTY,
+    BoardView,
+    CellView,
+    RowView,
+    column_labels,
+    compact_text,
+)
 from tictactoe.tui.engine import compact_hint, hint_label
 from tictactoe.tui.game import HUMAN, Game
 
@@ -23,21 +31,21 @@ SIZE = (80, 24)
 
 
 def check_whole_board(app: TicTacToeApp, rows: int, columns: int) -> None:
-    """Every cell and label is on screen, whole (two characters by one line), and the
-    cells of a row sit next to each other."""
+    """Every cell and label is on screen, whole (two characters by one line), the cells of
+    a row next to each other and each drawn where the board says it is."""
     screen = Region(0, 0, *SIZE)
-    cells = list(app.query(CellView))
-    assert len(cells) == rows * columns
-    for view in cells:
-        region = view.region
-        assert region.size == (2, 1) and screen.contains_region(region), (view.cell, region)
-    first, last = cells[0].region, cells[-1].region
+    board = app.query_one(BoardView)
+    assert not app.query(CellView) and len(app.query(RowView)) == rows  # a widget a row
+    for cell in range(rows * columns):
+        region = board.cell_region(cell)
+        assert region.size == (2, 1) and screen.contains_region(region), (cell, region)
+        assert drawn_at(app, region.x, region.y) == drawn_at(app, region.x + 1, region.y) == cell
+    first, last = board.cell_region(0), board.cell_region(rows * columns - 1)
     assert last.y - first.y == rows - 1 and last.x - first.x == 2 * (columns - 1)
-    labels = [str(s.content) for s in app.query(".collabel").results(Static)]
-    assert labels == [chr(ord("a") + c) for c in range(columns)]
-    rowlabels = [s for s in app.query(".rowlabel").results(Static)]
-    assert [str(s.content) for s in rowlabels] == [str(r) for r in range(1, rows + 1)]
-    assert all(screen.contains_region(s.region) and s.region.width for s in rowlabels)
+    lines = screen_lines(app)
+    assert lines[first.y - 1][first.x - 3:last.right] == column_labels(columns)
+    labels = [lines[first.y + r][first.x - 3:first.x].strip() for r in range(rows)]
+    assert labels == [str(r) for r in range(1, rows + 1)]
     move_box = app.query_one(MoveBox)
     assert move_box.region.height >= 1 and screen.contains_region(move_box.region)
     status = app.query_one("#status", Static)
@@ -77,7 +85,7 @@ async def test_the_whole_big_board_fits_80x24_and_plays(variant: str, rows: int,
         assert len(game.position.move_stack) == (4 if free else 2)
         target = next(c for c in (0, rows - 1, rows * (rows - 2))
                       if game.position.mark_at(c) is None)
-        await pilot.click(f"#cell-{target}")
+        await click_cell(pilot, target)
         await settle(pilot)
         assert board.text_of(target) == "X"
         # a move by name in the move box
@@ -146,10 +154,11 @@ async def test_empty_cells_show_a_dot_without_colours(variant: str) -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_move_on_19x19_repaints_only_the_cells_that_change() -> None:
-    """A move repaints the cell played and the previous move's (its underline goes): two
-    cells, not 361; the cursor repaints the two cells it leaves and enters. The screen work
-    of a move (drawing, layout, rendering; no engine: two people play) is timed too."""
+async def test_a_move_on_19x19_redraws_only_the_rows_that_change() -> None:
+    """The board is a widget a row: a move (Enter) redraws the row played and the previous
+    move's (its underline goes), one or two rows, not 19; the cursor the rows it leaves and
+    enters. The screen work of a move (from the key to the app idle; no engine: two people
+    play) is timed too, the wall clock and the process's CPU time."""
     game = Game("19x19k5", players={Side.X: HUMAN, Side.O: HUMAN})
     app = TicTacToeApp(game)
     async with app.run_test(size=SIZE) as pilot:
@@ -157,15 +166,72 @@ async def test_a_move_on_19x19_repaints_only_the_cells_that_change() -> None:
         board = app.query_one(BoardView)
         assert board.repainted == 361  # the first drawing
         await app.workers.wait_for_complete()  # the search loading in the background
-        times = []
-        for n, cell in enumerate((0, 20, 40, 60, 80, 100)):
-            start = time.perf_counter()
-            app.play(cell)
+        await pilot.pause()
+        wall, cpu = [], []
+        for n, key in enumerate(["right"] * 5 + ["down"] + ["left"] * 4):
+            await pilot.press(key)
             await pilot.pause()
-            times.append(time.perf_counter() - start)
-            # the cell played (and the cursor moved there), the previous move's underline
-            assert board.repainted == (1 if n == 0 else 2), n
+            drawn = board.rows_drawn
+            start, start_cpu = time.perf_counter(), time.process_time()
+            await pilot.press("enter")
+            await pilot.pause()
+            wall.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
+            assert len(game.moves) == n + 1
+            # the cell played (the cursor is there), the previous move's underline
+            assert 1 <= board.rows_drawn - drawn <= 2, n
+        drawn = board.rows_drawn
         await pilot.press("down")
-        assert board.repainted == 2
-        print(f"screen work of a 19x19 move: {[round(t, 3) for t in times]} s")
-        assert sorted(times)[len(times) // 2] < 0.5  # generous: CI has slow cores
+        await pilot.pause()
+        assert board.rows_drawn - drawn == 2
+        drawn = board.rows_drawn
+        await pilot.press("right")
+        await pilot.pause()
+        assert board.rows_drawn - drawn == 1
+        median_wall, median_cpu = sorted(wall)[len(wall) // 2], sorted(cpu)[len(cpu) // 2]
+        print(f"screen work of a 19x19 move, median of {len(wall)}: "
+              f"{median_wall * 1000:.0f} ms wall clock, {median_cpu * 1000:.0f} ms CPU")
+        assert median_wall < 0.5  # generous: CI has slow cores
+
+
+def on_screen(app: TicTacToeApp, x: int, y: int) -> tuple[str, Style]:
+    """The character drawn at this place of the screen, and its style."""
+    strip = app.screen._compositor.render_strips()[y]
+    left = 0
+    for segment in strip:
+        if left <= x < left + len(segment.text):
+            return segment.text[x - left], segment.style or Style()
+        left += len(segment.text)
+    raise AssertionError(f"nothing drawn at {x},{y}")
+
+
+@pytest.mark.asyncio
+async def test_compact_rows_draw_each_cells_style() -> None:
+    """A row is one widget, but each cell has its own look: X's colour, the last move
+    underlined, the cursor's tint (stronger while the board has the focus), light and dark
+    squares; a style change of the board (the focus) redraws the rows."""
+    game = Game("19x19k5", players={Side.X: HUMAN, Side.O: HUMAN})
+    app = TicTacToeApp(game)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        centre = board.cursor
+        await pilot.press("enter", "right")
+        await pilot.pause()
+        played, cursor = board.cell_region(centre), board.cell_region(centre + 1)
+        text, style = on_screen(app, played.x, played.y)
+        assert text == "X" and style.color is not None
+        assert style.color.triplet is not None and style.color.triplet.hex == "#ff8c5a"
+        assert style.bold and style.underline
+        text, focused = on_screen(app, cursor.x, cursor.y)
+        _, plain = on_screen(app, *board.cell_region(centre + 3).offset)  # the same shade
+        assert text == EMPTY and not focused.underline and focused.bgcolor != plain.bgcolor
+        await pilot.press("tab")  # the move box takes the focus: the cursor's tint weakens
+        await pilot.pause()
+        _, blurred = on_screen(app, cursor.x, cursor.y)
+        assert blurred.bgcolor not in (focused.bgcolor, plain.bgcolor)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert on_screen(app, cursor.x, cursor.y)[1].bgcolor == focused.bgcolor
+        light, dark = (on_screen(app, *board.cell_region(c).offset)[1].bgcolor for c in (0, 1))
+        assert light != dark

@@ -92,7 +92,8 @@ COMPACT_LEGEND = (
         (0, "even"), (1, "slightly better"), (2, "better"), (3, "much better"),
         (4, "winning, not proven"))) + " (- for worse); the side panel gives the cursor's "
     "cell in full")
-"""What a hint on a compact cell (boards past 10 rows or columns) means, for the help."""
+"""What a hint on a compact cell (boards past 10 rows or columns, cubes past 4 layers)
+means, for the help."""
 
 
 class HelpScreen(ModalScreen[None]):

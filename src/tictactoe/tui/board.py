@@ -1,6 +1,7 @@
 """The board widget: cells with coordinate labels, a keyboard cursor, clicks, hints, open
 threats and the highlighted winning line. A cube is drawn as its layers, side by side or two
-by two."""
+by two. Small boards are one widget a cell; compact boards (`compact_cells`) one widget a
+row, so that a move on 19×19 redraws a row or two, not 361 cells."""
 
 # ruff: noqa: E402  (the check for the extra comes before the imports that need it)
 from __future__ import annotations
@@ -12,11 +13,14 @@ require("tui", "the terminal app")
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.color import Color
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -46,10 +50,15 @@ def threat_text(sides: list[Side]) -> str:
 
 
 def layer_columns(variant: Variant) -> int:
-    """How many layers sit side by side: all of them up to 3, else 2 by 2 (4x4x4)."""
+    """How many layers sit side by side: all of them up to 3, 2 by 2 on 4x4x4, else 3 a row
+    (5x5x5 and 6x6x6 as two rows of layers).
+
+    >>> [layer_columns(Variant.parse(name)) for name in ("3x3", "3x3x3", "4x4x4", "5x5x5")]
+    [1, 3, 2, 3]
+    """
     if variant.layers <= 3:
         return variant.layers
-    return 2 if variant.layers == 4 else 4
+    return 2 if variant.layers == 4 else 3
 
 
 def big_cells(variant: Variant) -> bool:
@@ -61,14 +70,20 @@ COMPACT_SIDE = 10
 """Flat boards with more rows or columns than this (15×15 gomoku, 19×19) get the compact
 view: two characters a cell, one line a row, so that 19×19 fits an 80×24 terminal."""
 
+COMPACT_LAYERS = 4
+"""Cubes with more layers than this (5×5×5, 6×6×6) are drawn compact too, so that 5×5×5
+fits 60×20."""
+
 
 def compact_cells(variant: Variant) -> bool:
     """Whether a board is drawn compact (two characters a cell).
 
-    >>> compact_cells(Variant.parse("15x15k5")), compact_cells(Variant.parse("10x6k5"))
-    (True, False)
+    >>> [compact_cells(Variant.parse(name)) for name in ("15x15k5", "10x6k5", "4x4x4", "5x5x5")]
+    [True, False, False, True]
     """
-    return not variant.is_3d and max(variant.rows, variant.columns) > COMPACT_SIDE
+    if variant.is_3d:
+        return variant.layers > COMPACT_LAYERS
+    return max(variant.rows, variant.columns) > COMPACT_SIDE
 
 
 def cell_size(variant: Variant) -> tuple[int, int]:
@@ -102,6 +117,11 @@ STATE_CLASSES = ("x", "o", "hint-win", "hint-loss", "hint-draw", "hint-unknown",
                  "winning", "cursor", "threat-x", "threat-o", "in-threat")
 """The style classes a cell's state sets (its shade, light or dark, never changes)."""
 
+COMPONENT_ORDER = ("x", "o", "hint-win", "hint-loss", "hint-draw", "hint-unknown", "threat-x",
+                   "threat-o", "threat-xo", "in-threat", "last", "winning", "cursor")
+"""The order in which a compact cell's styles apply, each later one winning where they differ
+(as `CellView`'s CSS rules do)."""
+
 CellState = tuple[str, frozenset[str]]
 """What a cell shows: its text and its `STATE_CLASSES`."""
 
@@ -119,6 +139,79 @@ class CellView(Static):
         board = next((a for a in self.ancestors if isinstance(a, BoardView)), None)
         if board is not None:
             board.cursor = self.cell
+
+
+ROW_LABEL = 3
+"""The width of a compact row's number (right-aligned, then a space)."""
+
+
+def row_label(row: int) -> str:
+    """A compact row's number, as wide as `ROW_LABEL`.
+
+    >>> row_label(0), row_label(18)
+    (' 1 ', '19 ')
+    """
+    return f"{row + 1:>{ROW_LABEL - 1}} "
+
+
+def column_labels(columns: int) -> str:
+    """The line of column letters over a compact board, two characters each.
+
+    >>> column_labels(3)
+    '   a b c '
+    """
+    return " " * ROW_LABEL + "".join(f"{column_name(c):<2}" for c in range(columns))
+
+
+class RowView(Widget):
+    """One row of a compact board, drawn as one line: its number, then each cell's two
+    characters in that cell's style. Clicking a cell asks to play there."""
+
+    DEFAULT_CSS = "RowView { width: auto; height: 1; }"
+
+    def __init__(self, board: BoardView, row: int, first: int) -> None:
+        super().__init__(id=f"row-{first // board.variant.columns}")
+        self.board = board
+        self.row = row
+        """The row in its layer (its label is this plus one)."""
+        self.first = first
+        """The row's first cell; the others follow it."""
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return ROW_LABEL + 2 * self.board.variant.columns
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1
+
+    def cell_at(self, x: int) -> int | None:
+        """The cell at this column of the row (from its left edge), or None on its number.
+
+        >>> row = RowView(BoardView(Variant.parse("15x15k5")), 1, 15)
+        >>> row.cell_at(0), row.cell_at(3), row.cell_at(4), row.cell_at(5), row.cell_at(33)
+        (None, 15, 15, 16, None)
+        """
+        column = (x - ROW_LABEL) // 2
+        if x < ROW_LABEL or column >= self.board.variant.columns:
+            return None
+        return self.first + column
+
+    def render(self) -> Text:
+        board = self.board
+        board.rows_drawn += 1
+        line = Text(row_label(self.row), style=board.cell_style(("board--label",)),
+                    no_wrap=True, end="")
+        for cell in range(self.first, self.first + board.variant.columns):
+            text, classes = board.shown_state(cell)
+            line.append(f"{text:<2}", board.cell_style(board.components(cell, classes)))
+        return line
+
+    def on_click(self, event: events.Click) -> None:
+        cell = self.cell_at(event.x)
+        if cell is None:
+            return
+        event.stop()
+        self.post_message(BoardView.Chosen(cell))
+        self.board.cursor = cell
 
 
 class BoardView(Widget, can_focus=True):
@@ -150,6 +243,25 @@ class BoardView(Widget, can_focus=True):
     BoardView.-compact CellView, BoardView.-compact .rowlabel { height: 1; }
     BoardView.-compact .rowlabel { content-align: right middle; padding-right: 1; }
     BoardView .collabel { height: 1; }
+    BoardView .colheader { width: auto; height: 1; content-align: left middle; }
+    BoardView > .board--label { color: $text-muted; }
+    BoardView > .board--cell { text-style: bold; }
+    BoardView > .board--light { background: $boost; }
+    BoardView > .board--dark { background: $panel; }
+    BoardView > .board--x { color: #ff8c5a; }
+    BoardView > .board--o { color: #5ac8ff; }
+    BoardView > .board--hint-win { color: $success; text-style: none; }
+    BoardView > .board--hint-loss { color: $error; text-style: none; }
+    BoardView > .board--hint-draw { color: $warning; text-style: none; }
+    BoardView > .board--hint-unknown { color: $text-muted; text-style: none; }
+    BoardView > .board--threat-x { background: #ff8c5a 30%; text-style: bold; }
+    BoardView > .board--threat-o { background: #5ac8ff 30%; text-style: bold; }
+    BoardView > .board--threat-xo { background: $warning 35%; }
+    BoardView > .board--in-threat { text-style: bold reverse; }
+    BoardView > .board--last { text-style: bold underline; }
+    BoardView > .board--winning { background: $success 60%; color: $text; }
+    BoardView > .board--cursor { background: $accent 30%; }
+    BoardView:focus > .board--cursor { background: $accent 60%; }
     BoardView CellView.light { background: $boost; }
     BoardView CellView.dark { background: $panel; }
     BoardView CellView.x { color: #ff8c5a; }
@@ -171,6 +283,11 @@ class BoardView(Widget, can_focus=True):
     BoardView.-small:focus CellView.cursor, BoardView.-compact:focus CellView.cursor {
         background: $accent 60%; }
     """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "board--label", "board--cell", "board--light", "board--dark",
+        *(f"board--{name}" for name in COMPONENT_ORDER)}
+    """The styles of a compact board's cells, one per state class (as `CellView`'s CSS)."""
 
     cursor: reactive[int] = reactive(0, repaint=False)  # the two cells repaint themselves
 
@@ -197,6 +314,8 @@ class BoardView(Widget, can_focus=True):
         self._hints: dict[int, Hint] = {}
         self._threats: list[Threat] = []
         self._views: dict[int, CellView] = {}
+        self._rows: dict[int, RowView] = {}
+        self._styles: dict[tuple[str, ...], Style] = {}
         self._shown: dict[int, CellState] = {}
         self._winning: frozenset[int] = frozenset()
         self._threat_sides: dict[int, list[Side]] = {}
@@ -204,6 +323,8 @@ class BoardView(Widget, can_focus=True):
         self.repainted = 0
         """How many cells the latest change repainted (only those whose text or style
         changed)."""
+        self.rows_drawn = 0
+        """How many times a compact board's rows have been drawn, all rows together."""
 
     # ----------------------------------------------------------------- layout
     def compose(self) -> ComposeResult:
@@ -219,6 +340,12 @@ class BoardView(Widget, can_focus=True):
         parts: list[Widget] = []
         if v.is_3d:
             parts.append(Static(f"layer {layer + 1}", classes="layer-title"))
+        if self.compact:
+            parts.append(Static(column_labels(v.columns), classes="label colheader"))
+            rows = [RowView(self, row, (layer * v.rows + row) * v.columns)
+                    for row in range(v.rows)]
+            self._rows.update((row.first // v.columns, row) for row in rows)
+            return Vertical(*parts, *rows, classes="layer")
         parts.append(Horizontal(
             Static("", classes="label corner"),
             *(Static(column_name(c), classes="label collabel") for c in range(v.columns)),
@@ -283,6 +410,15 @@ class BoardView(Widget, can_focus=True):
         if self.is_mounted:
             self.repainted = sum(self._paint_cell(cell) for cell in range(self.variant.cells))
 
+    def notify_style_update(self) -> None:
+        """The board's styles changed (focus, theme): a compact board's rows draw again."""
+        super().notify_style_update()
+        if not hasattr(self, "_rows"):  # styles are set before __init__ is done
+            return
+        self._styles.clear()
+        for row in self._rows.values():
+            row.refresh()
+
     def cell_state(self, cell: int) -> CellState:
         """The text and style classes a cell should have now."""
         position = self._position
@@ -313,12 +449,16 @@ class BoardView(Widget, can_focus=True):
 
     def _paint_cell(self, cell: int) -> int:
         """Bring one cell up to date; 1 if it changed, else 0."""
-        view = self._views.get(cell)
-        if view is None:
-            return 0
         state = self.cell_state(cell)
         shown = self._shown.get(cell)
         if state == shown:
+            return 0
+        if self.compact:
+            self._shown[cell] = state
+            self._rows[cell // self.variant.columns].refresh()
+            return 1
+        view = self._views.get(cell)
+        if view is None:
             return 0
         text, classes = state
         old_text, old_classes = shown if shown is not None else (None, frozenset[str]())
@@ -334,13 +474,69 @@ class BoardView(Widget, can_focus=True):
     def _fit_text(self, text: str) -> str:
         return compact_text(text) if self.compact else text
 
+    def shown_state(self, cell: int) -> CellState:
+        """What a cell shows now (`cell_state` as of its latest repaint)."""
+        return self._shown.get(cell, (EMPTY, frozenset()))
+
+    def components(self, cell: int, classes: frozenset[str]) -> tuple[str, ...]:
+        """The component classes that style a compact cell, in `COMPONENT_ORDER` (the later
+        ones win).
+
+        >>> BoardView(Variant.parse("15x15k5")).components(1, frozenset({"cursor", "x"}))
+        ('board--cell', 'board--dark', 'board--x', 'board--cursor')
+        """
+        v = self.variant
+        row, col = divmod(cell % (v.rows * v.columns), v.columns)
+        if {"threat-x", "threat-o"} <= classes:
+            classes |= {"threat-xo"}
+        shade = "light" if (row + col) % 2 == 0 else "dark"
+        return ("board--cell", f"board--{shade}",
+                *(f"board--{name}" for name in COMPONENT_ORDER if name in classes))
+
+    def cell_style(self, names: tuple[str, ...]) -> Style:
+        """These component classes' styles together, over the board's background: each
+        later background, colour and text style replaces the earlier one, as in CSS."""
+        style = self._styles.get(names)
+        if style is not None:
+            return style
+        _, _, base, color = self.colors
+        background: Color | None = None
+        text_style = Style()
+        for name in names:
+            styles = self.get_component_styles(name)
+            if styles.has_rule("background"):
+                background = base + styles.background
+            if styles.has_rule("color"):
+                color = styles.color
+                if styles.auto_color:
+                    color = (background or base).get_contrast_text(color.a)
+            if styles.has_rule("text_style"):
+                text_style = styles.text_style
+        back = background or base
+        style = text_style + Style(color=(back + color).rich_color,
+                                   bgcolor=back.rich_color if background else None)
+        self._styles[names] = style
+        return style
+
     def text_of(self, cell: int) -> str:
         """What a cell shows: its mark, its hint, a threat mark, or `EMPTY`."""
+        if self.compact:
+            return self.shown_state(cell)[0]
         return str(self._views[cell].content)
 
     def classes_of(self, cell: int) -> set[str]:
         """The style classes of a cell (``x``, ``winning``, ``hint-win``, ``cursor``...)."""
+        if self.compact:
+            return set(self.shown_state(cell)[1])
         return set(self._views[cell].classes)
+
+    def cell_region(self, cell: int) -> Region:
+        """Where a cell is on the screen."""
+        if not self.compact:
+            return self._views[cell].region
+        columns = self.variant.columns
+        row = self._rows[cell // columns].region
+        return Region(row.x + ROW_LABEL + 2 * (cell % columns), row.y, 2, 1)
 
     # ----------------------------------------------------------------- keys
     def _visual(self, cell: int) -> tuple[int, int]:
