@@ -117,8 +117,9 @@ class SolveMethod(StrEnum):
 
 def pn_chosen(position: Position, value_only: bool) -> bool:
     """``--method auto``: proof-number search for a value-only question on a 3-D board (the
-    cube), where it measured far faster than alpha-beta (README: "Proof-number search");
-    alpha-beta everywhere else, where it was as fast or faster and also gives distances."""
+    cube), where it measured far faster than alpha-beta (docs/benchmarks.md, "Proof-number
+    search, the proofs and the cube"); alpha-beta everywhere else, where it was as fast or
+    faster and also gives distances."""
     return value_only and len(position.variant.shape) == 3
 
 
