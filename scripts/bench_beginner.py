@@ -6,8 +6,8 @@
 The newcomer (`tictactoe.players.tactical.NewcomerPlayer`, ``newcomer`` by name) takes a
 win, blocks, and otherwise plays the centre or any cell; it takes X and O in turn. A level
 that always blocks caps it near a sixth of the games (it wins only by forks); a beginner a
-newcomer beats a third of the time would have to miss blocks. For a picture of one match:
-``ttt arena newcomer easy --games 300 --plot beginner.png``.
+newcomer beats a third of the time has to miss blocks: ``beginner`` does, two moves in five.
+For a picture of one match: ``ttt arena newcomer beginner --games 300 --plot beginner.png``.
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def test_solve_stops_at_a_limit_and_says_so() -> None:
     (["solve", "33x33"], "at most 32 are supported"),
     (["move", "3x3", "--player", "wizard"], "unknown player 'wizard'"),
     (["move", "3x3", "--level", "insane"],
-     "unknown level 'insane': choose one of easy, medium, hard, perfect"),
+     "unknown level 'insane': choose one of beginner, easy, medium, hard, perfect"),
     (["move", "3x3", "--player", "easy"], "unknown player 'easy': choose one of random, newcomer, "
      "greedy, rules, heuristic, mcts, perfect; --level easy chooses that level"),
     (["move", "xox/xoo/oxx o"], "the game is over"),

@@ -1,11 +1,12 @@
 """The newcomer (`NewcomerPlayer`: takes a win, blocks, else the centre or any cell), the
-player the levels are measured against in ``scripts/bench_beginner.py``."""
+player the levels are measured against in ``scripts/bench_beginner.py``, and ``beginner``,
+the default level, which it beats in at least a third of 3×3 games."""
 
 from __future__ import annotations
 
 from tictactoe.core import Position
 from tictactoe.players.arena import play_match
-from tictactoe.players.levels import make_player
+from tictactoe.players.levels import DEFAULT_LEVEL, LEVEL_DESCRIPTIONS, make_player
 
 
 def test_the_newcomer_takes_a_win_then_blocks_then_the_centre() -> None:
@@ -24,3 +25,12 @@ def test_the_levels_are_beaten_by_a_newcomer_less_the_stronger_they_are() -> Non
     wins = {level: play_match("newcomer", level, games=100, seed=5).standings[0].wins
             for level in ("easy", "medium", "hard")}
     assert wins["easy"] > 0 and wins["easy"] >= wins["medium"] >= wins["hard"] == 0, wins
+
+
+def test_a_newcomer_beats_the_default_level_in_a_third_of_the_games_or_more() -> None:
+    assert DEFAULT_LEVEL == "beginner" and "beat" in LEVEL_DESCRIPTIONS["beginner"]
+    newcomer = play_match("newcomer", "beginner", games=150, seed=11).standings[0]
+    assert newcomer.wins >= newcomer.games / 3, newcomer
+    assert newcomer.wins_as_x > 0 and newcomer.wins_as_o > 0, newcomer
+    easy = play_match("newcomer", "easy", games=150, seed=11).standings[0]
+    assert easy.wins < newcomer.wins / 2, (easy, newcomer)  # the levels above block

@@ -118,9 +118,10 @@ def test_save_new_and_load(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--level", "hard", "--player", "rules"], "give --level or --player, not both"),
     (["--first", "z"], "--first must be x or o"),
-    (["--level", "genius"], "unknown level 'genius': choose one of easy, medium, hard, perfect"),
-    (["--level", "MCTS"], "unknown level 'MCTS': choose one of easy, medium, hard, perfect; "
-                          "--player mcts chooses that player"),
+    (["--level", "genius"], "unknown level 'genius': choose one of beginner, easy, medium, "
+                            "hard, perfect"),
+    (["--level", "MCTS"], "unknown level 'MCTS': choose one of beginner, easy, medium, hard, "
+                          "perfect; --player mcts chooses that player"),
     (["--level", "human"], "--player human is for two people at one keyboard"),
     (["--player", "genius"], "unknown player 'genius': choose one of random, newcomer, greedy"),
     (["--variant", "3x3x"], "unknown variant '3x3x'"),
@@ -196,7 +197,7 @@ def test_history_without_a_database_says_so(tmp_path: Path) -> None:
 def test_the_default_level_is_the_librarys_as_on_the_web_page() -> None:
     code, out = play(script="quit\n")
     assert code == 0 and out.startswith(f"3x3: you play X, {DEFAULT_LEVEL} plays O.")
-    assert DEFAULT_LEVEL == "medium"  # one a newcomer can beat sometimes
+    assert DEFAULT_LEVEL == "beginner"  # the level a newcomer beats in two games in five
 
 
 def test_hint_on_a_big_board_names_the_best_ten_wrapped() -> None:

@@ -185,7 +185,7 @@ def test_levels_and_unknown_names() -> None:
         make_player("grandmaster")
     assert set(LEVEL_DESCRIPTIONS) == set(LEVELS)
     assert all(text and not text.endswith(".") for text in LEVEL_DESCRIPTIONS.values())
-    with pytest.raises(UnknownPlayerError, match="easy, medium, hard, perfect"):
+    with pytest.raises(UnknownPlayerError, match="beginner, easy, medium, hard, perfect"):
         player_for_level("impossible")
     always_random = LevelPlayer("chaos", make_player("perfect"), 1.0, seed=4)
     moves = {always_random.choose(Position("xx1/oo1/x2 o")).move for _ in range(40)}

@@ -94,13 +94,13 @@ def test_arrow_keys_on_a_select_ask_once_when_the_choice_is_committed(page: Any,
     play_in(page, "b2")
     first = page.evaluate(CURRENT)
     page.focus("#level")
-    assert page.locator("#level").input_value() == DEFAULT_LEVEL == "medium"
+    assert page.locator("#level").input_value() == DEFAULT_LEVEL == "beginner"
     for _ in range(2):
         page.keyboard.press("ArrowDown")
         page.wait_for_timeout(200)
         assert not page.evaluate(ASKING), "no question at a keyboard step"
-    assert page.locator("#level").input_value() == "perfect"
-    assert page.locator("#level-description").inner_text().startswith("Perfect")
+    assert page.locator("#level").input_value() == "medium"
+    assert page.locator("#level-description").inner_text().startswith("Medium")
     page.keyboard.press("Enter")
     wait_until(page, ASKING)
     page.get_by_role("dialog", name="Start a new game with these settings?").get_by_role(

@@ -126,16 +126,16 @@ def test_hints_show_the_values(page: Any, server: Any, shot: Shot) -> None:
 
 
 def test_each_level_is_described(page: Any, server: Any) -> None:
-    """The default level is medium, one a newcomer can beat sometimes; perfect is one click
-    away."""
+    """The default level is beginner, which a newcomer beats in two games in five; perfect
+    is one click away."""
     open_page(page, server.url)
     description = page.locator("#level-description")
-    assert DEFAULT_LEVEL == "medium" and page.locator("#level").input_value() == "medium"
-    assert description.inner_text() == f"Medium: {LEVEL_DESCRIPTIONS['medium']}."
+    assert DEFAULT_LEVEL == "beginner" and page.locator("#level").input_value() == "beginner"
+    assert description.inner_text() == f"Beginner: {LEVEL_DESCRIPTIONS['beginner']}."
     assert "perfect" in page.eval_on_selector_all("#level option", "os => os.map(o => o.value)")
     stored = httpx.get(f"{server.url}/api/games/" + page.evaluate(
         "JSON.parse(localStorage.getItem('tictactoe.current')).id")).json()
-    assert stored["game"]["players"] == {"x": "human", "o": "medium"}
+    assert stored["game"]["players"] == {"x": "human", "o": "beginner"}
     page.select_option("#level", "easy")
     wait_until(page, "document.querySelector('#level-description').textContent"
                            ".startsWith('Easy:')")

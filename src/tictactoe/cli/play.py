@@ -30,7 +30,7 @@ def play(
         "--variant", "-v", help="Board: 3x3, 4x4, 5x5k4, 4x4x4 (qubic)... (default 3x3; "
                                 "--start and --load bring their own).")] = None,
     level: Annotated[str | None, typer.Option(
-        help=f"Computer level: easy, medium, hard or perfect (default {DEFAULT_LEVEL}; "
+        help=f"Computer level: {', '.join(LEVELS)} (default {DEFAULT_LEVEL}; "
              "described below).")] = None,
     player: Annotated[str | None, typer.Option(
         help=f"Computer player by name ({', '.join(PLAYER_NAMES)}), "

@@ -294,7 +294,7 @@ def move_command(
     player: Annotated[str | None, typer.Option(
         help=f"Who chooses: {', '.join(PLAYER_NAMES)} (default perfect).")] = None,
     level: Annotated[str | None, typer.Option(
-        help="A difficulty level instead of a player: easy, medium, hard or perfect "
+        help=f"A difficulty level instead of a player: {', '.join(LEVELS)} "
              "(described below).")] = None,
     depth: Annotated[int | None, typer.Option(min=1, help="Search depth (heuristic).")]
     = None,

@@ -27,8 +27,8 @@ depth and care, and ``perfect`` is the perfect player.
 Traceback (most recent call last):
 ...
 tictactoe.players.base.UnknownPlayerError: unknown player 'grandmaster': choose one of \
-random, newcomer, greedy, rules, heuristic, mcts, perfect, or a level: easy, medium, hard, \
-perfect
+random, newcomer, greedy, rules, heuristic, mcts, perfect, or a level: beginner, easy, \
+medium, hard, perfect
 """
 
 from __future__ import annotations
@@ -55,13 +55,16 @@ from tictactoe.players.wide_levels import WIDE_LEVELS, WideLevel
 from tictactoe.search.knowledge import WIDE_CELLS
 
 PLAYER_NAMES = ("random", "newcomer", "greedy", "rules", "heuristic", "mcts", "perfect")
-LEVELS = ("easy", "medium", "hard", "perfect")
+LEVELS = ("beginner", "easy", "medium", "hard", "perfect")
 
-DEFAULT_LEVEL = "medium"
+DEFAULT_LEVEL = "beginner"
 """The computer's level unless one is chosen, in every front end (``ttt play``, the web
-page): one a newcomer can beat sometimes, with ``perfect`` one choice away."""
+page): the one a newcomer beats in about two games in five on 3×3 (``scripts/
+bench_beginner.py``), with ``perfect`` one choice away."""
 
 LEVEL_DESCRIPTIONS = {
+    "beginner": "a level you can beat: takes a win, looks one move ahead, and plays two "
+                "moves in five at random, even when it should block",
     "easy": "takes a win and blocks a threat, looks one move ahead, and plays almost every "
             "other move at random",
     "medium": "sees short threat sequences for both sides (two threats deep, or on boards "
@@ -112,6 +115,7 @@ class LevelSettings(TypedDict, total=False):
 
 
 LEVEL_SETTINGS: dict[str, LevelSettings] = {
+    "beginner": {"depth": 1, "beam": 6, "mistakes": 0.4, "careful": 0, "floor_positions": 0},
     "easy": {"depth": 1, "beam": 6, "mistakes": 0.45, "floor_positions": 0},
     "medium": {"depth": 1, "beam": 8, "mistakes": 0.25, "careful": 4, "sequence_moves": 2},
     "hard": {"depth": 3, "beam": 10, "solve_nodes": 200_000, "defence": 8,

@@ -52,8 +52,9 @@ class MoveRequest(Strict):
     position: str = PositionText
     player: str = Field(
         default="perfect", min_length=1, max_length=MAX_NAME_CHARS,
-        description="A player (random, rules, heuristic, mcts, perfect) or a level "
-                    "(easy, medium, hard, perfect).", examples=["perfect", "easy"])
+        description="A player (random, newcomer, greedy, rules, heuristic, mcts, perfect) or "
+                    "a level (beginner, easy, medium, hard, perfect).",
+        examples=["perfect", "easy"])
     seed: int | None = Field(
         default=None, ge=0, le=2**63 - 1, strict=True,
         description="Seed for the player's random choices; the same seed gives the same move "
