@@ -68,10 +68,11 @@ def test_monte_carlo_gives_its_win_rate_on_the_scale() -> None:
 
 
 def test_the_bands_read_the_same_everywhere() -> None:
-    for value in (0.0, 0.3, -1.2, 4.0, -25.0, 95.0):
+    bands = {0.0: 0, 0.3: 0, -1.2: -1, 4.0: 2, -25.0: -3, 95.0: 4, -3.0: -2}
+    assert ESTIMATE_BOUNDS == (0.5, 3.0, 20.0, 90.0)
+    for value, band in bands.items():
         score = Heuristic(value)
-        band = abs(score.band)
-        assert band == sum(abs(value) >= b for b in ESTIMATE_BOUNDS)
+        assert score.band == band, value
         assert value_label(score) == f"not proven: {reply_words(score)}"
         assert _hint_text(score) == hint_words(score)
         assert side_words(score, Side.X) == estimate_words(score, "X", "O")

@@ -604,10 +604,10 @@ class GreedyPlayer:
         variant = position.variant
         mover = position.turn
         me, opp = position.marks(mover), position.marks(mover.other)
-        wins = [c for c in legal if _completes(variant, me | 1 << c, c)]
+        wins = _completing(variant, me, legal)
         if wins:
             return Choice(self.rng.choice(wins), Win(1))
-        blocks = [c for c in legal if _completes(variant, opp | 1 << c, c)]
+        blocks = _completing(variant, opp, legal)
         if blocks:
             return Choice(self.rng.choice(blocks), Loss(2) if len(blocks) > 1 else None)
         counts = {c: sum((not variant.line_masks[i] & opp) + (not variant.line_masks[i] & me)
@@ -633,16 +633,19 @@ class NewcomerPlayer:
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
         legal = check_playable(position)
         variant = position.variant
-        mover = position.turn
-        me, opp = position.marks(mover), position.marks(mover.other)
-        for marks in (me, opp):  # a win, else a block
-            found = [c for c in legal if _completes(variant, marks | 1 << c, c)]
+        for side in (position.turn, position.turn.other):  # a win, else a block
+            found = _completing(variant, position.marks(side), legal)
             if found:
                 return Choice(self.rng.choice(found), None)
         middle = [(size - 1) / 2 for size in variant.shape]
         centre = [c for c in legal if max(abs(a - m) for a, m in zip(
             variant.coordinates(c), middle, strict=True)) < 1]
         return Choice(self.rng.choice(centre or legal), None)
+
+
+def _completing(variant: Variant, marks: int, cells: list[int]) -> list[int]:
+    """The cells of `cells` that complete a line of `marks`."""
+    return [c for c in cells if _completes(variant, marks | 1 << c, c)]
 
 
 def _completes(variant: Variant, marks: int, cell: int) -> bool:

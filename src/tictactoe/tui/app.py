@@ -546,20 +546,13 @@ class TicTacToeApp(App[None]):
     def run_command(self, command: str, argument: str = "") -> None:
         """Do what a word typed into the move box says, as plain mode does (`COMMAND_WORDS`):
         ``undo``, ``hint`` (hints on/off), ``save FILE``, ``?``..."""
-        if command == "quit":
+        simple = {"help": self.action_help, "board": self.action_focus_board,
+                  "undo": self.action_undo, "redo": self.action_redo,
+                  "new": self.action_new_game, "hint": self.action_toggle_hints}
+        if command in simple:
+            simple[command]()
+        elif command == "quit":
             self.confirm_leaving("Quit and drop it", self.exit)
-        elif command == "help":
-            self.action_help()
-        elif command == "board":
-            self.action_focus_board()
-        elif command == "undo":
-            self.action_undo()
-        elif command == "redo":
-            self.action_redo()
-        elif command == "new":
-            self.action_new_game()
-        elif command == "hint":
-            self.action_toggle_hints()
         elif command == "save":
             if argument:
                 self.save_to(argument)
