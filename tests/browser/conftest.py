@@ -64,6 +64,20 @@ YOUR_TURN = "document.querySelector('#board .cell[aria-disabled=false]') !== nul
 """True once the page waits for a move of the person at the keyboard."""
 
 
+def stored_game(url: str, game_id: str, timeout: float = 30.0) -> dict[str, Any]:
+    """The server's answer for game `game_id` (``GET /api/games/{id}``), asked again while
+    the server says it is busy (429 or 503, as under a full test run's load)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = httpx.get(f"{url}/api/games/{game_id}", timeout=timeout)
+        if answer.status_code not in (429, 503) or time.monotonic() > deadline:
+            break
+        time.sleep(min(float(answer.headers.get("Retry-After", "1")), 2.0))
+    assert answer.status_code == 200, f"{answer.status_code}: {answer.text}"
+    body: dict[str, Any] = answer.json()
+    return body
+
+
 def open_page(page: Any, url: str) -> None:
     """Load the page and wait until it is ready for a move."""
     page.goto(url)

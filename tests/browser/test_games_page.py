@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 
-from browser.conftest import YOUR_TURN, open_page, wait_until
+from browser.conftest import YOUR_TURN, open_page, stored_game, wait_until
 from tictactoe.players.levels import DEFAULT_LEVEL
 
 OTHER_LEVEL = "easy"
@@ -68,14 +67,14 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})"
                      " && document.querySelectorAll('#board .cell svg').length === 0")
     second = page.evaluate(CURRENT)
-    assert httpx.get(f"{server.url}/api/games/{second}").json()["game"]["players"] == {
+    assert stored_game(server.url, second)["game"]["players"] == {
         "x": "human", "o": OTHER_LEVEL}
     # the first game is listed as unfinished, and a click resumes it in the play view
     page.click("#tab-history")
     row = page.locator(".games tbody tr", has_text="Unfinished")
     row.first.wait_for()
     assert row.count() == 1
-    number = httpx.get(f"{server.url}/api/games/{first}").json()["game"]["number"]
+    number = stored_game(server.url, first)["game"]["number"]
     assert row.first.locator("td").first.inner_text() == str(number)
     shot(page, "unfinished")
     row.first.click()
@@ -123,7 +122,7 @@ def test_arrow_keys_on_a_select_ask_once_when_the_choice_is_committed(page: Any,
     wait_until(page, ASKING)
     page.click("#confirm-yes")
     wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})")
-    assert httpx.get(f"{server.url}/api/games/{page.evaluate(CURRENT)}").json()["game"][
+    assert stored_game(server.url, page.evaluate(CURRENT))["game"][
         "variant"] == "4x4"
 
 
@@ -136,7 +135,7 @@ def test_undo_after_the_end_says_it_continues_the_game(page: Any, server: Any) -
         page.click(f"[data-name={move}]")
         wait_until(page, f"document.querySelectorAll('#board .cell svg').length > {count}")
     wait_until(page, "document.querySelector('#status').textContent.startsWith('X wins')")
-    finished = httpx.get(f"{server.url}/api/games/{page.evaluate(CURRENT)}").json()
+    finished = stored_game(server.url, page.evaluate(CURRENT))
     page.click("#undo")
     note = page.locator("#game-note")
     note.wait_for()

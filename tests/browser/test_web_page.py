@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from browser.conftest import YOUR_TURN, open_page, wait_until
+from browser.conftest import YOUR_TURN, open_page, stored_game, wait_until
 from tictactoe.core import Position
 from tictactoe.players.levels import DEFAULT_LEVEL, LEVEL_DESCRIPTIONS
 from tictactoe.search.solver import solve
@@ -80,7 +80,7 @@ def test_whole_game_against_perfect(page: Any, server: Any, shot: Shot) -> None:
     assert all(path in ("api/games", f"api/games/{game_id}/moves") and method == "POST"
                for method, path in changes), changes
     played = [body["move"] for method, path, body in sent if path.endswith("/moves")]
-    stored = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    stored = stored_game(server.url, game_id)
     assert stored["game"]["moves"][::2] == played  # the page's moves, and only those
     assert stored["game"]["result"] in ("draw", "o")
     assert [item.split()[-1] for item in page.locator("#moves li").all_inner_texts()] == \
@@ -133,8 +133,8 @@ def test_each_level_is_described(page: Any, server: Any) -> None:
     assert DEFAULT_LEVEL == "beginner" and page.locator("#level").input_value() == "beginner"
     assert description.inner_text() == f"Beginner: {LEVEL_DESCRIPTIONS['beginner']}."
     assert "perfect" in page.eval_on_selector_all("#level option", "os => os.map(o => o.value)")
-    stored = httpx.get(f"{server.url}/api/games/" + page.evaluate(
-        "JSON.parse(localStorage.getItem('tictactoe.current')).id")).json()
+    stored = stored_game(server.url, page.evaluate(
+        "JSON.parse(localStorage.getItem('tictactoe.current')).id"))
     assert stored["game"]["players"] == {"x": "human", "o": "beginner"}
     page.select_option("#level", "easy")
     wait_until(page, "document.querySelector('#level-description').textContent"
@@ -281,7 +281,7 @@ def test_two_tabs_play_one_game(context: Any, server: Any, shot: Shot) -> None:
         wait_until(page, FINISHED)
         assert page.locator("#status").inner_text() == "X wins (a1 b2 c3)."
         assert moves_shown(page) == line
-    stored = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    stored = stored_game(server.url, game_id)
     assert stored["game"]["moves"] == line and stored["game"]["result"] == "x"
     assert stored["ply"] == len(line)  # one stored change per move: none lost, none doubled
     shot(second, "second-tab")
@@ -291,7 +291,7 @@ def test_a_stale_tab_gets_the_game_as_it_stands(page: Any, server: Any, shot: Sh
     open_page(page, server.url)
     play_in(page, "b2")  # against perfect: X b2, then the computer's reply
     state = page.evaluate("JSON.parse(localStorage.getItem('tictactoe.current'))")
-    game = httpx.get(f"{server.url}/api/games/{state['id']}").json()
+    game = stored_game(server.url, state["id"])
     # another client plays in this game behind the page's back
     legal = game["position"]["legal_moves"]
     moved = httpx.post(f"{server.url}/api/games/{state['id']}/moves",
@@ -306,7 +306,7 @@ def test_a_stale_tab_gets_the_game_as_it_stands(page: Any, server: Any, shot: Sh
     wait_until(page, f"document.querySelectorAll('.cell svg').length === "
                            f"{len(now['game']['moves'])}")
     assert moves_shown(page) == now["game"]["moves"]
-    after = httpx.get(f"{server.url}/api/games/{state['id']}").json()
+    after = stored_game(server.url, state["id"])
     assert after["ply"] == now["ply"] and after["game"]["moves"] == now["game"]["moves"]
     shot(page, "stale")
 
