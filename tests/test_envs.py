@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -263,3 +264,63 @@ def test_the_loops_in_the_docs_run() -> None:
         if "pyspiel" in block and importlib.util.find_spec("pyspiel") is None:
             continue
         exec(compile(block, "docs/environments.md", "exec"), {})
+
+
+def _stock_wrapped(variant: str) -> Any:
+    from pettingzoo.utils import wrappers
+
+    from tictactoe.envs.multi_agent import TicTacToeAEC
+
+    env = wrappers.TerminateIllegalWrapper(TicTacToeAEC(variant), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(env))
+
+
+def _trace(env: Any, rng: random.Random, cells: int) -> list[tuple[Any, ...]]:
+    """What a loop sees over a few games with occupied cells, steps after the end, numpy
+    and out-of-range actions mixed in."""
+    seen: list[tuple[Any, ...]] = []
+    for game in range(12):
+        env.reset(seed=game)
+        for agent in env.agent_iter(max_iter=400):
+            observation, reward, terminated, truncated, info = env.last()
+            seen.append((agent, observation["observation"].tolist(),
+                         observation["action_mask"].tolist(), reward, terminated, truncated,
+                         info, dict(env.rewards), env.agents[:]))
+            roll = rng.random()
+            if terminated or truncated:
+                action: Any = None
+            elif roll < 0.03:
+                action = cells + rng.randrange(3)  # off the board
+            elif roll < 0.08:
+                action = rng.randrange(cells)  # perhaps taken
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = legal[rng.randrange(legal.size)]  # a numpy integer
+                action = int(action) if roll < 0.5 else action
+            try:
+                env.step(action)
+            except AssertionError:
+                seen.append(("refused", action))
+                break
+    return seen
+
+
+@pytest.mark.parametrize("variant", ["3x3", "4x4x4", "9x9k5"])
+def test_our_wrappers_behave_as_pettingzoos_own(variant: str,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    """`pettingzoo_env` subclasses PettingZoo's wrappers to read the game state directly; a
+    loop with bad actions sees the same from them as from the stock wrappers, and reading
+    the state before `reset` is the same error."""
+    from tictactoe.envs import pettingzoo_env
+
+    cells = Position(variant).variant.cells
+    ours, stock = pettingzoo_env(variant), _stock_wrapped(variant)
+    for env in (ours, stock):
+        for name in ("agent_selection", "rewards", "terminations", "agents", "infos"):
+            with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+                getattr(env, name)
+    seen = _trace(ours, random.Random(variant), cells)
+    assert any(entry[0] == "refused" for entry in seen)
+    assert any(entry[-2] in ({"player_1": -1, "player_2": 0}, {"player_1": 0, "player_2": -1})
+               for entry in seen if len(entry) > 2), "an illegal move ended a game"
+    assert seen == _trace(stock, random.Random(variant), cells)

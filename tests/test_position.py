@@ -320,3 +320,27 @@ def test_a_game_under_way_checks_its_legality_without_reading_lines(
         p.push(cell)
     monkeypatch.setattr(Position, "lines_of", lambda self, side: pytest.fail("read lines"))
     assert p.is_valid()
+
+
+@given(st.integers(min_value=0, max_value=2**1100))
+def test_the_cells_of_a_mask_are_its_set_bits(mask: int) -> None:
+    """`cells_of` (binary digits read in C) lists the same cells as a loop over the bits."""
+    from tictactoe.core.position import cells_of
+
+    assert cells_of(mask) == [c for c in range(mask.bit_length()) if mask >> c & 1]
+
+
+@pytest.mark.parametrize("variant", ["3x3", "4x4x4", "9x9k5", "19x19k5"])
+def test_a_move_finds_a_line_through_it_as_the_full_check_does(variant: str) -> None:
+    """`push` looks only at the lines through the move, and only once the mover has k marks;
+    over random games its ending agrees with a check of every line."""
+    rng = random.Random(variant)
+    for _ in range(20):
+        position = Position(variant)
+        v = position.variant
+        while not position.is_game_over():
+            position.push(rng.choice(position.legal_moves()))
+            mover = position.o if position.turn is Side.X else position.x
+            won = any(mover & m == m for m in v.line_masks)
+            outcome = position.outcome()
+            assert (outcome is not None and outcome.winner is not None) == won

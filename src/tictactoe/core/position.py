@@ -23,6 +23,7 @@ import enum
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress
 
 from tictactoe.core.errors import IllegalMoveError, InvalidPositionError, VariantError
 from tictactoe.core.symmetry import canonical_masks
@@ -71,6 +72,21 @@ class Termination(enum.Enum):
     """A side completed a line."""
     FULL_BOARD = 2
     """The board filled with no line: a draw."""
+
+
+_DIGITS_AS_BYTES = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def cells_of(mask: int) -> list[int]:
+    """The cells (bit numbers) set in `mask`, in increasing order: its binary digits,
+    lowest first, as bytes 0 and 1 that `compress` reads in C (2-3 times as fast as a
+    loop over the bits, on any size of board).
+
+    >>> cells_of(0b1011), cells_of(0), cells_of(1 << 300)
+    ([0, 1, 3], [], [300])
+    """
+    digits = bin(mask)[:1:-1].encode().translate(_DIGITS_AS_BYTES)
+    return list(compress(range(len(digits)), digits))
 
 
 @dataclass(frozen=True)
@@ -324,12 +340,12 @@ character 5 of '3/3/2 x')
         return list(self._stack)
 
     def empty_cells(self) -> list[int]:
-        """Every empty cell in increasing order."""
-        free = self.variant.full_mask & ~self.occupied
-        if self.variant.cells <= 64:
-            return [c for c in range(self.variant.cells) if free >> c & 1]
-        # past a machine word each shift copies the number: read its binary digits instead
-        return [c for c, bit in enumerate(bin(free)[:1:-1]) if bit == "1"]
+        """Every empty cell in increasing order.
+
+        >>> Position("x1o/1x1/2o x").empty_cells()
+        [1, 3, 5, 6, 7]
+        """
+        return cells_of(self.variant.full_mask & ~self.occupied)
 
     def legal_moves(self) -> list[int]:
         """The empty cells, or none once the game is over."""
@@ -375,8 +391,7 @@ character 5 of '3/3/2 x')
         mover, self.turn = self.turn, self.turn.other
         self._stack.append(cell)
         v = self.variant
-        masks = v.line_masks
-        if any(mine & masks[i] == masks[i] for i in v.lines_through[cell]):
+        if mine.bit_count() >= v.k and any(mine & m == m for m in v.masks_through[cell]):
             ended: Outcome | None = Outcome(Termination.LINE, mover)
         elif (self.x | self.o) == v.full_mask:
             ended = Outcome(Termination.FULL_BOARD, None)

@@ -243,6 +243,16 @@ class Variant:
                 through[c].append(i)
         return tuple(tuple(t) for t in through)
 
+    @cached_property
+    def masks_through(self) -> tuple[tuple[int, ...], ...]:
+        """For each cell, the masks of the lines through it (`lines_through` as masks).
+
+        >>> [bin(m) for m in Variant.parse("3x3").masks_through[1]]
+        ['0b111', '0b10010010']
+        """
+        masks = self.line_masks
+        return tuple(tuple(masks[i] for i in through) for through in self.lines_through)
+
     def line_kind(self, line: tuple[int, ...]) -> str:
         """The kind of a line, by its direction: on a flat board ``row``, ``column`` or
         ``diagonal``; on a cube ``row`` or ``column`` (within a layer), ``layer diagonal``,

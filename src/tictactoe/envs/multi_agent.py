@@ -29,6 +29,7 @@ from tictactoe.extras import require
 
 require("envs", "tictactoe.envs")
 
+from operator import attrgetter
 from typing import Any, ClassVar
 
 import numpy as np
@@ -149,11 +150,83 @@ class TicTacToeAEC(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type in
         pass
 
 
+GAME_STATE = ("agent_selection", "agents", "rewards", "_cumulative_rewards", "terminations",
+              "truncations", "infos")
+"""The raw environment's attributes that a loop reads at every step (by `last`, the
+wrappers and `agent_iter`)."""
+
+
+def _read_through(name: str) -> property:
+    """An attribute of the raw environment, read and written directly: PettingZoo's wrappers
+    find it by a chain of ``__getattr__`` calls, one per wrapper, which took two thirds of a
+    15x15 step. The getter is C (`attrgetter`); without ``_raw`` it raises `AttributeError`,
+    and Python then asks the wrapper's own ``__getattr__``."""
+
+    def put(wrapper: Any, value: Any) -> None:
+        setattr(wrapper.unwrapped, name, value)
+
+    return property(attrgetter(f"_raw.{name}"), put)
+
+
+class _ReadThrough:
+    """Mixed into a PettingZoo wrapper: the game state comes from the raw environment
+    directly (the same values the wrapper's ``__getattr__`` would find)."""
+
+    def _keep_raw(self, env: Any) -> None:
+        object.__setattr__(self, "_raw", env.unwrapped)
+
+
+for _name in GAME_STATE:
+    setattr(_ReadThrough, _name, _read_through(_name))
+
+
+class TerminateIllegal(_ReadThrough, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's `TerminateIllegalWrapper`, reading the game state directly."""
+
+    def __init__(self, env: Any, illegal_reward: float) -> None:
+        self._keep_raw(env)
+        super().__init__(env, illegal_reward)
+
+
+class AssertOutOfBounds(_ReadThrough, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+    """PettingZoo's `AssertOutOfBoundsWrapper`, reading the game state directly; a plain
+    ``int`` inside the board passes without asking the action space."""
+
+    def __init__(self, env: Any) -> None:
+        self._keep_raw(env)
+        super().__init__(env)
+        self._cells = env.unwrapped.variant.cells
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._cells:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class OrderEnforcing(_ReadThrough, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's `OrderEnforcingWrapper`, reading the game state directly once reset;
+    before that the state is not kept, and reading it is PettingZoo's `AttributeError`."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._keep_raw(self.env)
+        super().reset(seed=seed, options=options)
+
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo prints its own OrderEnforcingWrapper
+
+
 def pettingzoo_env(variant: str | Variant = "3x3", render_mode: str | None = None) -> Any:
     """The environment for a variant (``"3x3"``, ``"5x5k4"``, ``"4x4x4"`` ...), wrapped as
-    PettingZoo's classic games are. Render modes: None, ``"human"`` (prints the board),
-    ``"ansi"`` (returns it as text) and ``"rgb_array"`` (pixels of the SVG picture)."""
+    PettingZoo's classic games are (by subclasses of the same wrappers that read the game
+    state directly). Render modes: None, ``"human"`` (prints the board), ``"ansi"`` (returns
+    it as text) and ``"rgb_array"`` (pixels of the SVG picture).
+
+    >>> env = pettingzoo_env("3x3")
+    >>> isinstance(env, wrappers.OrderEnforcingWrapper), str(env)
+    (True, 'tictactoe_mnk_v0')
+    """
     env = TicTacToeAEC(variant, render_mode)
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    env = TerminateIllegal(env, illegal_reward=-1)
+    env = AssertOutOfBounds(env)
+    return OrderEnforcing(env)

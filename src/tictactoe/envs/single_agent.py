@@ -111,7 +111,8 @@ class TicTacToeEnv(gymnasium.Env[Observation, np.int64]):
         return self._observe(opponent_move=opponent_move, illegal_move=False)
 
     def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        if not self.action_space.contains(action):
+        if not (0 <= action < self.variant.cells if type(action) is int
+                else self.action_space.contains(action)):  # a plain int: no space asked
             raise InvalidMoveError(f"action {action!r} is not a cell of the {self.variant.name} "
                                    f"board: expected an integer 0-{self.variant.cells - 1}")
         if self._over:
