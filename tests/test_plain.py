@@ -55,10 +55,10 @@ def test_scripted_two_player_game_with_typos_and_illegal_moves() -> None:
         "'9' is off the 3x3 board: cells are 0-8. Try again, or type 'help'.",
         "X to move> ",
         "X to move> a3",
-        "Game over. X wins: a1 a2 a3.",
-        "game over (new, undo, save, quit)> b3",
+        "Game over. X wins: a1 a2 a3. Score: X 1 · O 0 · draws 0.",
+        "game over (new, swap, undo, save, quit)> b3",
         "The game is over: type 'new' for another, 'undo', or 'quit'.",
-        "game over (new, undo, save, quit)> ",
+        "game over (new, swap, undo, save, quit)> ",
         "End of input.",
         "Result: X wins: a1 a2 a3.",
     ]
@@ -67,7 +67,7 @@ def test_scripted_two_player_game_with_typos_and_illegal_moves() -> None:
         assert want in lines[position:], f"missing after line {position}: {want!r}\n{out}"
         position = lines.index(want, position) + 1
     assert lines[-1] == "Result: X wins: a1 a2 a3."
-    end = lines.index("Game over. X wins: a1 a2 a3.")
+    end = lines.index("Game over. X wins: a1 a2 a3. Score: X 1 · O 0 · draws 0.")
     final_board = "\n".join(lines[end - 4:end])
     assert final_board == "   a b c\n 1 x o .\n 2 x o .\n 3 x . ."
 
@@ -213,3 +213,21 @@ def test_hint_on_a_big_board_names_the_best_ten_wrapped() -> None:
     assert 1 <= len(shown) <= 4 and all(len(line) < 80 for line in shown)
     names = [w for w in " ".join(shown).split() if re.fullmatch(r"[a-h]\d", w)]
     assert len(names) == 10
+
+
+def test_swap_starts_again_with_the_marks_exchanged_and_the_score_counts() -> None:
+    """After a lost game, ``swap`` gives the computer X (it opens); each game over line
+    carries the session's score from the person's side."""
+    first_cells = "".join(f"{cell}\n" for cell in range(9))
+    code, out = play("--level", "perfect", "--seed", "1", script=first_cells + "swap\n"
+                     + first_cells)
+    assert code == 0
+    lines = out.splitlines()
+    over = [line for line in lines if line.startswith("Game over.")]
+    assert over[0].startswith("Game over. O (perfect) wins: ")
+    assert over[0].endswith("Score: you 0 · computer 1 · draws 0.")
+    swapped = lines.index("New game, sides swapped: perfect plays X, you play O.")
+    after = [line for line in lines[swapped + 1:] if " plays " in line or "to move>" in line]
+    assert after[0].startswith("X (perfect) plays ")  # the computer opens
+    assert over[-1].startswith("Game over. X (perfect) wins: ")
+    assert over[-1].endswith("Score: you 0 · computer 2 · draws 0.")

@@ -711,3 +711,39 @@ async def test_the_move_box_takes_plain_modes_words(tmp_path: Path) -> None:
         await pilot.press("y")
         await pilot.pause()
         assert not app.is_running
+
+
+async def _lose_as_fast_as_possible(pilot: Pilot[None]) -> None:
+    """Play the first empty cell until the game ends (perfect wins against that)."""
+    app = pilot.app
+    assert isinstance(app, TicTacToeApp)
+    while not app.game.position.is_game_over():
+        await pilot.click(f"#cell-{app.game.position.legal_moves()[0]}")
+        await settle(pilot)
+
+
+@pytest.mark.asyncio
+async def test_swap_sides_and_the_session_score() -> None:
+    """w starts again with the marks exchanged (the computer opens when you play O); each
+    finished game counts once in the score, from your side, also after an undo at the end."""
+    app = TicTacToeApp(vs_perfect())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert text(app, "#score") == ""
+        await _lose_as_fast_as_possible(pilot)
+        assert app.game.position.winner() is Side.O
+        assert text(app, "#score") == "Score: you 0 · computer 1 · draws 0"
+        await pilot.press("u")
+        await settle(pilot)
+        await _lose_as_fast_as_possible(pilot)
+        assert text(app, "#score") == "Score: you 0 · computer 1 · draws 0"  # the same game
+        await pilot.press("w")
+        await settle(pilot)
+        assert app.game.players == {Side.X: "perfect", Side.O: HUMAN}
+        assert len(app.game.moves) == 1  # the computer opened as X
+        await _lose_as_fast_as_possible(pilot)
+        assert app.game.position.winner() is Side.X
+        assert text(app, "#score") == "Score: you 0 · computer 2 · draws 0"
+        await pilot.press("w")  # from a finished game: no question
+        await settle(pilot)
+        assert app.game.players == {Side.X: HUMAN, Side.O: "perfect"} and not app.game.moves

@@ -32,7 +32,7 @@ from tictactoe.players.levels import LEVEL_DESCRIPTIONS
 from tictactoe.search.score import Score
 from tictactoe.tui import engine
 from tictactoe.tui.board import BoardView, Hint, big_cells, compact_cells
-from tictactoe.tui.game import HUMAN, Game
+from tictactoe.tui.game import HUMAN, Game, SessionScore
 from tictactoe.tui.plain import command_of
 
 DEFAULT_RECORD = "tictactoe-game.json"
@@ -45,12 +45,14 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Tab", "switch between the board and the move box"),
     ("b2 Enter", "in the move box: play a move by name (2:b3 on a cube, or a cell number)"),
     ("undo Enter", "in the move box: plain mode's words work too: undo, redo, new, hint, "
-                   "board, save [FILE], load [FILE], help or ?, quit (and u, r, n, h, b, q)"),
+                   "swap, board, save [FILE], load [FILE], help or ?, quit (and u, r, n, h, w, "
+                   "b, q)"),
     ("Escape", "leave the move box, back to the board"),
     ("Ctrl+Q", "quit, also from the move box"),
     ("u", "undo: against the computer, back to your previous turn"),
     ("r", "redo what was undone"),
     ("n", "new game (same players); asks first while a game is under way"),
+    ("w", "swap sides: a new game with the marks exchanged (you play the other one)"),
     ("h", "hints on/off: each empty cell's value for the side to move"),
     ("t", "threats on/off: where a side completes a line next move"),
     ("s", f"save the game record as JSON (default {DEFAULT_RECORD})"),
@@ -268,6 +270,7 @@ class TicTacToeApp(App[None]):
         # not in the footer, which has no room left at 60 columns: the help and the side
         # panel name it
         Binding("t", "toggle_threats", "Threats", show=False),
+        Binding("w", "swap_sides", "Swap sides", show=False),
         Binding("s", "save", "Save"),
         Binding("l", "load", "Load"),
         Binding("escape", "focus_board", "Board", show=False),
@@ -289,6 +292,8 @@ class TicTacToeApp(App[None]):
         """Whether threats are shown, for cubes and for flat boards (``t`` toggles the
         current board's)."""
         self.hints: dict[int, Score] = {}
+        self.score = SessionScore()
+        """The finished games of this session (shown under Players)."""
         self.thinking = False
         self.message = ""
         self.status_text = ""
@@ -311,6 +316,7 @@ class TicTacToeApp(App[None]):
                 yield Static("Players", classes="heading")
                 yield Static(id="players")
                 yield Static(id="levels", classes="muted")
+                yield Static(id="score")
                 yield Static("Moves", classes="heading")
                 yield Static(id="moves")
                 yield Static("Position", classes="heading")
@@ -370,6 +376,7 @@ class TicTacToeApp(App[None]):
     def _changed(self, message: str = "") -> None:
         """The game changed: drop searches in flight, redraw, and start the next search."""
         self._generation += 1
+        self.score.count(self.game)
         self.hints = {}
         self.thinking = False
         self.message = message
@@ -396,6 +403,8 @@ class TicTacToeApp(App[None]):
         self._set_text("#players",
                        f"X  {_player_text(game, Side.X)}\nO  {_player_text(game, Side.O)}")
         self._set_text("#levels", _levels_text(game))
+        score = self.score.text()
+        self._set_text("#score", f"Score: {score}" if score else "")
         pairs = game.move_pairs()
         self._set_text("#moves", "\n".join(pairs) if pairs else "(none yet)")
         self._set_text("#position", game.position.to_string())
@@ -548,7 +557,8 @@ class TicTacToeApp(App[None]):
         ``undo``, ``hint`` (hints on/off), ``save FILE``, ``?``..."""
         simple = {"help": self.action_help, "board": self.action_focus_board,
                   "undo": self.action_undo, "redo": self.action_redo,
-                  "new": self.action_new_game, "hint": self.action_toggle_hints}
+                  "new": self.action_new_game, "hint": self.action_toggle_hints,
+                  "swap": self.action_swap_sides}
         if command in simple:
             simple[command]()
         elif command == "quit":
@@ -612,6 +622,17 @@ class TicTacToeApp(App[None]):
         self.game.restart()
         self.computers = engine.make_computers(self.game.players, self.seed)
         self._changed("new game")
+
+    def action_swap_sides(self) -> None:
+        self.confirm_leaving("Drop it and swap sides", self.swap_sides)
+
+    def swap_sides(self) -> None:
+        """Start again with the marks exchanged (against the computer, it moves first if
+        you now play O)."""
+        self.game.swap_sides()
+        self.computers = engine.make_computers(self.game.players, self.seed)
+        self.sub_title = self._subtitle()
+        self._changed(f"sides swapped: {self.game.describe_side(Side.X)} plays first")
 
     def action_toggle_hints(self) -> None:
         self.hints_on = not self.hints_on

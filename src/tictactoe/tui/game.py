@@ -15,7 +15,9 @@ Plain Python on top of the rules core, so the Textual app and the plain mode sha
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime
+from itertools import count
 
 from tictactoe.core import Position, Side, Variant
 from tictactoe.core.record import GameRecord
@@ -42,6 +44,8 @@ class Game:
         self.players: dict[Side, str] = dict(players or {Side.X: HUMAN, Side.O: HUMAN})
         self.redo_stack: list[int] = []
         self.started = started or _now()
+        self.serial = next(_SERIALS)
+        """A number no other game of this process has; a restart gives a new one."""
 
     # ----------------------------------------------------------------- building
     @staticmethod
@@ -73,6 +77,17 @@ class Game:
         self.position = self.start.copy(stack=False)
         self.redo_stack.clear()
         self.started = _now()
+        self.serial = next(_SERIALS)
+
+    def swap_sides(self) -> None:
+        """Start again with the marks exchanged: whoever played X plays O.
+
+        >>> g = Game("3x3", players={Side.X: HUMAN, Side.O: "easy"})
+        >>> g.swap_sides(); g.players[Side.X], g.players[Side.O]
+        ('easy', 'human')
+        """
+        self.players = {Side.X: self.players[Side.O], Side.O: self.players[Side.X]}
+        self.restart()
 
     # ----------------------------------------------------------------- state
     @property
@@ -210,6 +225,51 @@ class Game:
     def _start_string(self) -> str | None:
         empty = Position(self.variant)
         return None if self.start == empty else self.start.to_string()
+
+
+_SERIALS = count(1)
+
+
+class SessionScore:
+    """The finished games of a session, each counted once, as it first ended (an undo and
+    another ending of the same game change nothing). Against the computer the score is from
+    the person's side, whichever mark they play; between two people, by mark.
+
+    >>> score, g = SessionScore(), Game("3x3", players={Side.X: HUMAN, Side.O: "easy"})
+    >>> for m in ("a1", "b1", "a2", "b2", "a3"): _ = g.play_text(m)
+    >>> score.count(g), score.count(g), score.text()
+    (True, False, 'you 1 · computer 0 · draws 0')
+    """
+
+    def __init__(self) -> None:
+        self.results: Counter[str] = Counter()
+        self._counted: set[int] = set()
+        self._kind = "computer"
+
+    def count(self, game: Game) -> bool:
+        """Count the game if it is over and not counted yet; True if it was counted now."""
+        outcome = game.position.outcome()
+        if outcome is None or game.serial in self._counted:
+            return False
+        self._counted.add(game.serial)
+        humans = [side for side in Side if game.is_human(side)]
+        self._kind = "computer" if len(humans) == 1 else "marks"
+        if outcome.winner is None:
+            self.results["draw"] += 1
+        elif len(humans) == 1:
+            self.results["you" if outcome.winner is humans[0] else "computer"] += 1
+        else:
+            self.results[outcome.winner.name] += 1
+        return True
+
+    def text(self) -> str:
+        """``you 2 · computer 1 · draws 0``, or ``X 1 · O 0 · draws 1`` between people;
+        empty before the first finished game."""
+        if not self._counted:
+            return ""
+        first, second = ("you", "computer") if self._kind == "computer" else ("X", "O")
+        r = self.results
+        return f"{first} {r[first]} · {second} {r[second]} · draws {r['draw']}"
 
 
 def _now() -> str:

@@ -19,7 +19,7 @@ from tictactoe.players.base import Player
 from tictactoe.search.score import Score
 from tictactoe.search.words import hint_words
 from tictactoe.tui import engine
-from tictactoe.tui.game import HUMAN, Game
+from tictactoe.tui.game import HUMAN, Game, SessionScore
 
 DEFAULT_RECORD = "tictactoe-game.json"
 """Where ``save`` writes and ``load`` reads when no file is named."""
@@ -31,6 +31,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("hint, h", "show the value of every move: win or loss in N plies, or draw"),
     ("board, b", "show the board again"),
     ("new, n", "start a new game"),
+    ("swap, w", "start a new game with the marks exchanged (you play the other one)"),
     ("save [FILE]", f"save the game record as JSON (default {DEFAULT_RECORD})"),
     ("load [FILE]", "load a game record and continue it"),
     ("help, ?", "this list"),
@@ -40,8 +41,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
 COMMAND_WORDS: dict[str, str] = {
     "quit": "quit", "q": "quit", "exit": "quit", "help": "help", "?": "help", "h?": "help",
     "board": "board", "b": "board", "undo": "undo", "u": "undo", "redo": "redo", "r": "redo",
-    "new": "new", "n": "new", "hint": "hint", "hints": "hint", "h": "hint", "save": "save",
-    "load": "load"}
+    "new": "new", "n": "new", "swap": "swap", "w": "swap", "hint": "hint", "hints": "hint",
+    "h": "hint", "save": "save", "load": "load"}
 """The words a line may start with, and the command each names: plain mode's prompt and the
 terminal app's move box read them the same way."""
 
@@ -69,6 +70,7 @@ class PlainGame:
         self.computer_seconds, self.hint_seconds = computer_seconds, hint_seconds
         self.computers: dict[Side, Player] = engine.make_computers(game.players, seed)
         self.echo = (not _is_tty(stdin)) if echo is None else echo
+        self.score = SessionScore()
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -94,7 +96,7 @@ class PlainGame:
     def prompt(self) -> str:
         game = self.game
         if game.position.is_game_over():
-            return "game over (new, undo, save, quit)> "
+            return "game over (new, swap, undo, save, quit)> "
         return f"{game.describe_side(game.position.turn)} to move> "
 
     def ask(self, prompt: str) -> str | None:
@@ -109,7 +111,8 @@ class PlainGame:
     def show(self) -> None:
         self.say(self.game.position.diagram())
         if self.game.position.is_game_over():
-            self.say(f"Game over. {self.game.status()}.")
+            self.score.count(self.game)
+            self.say(f"Game over. {self.game.status()}. Score: {self.score.text()}.")
 
     def computer_moves(self) -> None:
         """Let the computer play while it is its turn."""
@@ -155,6 +158,11 @@ class PlainGame:
             self.game.restart()
             self.computers = engine.make_computers(self.game.players, self.seed)
             self.say("New game.")
+            self.show()
+        elif command == "swap":
+            self.game.swap_sides()
+            self.computers = engine.make_computers(self.game.players, self.seed)
+            self.say(f"New game, sides swapped: {_sides(self.game)}.")
             self.show()
         elif command == "hint":
             self.hint()
