@@ -61,7 +61,7 @@ def _slot(p: np.uint64, d: np.uint64, rows: int) -> int:  # pragma: no cover - c
     return int(h & np.uint64(rows - 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tt_probe(tt: np.ndarray, p: np.uint64, d: np.uint64) -> np.uint64:  # pragma: no cover
     """The data word of a position's entry, or 0."""
     r = _slot(p, d, tt.shape[0])
@@ -72,7 +72,7 @@ def tt_probe(tt: np.ndarray, p: np.uint64, d: np.uint64) -> np.uint64:  # pragma
     return ZERO
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tt_store(tt: np.ndarray, p: np.uint64, d: np.uint64,
              data: np.uint64) -> None:  # pragma: no cover - compiled
     """Keep an entry: the first slot holds the bigger subtree, the second the newest."""
@@ -138,7 +138,7 @@ def survey(p: np.uint64, d: np.uint64, full: np.uint64,
     return p_threat, d_threat, cand, twice, n_open, d_make
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def scan(p: np.uint64, d: np.uint64, full: np.uint64,
          lines: np.ndarray) -> tuple[np.uint64, np.uint64, np.uint64,
                                      np.uint64]:  # pragma: no cover - compiled
@@ -181,7 +181,7 @@ def _partners(c: int, p: np.uint64, d: np.uint64, empty: np.uint64, lines: np.nd
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _weight(c: int, t: np.uint64, p: np.uint64, d: np.uint64, empty: np.uint64,
             lines: np.ndarray, through: np.ndarray, count: np.ndarray,
             k: int) -> int:  # pragma: no cover - compiled
