@@ -206,13 +206,24 @@ def _weight(c: int, t: np.uint64, p: np.uint64, d: np.uint64, empty: np.uint64,
 
 
 _SIG = ("int64(uint64, uint64, int64, int64, uint64, uint64[::1], int64[:, ::1], int64[::1], "
-        "int64, uint64[:, ::1], int64[::1], int64[::1])")
+        "int64, uint64[:, ::1], int64[::1], int64[::1], int64[:, ::1])")
+
+WORK_ROWS = 66
+"""Rows of the threat search's scratch array: one per level of a sequence (at most 64 prover
+moves, and the position after them)."""
+WORK_WIDTH = 192
+"""Its columns: a level's candidate cells, their ordering keys and the opponent's forced
+replies, at most 64 of each."""
 
 
-@njit(_SIG, cache=True, nogil=True)
+# Without numba's reference counting (``_nrt``): the search allocates nothing (its scratch is
+# ``work``, made by `tss`), and counting the references of its seven arrays at each of its
+# recursive calls took a tenth of the cube's search.
+@njit(_SIG, cache=True, nogil=True, _nrt=False)
 def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
             lines: np.ndarray, through: np.ndarray, count: np.ndarray, k: int,
-            tt: np.ndarray, misc: np.ndarray, seq: np.ndarray) -> int:  # pragma: no cover
+            tt: np.ndarray, misc: np.ndarray, seq: np.ndarray,
+            work: np.ndarray) -> int:  # pragma: no cover
     """The threat search below one position: the length of a winning sequence (its moves
     written from ``seq[pos]``), `FAIL`, or `UNKNOWN` if the node limit stopped it.
 
@@ -235,7 +246,7 @@ def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
             empty = full & ~(p | d)
             t = _partners(c, p, d, empty, lines, through, count)
             r = _search(p | b, d | t, rem - 1, pos + 1, full, lines, through, count, k, tt,
-                        misc, seq)
+                        misc, seq, work)
             if r >= 0:
                 return r + 1
             if r == UNKNOWN:
@@ -260,11 +271,9 @@ def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
             tt_store(tt, p, d, _pack(_WON, c, 1, 1))
             return 1
     start = misc[TSS_NODES]
-    # candidates with their replies and ordering keys (at most 64)
+    # candidates with their replies and ordering keys (at most 64), in this level's row of
+    # ``work``: cells from 0, keys from n, the opponent's forced replies (as int64) from 2n
     n = popcount(cand)
-    # one allocation, not three, and no views: cells from 0, keys from n, the opponent's
-    # forced replies (as int64) from 2n
-    work = np.empty(3 * n, dtype=np.int64)
     i = 0
     rest = cand
     ordered = misc[TSS_ORDER] != 0
@@ -276,21 +285,22 @@ def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
         # start loading the child's table row now: the work until it is searched hides
         # the wait (the probe's cache miss was a quarter of the time on the cube)
         prefetch_row(tt, _slot(p | ONE << np.uint64(c), d | t, rows))
-        work[i] = c
-        work[2 * n + i] = np.int64(t)
-        work[n + i] = _weight(c, t, p, d, empty, lines, through, count, k) if ordered else 0
+        work[pos, i] = c
+        work[pos, 2 * n + i] = np.int64(t)
+        work[pos, n + i] = _weight(c, t, p, d, empty, lines, through, count, k) \
+            if ordered else 0
         i += 1
     for j in range(n):
         top = j
         for q in range(j + 1, n):
-            if work[n + q] > work[n + top]:
+            if work[pos, n + q] > work[pos, n + top]:
                 top = q
         if top != j:
             for o in range(0, 3 * n, n):
-                work[o + j], work[o + top] = work[o + top], work[o + j]
-        c = work[j]
-        r = _search(p | ONE << np.uint64(c), d | np.uint64(work[2 * n + j]), rem - 1, pos + 1,
-                    full, lines, through, count, k, tt, misc, seq)
+                work[pos, o + j], work[pos, o + top] = work[pos, o + top], work[pos, o + j]
+        c = work[pos, j]
+        r = _search(p | ONE << np.uint64(c), d | np.uint64(work[pos, 2 * n + j]), rem - 1,
+                    pos + 1, full, lines, through, count, k, tt, misc, seq, work)
         if r >= 0:
             seq[pos] = c
             tt_store(tt, p, d, _pack(_WON, c, r + 1, misc[TSS_NODES] - start))
@@ -313,7 +323,9 @@ def tss(p: np.uint64, d: np.uint64, rem: int, budget: int, full: np.uint64,
         misc[TSS_LIMIT] = misc[TSS_NODES] + budget
     else:
         misc[TSS_LIMIT] = np.int64(1) << 62
-    r = _search(p, d, rem, 0, full, lines, through, count, k, tt, misc, seq)
+    work = np.empty((WORK_ROWS, WORK_WIDTH), dtype=np.int64)
+    r = _search(p, d, min(rem, WORK_ROWS - 2), 0, full, lines, through, count, k, tt, misc,
+                seq, work)
     if r >= 0:
         misc[TSS_WINS] += 1
     elif r == UNKNOWN:
