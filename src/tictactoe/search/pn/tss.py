@@ -24,6 +24,8 @@ out the position with any opponent mark added (the proof-number search relies on
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -208,6 +210,10 @@ def _weight(c: int, t: np.uint64, p: np.uint64, d: np.uint64, empty: np.uint64,
 _SIG = ("int64(uint64, uint64, int64, int64, uint64, uint64[::1], int64[:, ::1], int64[::1], "
         "int64, uint64[:, ::1], int64[::1], int64[::1], int64[:, ::1])")
 
+NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
+"""numba's option for a kernel that allocates nothing: no reference counting of its arrays
+(an option numba's type stubs do not list)."""
+
 WORK_ROWS = 66
 """Rows of the threat search's scratch array: one per level of a sequence (at most 64 prover
 moves, and the position after them)."""
@@ -219,7 +225,7 @@ replies, at most 64 of each."""
 # Without numba's reference counting (``_nrt``): the search allocates nothing (its scratch is
 # ``work``, made by `tss`), and counting the references of its seven arrays at each of its
 # recursive calls took a tenth of the cube's search.
-@njit(_SIG, cache=True, nogil=True, _nrt=False)
+@njit(_SIG, cache=True, nogil=True, **NO_REFCOUNTS)
 def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
             lines: np.ndarray, through: np.ndarray, count: np.ndarray, k: int,
             tt: np.ndarray, misc: np.ndarray, seq: np.ndarray,
