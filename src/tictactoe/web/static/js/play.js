@@ -353,8 +353,9 @@ export class PlayView {
   }
 
   // ---------------------------------------------------------------- the server's answers
-  adopt(state, note = "") {
-    const before = this.game;
+  adopt(state, note = "", started = false) {
+    // started: the answer to a new game of this page (the computer may have moved, and won)
+    const before = started ? { id: state.id, game: { moves: [], result: null } } : this.game;
     this.reply = state.reply || null;
     this.game = state;
     this.info = state.position;
@@ -454,7 +455,7 @@ export class PlayView {
       const state = await api.newGame(request, browserId());
       if (epoch !== this.epoch) return;
       this.busy = false;
-      this.adopt(state);
+      this.adopt(state, "", true);
     } catch (err) {
       if (epoch !== this.epoch) return;
       this.busy = false;
