@@ -8,8 +8,6 @@
 // arrows move between cells), in a form control (text box, list, switch, slider), in a table
 // or in a dialog. See stepFor and globalStep.
 
-import { spokenCell } from "./board.js";
-
 // the step a key asks for, from the step shown and the last step; null for other keys
 export function stepFor(event, shown, last) {
   if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return null;
@@ -44,7 +42,7 @@ export class MoveList {
     this.start.className = "move moves-start";
     this.start.dataset.step = "0";
     this.start.textContent = "Start";
-    this.start.setAttribute("aria-label", "the start, before any move");
+    this.start.title = "The board before any move";
     list.before(this.start);
     for (const element of [list, this.start]) this.listen(element);
   }
@@ -78,14 +76,14 @@ export class MoveList {
     this.start.tabIndex = shown === 0 ? 0 : -1;
     if (shown === 0) this.start.setAttribute("aria-current", "step");
     else this.start.removeAttribute("aria-current");
-    const entry = (step, parts, label) => {
+    const entry = (step, parts) => {
       const li = document.createElement("li");
       const button = document.createElement("button");
       button.type = "button";
       button.className = "move";
       button.dataset.step = String(step);
-      button.append(...parts);
-      button.setAttribute("aria-label", label);
+      // the visible text is the name: "1. X b2" (the spaces are read, not shown)
+      parts.forEach((part, i) => button.append(...(i ? [" ", part] : [part])));
       // one tab stop for the list: the shown move
       button.tabIndex = step === shown ? 0 : -1;
       if (step === shown) {
@@ -106,14 +104,15 @@ export class MoveList {
       s.textContent = side.toUpperCase();
       const m = document.createElement("span");
       m.textContent = move;
-      const label = `move ${i + 1}, ${side.toUpperCase()} ${spokenCell(move)}`;
       if (i < moves.length) {
-        entry(i + 1, [n, s, m], label);
+        entry(i + 1, [n, s, m]);
       } else {
         const li = document.createElement("li");
         li.className = "undone";
-        li.setAttribute("aria-label", `${label} (undone)`);
-        li.append(n, s, m);
+        const note = document.createElement("span");
+        note.className = "sr-only";
+        note.textContent = "(undone)";
+        li.append(n, " ", s, " ", m, " ", note);
         list.append(li);
       }
     });
