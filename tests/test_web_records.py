@@ -75,6 +75,7 @@ def test_a_link_parses_with_its_result_and_start(client: TestClient) -> None:
     ({"link": "4x4:c3;o2/1x1/3 x"}, "the start position is 3x3, not 4x4"),
     ({"text": "not json"}, "not JSON"),
     ({"text": "[1, 2]"}, "expected a JSON object"),
+    ({"text": "[" * 7000 + "]" * 7000}, "nested too deeply"),
     ({"text": '{"format": "chess/1", "variant": "3x3"}'}, "unknown format 'chess/1'"),
     ({"text": '{"variant": "3x3", "moves": ["b2", "z9"]}'}, "move 2 ('z9')"),
     ({"text": '{"variant": "3x3", "moves": ["b2"], "result": "x"}'}, "does not match"),

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from browser.conftest import YOUR_TURN, open_page, wait_until
+from browser.test_layout import save_screen
 from tictactoe.core import Side
 from tictactoe.core.record import GameRecord
 from tictactoe.tui import engine as tui_engine
@@ -88,6 +89,7 @@ def test_the_move_list_steps_back_and_forth(page: Any, server: Any) -> None:
     assert shown_move(page) == "2. O a1"
     assert page.locator("#board .cell[aria-disabled=false]").count() == 0
     assert page.locator("#undo").is_disabled()
+    save_screen(page, "looking-back-1200")
     # in the list, the arrows step and the focus follows the shown move
     page.keyboard.press("ArrowLeft")
     until_board(page, AFTER[1])
@@ -156,6 +158,7 @@ def test_rematch_keeps_the_sides_and_swap_sides_swaps_them(page: Any, server: An
     finish_against_the_computer(page)
     assert page.locator("#after-game").is_visible()
     assert score(page) == "This session on 3×3, Beginner: you 1 · computer 0 · draws 0"
+    save_screen(page, "game-over-1200")
     # Rematch: the same start, board and level, you X again
     page.click("#rematch")
     wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 4 && ({YOUR_TURN})")
@@ -242,6 +245,7 @@ def test_a_share_link_opens_the_same_game(page: Any, context: Any, server: Any) 
     until_board(other, AFTER[4])
     wait_until(other, f"{STATUS} === 'Shared game: Move 4 of 4 · X to move'")
     assert [b.split()[-1] for b in other.locator("#moves li").all_inner_texts()] == GAME
+    save_screen(other, "shared-game-1200")
     other.keyboard.press("Home")
     until_board(other, AFTER[0])
     # back to one's own game: the address no longer names the shared one

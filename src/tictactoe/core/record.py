@@ -131,6 +131,8 @@ class GameRecord:
             data = json.loads(text)
         except json.JSONDecodeError as err:
             raise InvalidRecordError(f"bad record: not JSON ({err})") from None
+        except RecursionError:
+            raise InvalidRecordError("bad record: not a game record (nested too deeply)") from None
         return GameRecord.from_dict(data)
 
     def to_link(self) -> str:

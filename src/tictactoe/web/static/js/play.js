@@ -676,7 +676,9 @@ export class PlayView {
 
   // ---------------------------------------------------------------- copy
   async copyPosition() {
-    const text = this.info ? this.info.position : "";
+    // the position shown: the game's, or the one looked at
+    const shown = this.shown !== null && this.viewInfo ? this.viewInfo : this.info;
+    const text = shown ? shown.position : "";
     this.el.positionText.value = text;
     let done = false;
     try {
