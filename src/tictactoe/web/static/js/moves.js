@@ -118,9 +118,17 @@ export class MoveList {
     });
     const current = shown === 0 ? this.start : list.querySelector("[aria-current]");
     if (this.focusOn !== undefined || hadFocus) {
-      if (current) current.focus();
+      if (current) current.focus({ preventScroll: true });
       this.focusOn = undefined;
     }
-    if (current && !hadFocus) current.scrollIntoView({ block: "nearest" });
+    // the shown move in sight within the list (the page itself does not scroll)
+    if (current && current !== this.start) {
+      const item = current.getBoundingClientRect();
+      const box = list.getBoundingClientRect();
+      if (item.top < box.top) list.scrollTop -= box.top - item.top;
+      else if (item.bottom > box.bottom) list.scrollTop += item.bottom - box.bottom;
+    } else if (current) {
+      list.scrollTop = 0;
+    }
   }
 }
