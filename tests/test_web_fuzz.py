@@ -177,7 +177,7 @@ def api_move(board: str, text: str) -> None:
 def parse_everything(text: str) -> None:
     """Every parser the API puts user text through; each may only raise its documented
     errors (`TicTacToeError`, a ValueError) or refuse the request's form."""
-    for parse in (Position, Variant.parse, GameRecord.from_json,
+    for parse in (Position, Variant.parse, GameRecord.from_json, GameRecord.from_link,
                   lambda t: api_move("4x4", t), lambda t: api_move("4x4x4", t)):
         try:
             parse(text)

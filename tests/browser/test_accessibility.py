@@ -259,6 +259,40 @@ def finished_games_and_a_replay(page: Any, url: str, scheme: str) -> None:
     wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length >= 5")
 
 
+def looking_back(page: Any, url: str, scheme: str) -> None:
+    """The play view looking at an earlier move of a game under way (read-only, marked), its
+    hints shown, and a share link made."""
+    game_in_progress_with_hints(page, url, scheme)
+    page.click("#moves button[data-step='1']")
+    wait_until(page, "document.querySelector('#status').classList.contains('looking') && "
+                     "document.querySelectorAll('#board .hint').length === 8")
+    page.click("#share")
+    wait_until(page, "!document.querySelector('#share-text').hidden")
+
+
+def game_over_with_score(page: Any, url: str, scheme: str) -> None:
+    """A game won against the computer: Rematch, Swap sides and the session's score."""
+    open_in_scheme(page, url, scheme)
+    page.fill("#position-text", "xx1/oo1/3 x")  # X wins at c1
+    page.click("#load")
+    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 4 && ({YOUR_TURN})")
+    page.click("[data-name=c1]")
+    wait_until(page, "!document.querySelector('#after-game').hidden && "
+                     "!document.querySelector('#score').hidden")
+
+
+def shared_game_and_a_bad_file(page: Any, url: str, scheme: str, folder: Path) -> None:
+    """A game opened from a share link, looked through; then a bad file's message."""
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{url}/#game=3x3:b2,a1,c3,a3")
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, "document.querySelector('#status').textContent.startsWith('Shared game')")
+    bad = folder / "bad.json"
+    bad.write_text("not a record", encoding="utf-8")
+    page.set_input_files("#import", str(bad))
+    wait_until(page, "document.querySelector('#record-error').textContent !== ''")
+
+
 # ------------------------------------------------------------------ axe-core
 
 
@@ -283,11 +317,18 @@ def readable(violations: list[dict[str, Any]]) -> str:
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("view", ["play", "history", "cube", "phone history"])
+@pytest.mark.parametrize("view", ["play", "history", "cube", "phone history", "looking back",
+                                  "game over", "shared game"])
 def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
-                                         scheme: str) -> None:
+                                         scheme: str, tmp_path: Path) -> None:
     if view == "play":
         game_in_progress_with_hints(page, server.url, scheme)
+    elif view == "looking back":
+        looking_back(page, server.url, scheme)
+    elif view == "game over":
+        game_over_with_score(page, server.url, scheme)
+    elif view == "shared game":
+        shared_game_and_a_bad_file(page, server.url, scheme, tmp_path)
     elif view == "cube":
         cube_with_threats(page, server.url, scheme)
     else:
@@ -299,6 +340,8 @@ def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
     if violations:
         print(readable(violations))
     assert not serious, f"axe-core, {view} view, {scheme}:\n{readable(serious)}"
+    if view in ("looking back", "game over", "shared game"):  # not even a minor one
+        assert not violations, f"axe-core, {view} view, {scheme}:\n{readable(violations)}"
 
 
 # ------------------------------------------------------------------ contrast ratios
@@ -383,6 +426,29 @@ def test_contrast_of_the_threats_and_the_legend(page: Any, server: Any, scheme: 
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
+def test_contrast_of_looking_back_and_after_a_game(page: Any, server: Any, scheme: str) -> None:
+    contrast = Contrast(page, scheme)
+    looking_back(page, server.url, scheme)
+    contrast.text("#status.looking .status-text", "the status while looking back")
+    contrast.text("#moves .move[aria-current] .n", "the shown move's number")
+    contrast.text("#moves .move[aria-current] [class^=side]", "the shown move's side")
+    contrast.text(".moves-start", "the list's Start")
+    contrast.text("#share-text", "the share link")
+    for selector, what in (("#board", "the frame of a board looked back at"),
+                           ("#status", "the frame of the status while looking back")):
+        s = contrast.styles(selector)
+        around = backdrop(s["backgrounds"][1:])
+        contrast.add(f"{what} against the page", ratio(over(parse(s["outline"]), around), around),
+                     NON_TEXT)
+    page.evaluate("localStorage.clear()")  # a fresh page: no game under way to leave
+    game_over_with_score(page, server.url, scheme)
+    contrast.text("#score", "the session's score")
+    contrast.text("#rematch", "the Rematch button")
+    contrast.text("#swap", "the Swap sides button")
+    contrast.check()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
 def test_contrast_of_the_history_view(page: Any, server: Any, scheme: str) -> None:
     contrast = Contrast(page, scheme)
     finished_games_and_a_replay(page, server.url, scheme)
@@ -413,6 +479,8 @@ ANIMATIONS = """() => {
     (el) => getComputedStyle(el).animationName);
   const found = {placed: names('#board .cell.placed svg'), winning: names('#board .cell.winning'),
                  spinner: names('#status .spinner'),
+                 sound: getComputedStyle(document.querySelector('#sound + .track'))
+                   .transitionDuration,
                  transition: getComputedStyle(document.querySelector('#board .cell'))
                    .transitionDuration};
   spinner.remove();
@@ -454,6 +522,7 @@ def test_nothing_moves_when_reduced_motion_is_asked_for(browser: Any, server: An
     names = {*found["placed"], *found["winning"], *found["spinner"]}
     if motion == "reduce":
         assert names == {"none"} and found["transition"] == "0s", found
+        assert found["sound"] == "0s", found  # the Sound switch does not slide
         assert "smooth" not in scrolls, scrolls
     else:
         assert {"pop", "glow", "spin"} <= names, found

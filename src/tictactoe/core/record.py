@@ -5,6 +5,10 @@
 'o2/1x1/2x o'
 >>> GameRecord.from_json(r.to_json()) == r
 True
+>>> r.to_link()
+'3x3:b2,a1,c3'
+>>> GameRecord.from_link('3x3:b2,a1,c3').moves
+('b2', 'a1', 'c3')
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from tictactoe.core.variant import Variant
 
 RECORD_FORMAT = "tictactoe-game/1"
 """The ``format`` field of every record, so a reader can tell what it holds."""
+
+LINK_FORM = "BOARD:MOVES, such as 3x3:b2,a1,c3 (and ;START for a game from a set position)"
+"""How a game link reads, for error messages."""
 
 
 class InvalidRecordError(TicTacToeError):
@@ -102,8 +109,11 @@ class GameRecord:
         start = data.get("start")
         if start is not None and not isinstance(start, str):
             raise InvalidRecordError("bad record: 'start' must be a position string or null")
+        finished = data.get("finished")
+        if finished is not None and not isinstance(finished, str):
+            raise InvalidRecordError("bad record: 'finished' must be a date and time or null")
         record = GameRecord(variant, tuple(moves), start, players, data.get("result"),
-                            str(data.get("started") or ""), data.get("finished"))
+                            str(data.get("started") or ""), finished)
         try:
             final = record.position()
         except InvalidPositionError as err:
@@ -121,4 +131,43 @@ class GameRecord:
             data = json.loads(text)
         except json.JSONDecodeError as err:
             raise InvalidRecordError(f"bad record: not JSON ({err})") from None
+        except RecursionError:
+            raise InvalidRecordError("bad record: not a game record (nested too deeply)") from None
         return GameRecord.from_dict(data)
+
+    def to_link(self) -> str:
+        """The game in one line for a link: the board, a colon and the moves separated by
+        commas; a game from a set position adds a semicolon and its position string.
+
+        >>> GameRecord.from_moves("4x4x4", ["1:a1", "2:b2"]).to_link()
+        '4x4x4:1:a1,2:b2'
+        >>> GameRecord.from_moves("3x3", ["c3"], start="o2/1x1/3 x").to_link()
+        '3x3:c3;o2/1x1/3 x'
+        """
+        link = f"{self.variant}:{','.join(self.moves)}"
+        return f"{link};{self.start}" if self.start else link
+
+    @staticmethod
+    def from_link(text: str) -> GameRecord:
+        """Read a game written by :meth:`to_link`, checking every move (both players human,
+        the result from the moves).
+
+        >>> GameRecord.from_link("3x3:b2,a1,c3;3/3/3 x").start
+        '3/3/3 x'
+        >>> GameRecord.from_link("3x3:b2,b2")
+        Traceback (most recent call last):
+        ...
+        tictactoe.core.record.InvalidRecordError: bad game link: move 2 ('b2'): ...
+        """
+        game, _, start = text.strip().partition(";")
+        variant, colon, moves = game.partition(":")
+        if not colon or not variant.strip():
+            raise InvalidRecordError(f"bad game link: expected {LINK_FORM}")
+        names = [m.strip() for m in moves.split(",")] if moves.strip() else []
+        if "" in names:
+            raise InvalidRecordError(f"bad game link: move {names.index('') + 1} is empty")
+        try:
+            return GameRecord.from_moves(variant.strip(), names, start=start.strip() or None)
+        except TicTacToeError as err:
+            raise InvalidRecordError(
+                f"bad game link: {str(err).removeprefix('bad record: ')}") from None

@@ -20,6 +20,12 @@ MAX_NAME_CHARS = 40
 MAX_MOVES = 1024
 """A game never has more moves than the largest board (32×32) has cells."""
 
+MAX_RECORD_CHARS = 15_000
+"""The longest game record file accepted (a 32×32 game of 1,024 moves takes about 9,000)."""
+
+MAX_LINK_CHARS = 6_000
+"""The longest game link accepted (1,024 moves of up to four characters, and a position)."""
+
 PositionText = Field(
     min_length=1, max_length=MAX_POSITION_CHARS,
     description="A position string such as 'o2/1x1/3 x', or a variant name such as '4x4'.",
@@ -284,6 +290,35 @@ class BoardStats(BaseModel):
     games: int = Field(description="The games counted on this board, every level together.")
     levels: list[LevelStats] = Field(description="The human's results on this board against "
                                                  "each computer opponent.")
+
+
+class RecordRequest(Strict):
+    text: str | None = Field(
+        default=None, min_length=1, max_length=MAX_RECORD_CHARS,
+        description="A game record file's text (the JSON the terminal app saves).")
+    link: str | None = Field(
+        default=None, min_length=1, max_length=MAX_LINK_CHARS,
+        description="A game in link form: the board, a colon, the moves separated by commas, "
+                    "and for a game from a set position a semicolon and its position string.",
+        examples=["3x3:b2,a1,c3", "4x4x4:1:a1,2:b2", "3x3:c3;o2/1x1/3 x"])
+
+
+class GameRecordInfo(BaseModel):
+    format: str = Field(description="Always 'tictactoe-game/1'.")
+    variant: str
+    start: str | None = Field(description="The start position string; null: the empty board.")
+    moves: list[str]
+    players: dict[str, str] = Field(description="'human' or a level or player name, by side.")
+    result: Literal["x", "o", "draw"] | None
+    started: str
+    finished: str | None
+
+
+class RecordResponse(BaseModel):
+    record: GameRecordInfo = Field(
+        description="The game record, checked move by move: the file a terminal app reads.")
+    link: str = Field(description="The same game in link form (board:moves[;start]).",
+                      examples=["3x3:b2,a1,c3"])
 
 
 class HistoryResponse(BaseModel):

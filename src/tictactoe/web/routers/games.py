@@ -14,7 +14,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 
 from tictactoe.core import TicTacToeError
-from tictactoe.core.record import GameRecord
+from tictactoe.core.record import GameRecord, InvalidRecordError
 from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.search.words import reply_words
 from tictactoe.web.convert import (
@@ -24,6 +24,7 @@ from tictactoe.web.convert import (
     score_info,
 )
 from tictactoe.web.deps import (
+    ERRORS,
     GAME_ERRORS,
     TOO_MANY,
     BrowserId,
@@ -43,6 +44,8 @@ from tictactoe.web.models import (
     LevelStats,
     NewGameRequest,
     PlayRequest,
+    RecordRequest,
+    RecordResponse,
     UpdateGameRequest,
 )
 from tictactoe.web.pool import Priority
@@ -166,6 +169,36 @@ async def get_game(game_id: GameId, games: StoreDep, engine: EngineDep) -> Respo
     """A game as it stands, by its secret id."""
     stored, play = _current(games, game_id)
     return _answer_with(engine, stored, play)
+
+
+@router.get("/api/games/{game_id}/record", response_model=RecordResponse,
+            operation_id="get_record", responses=GAME_ERRORS)
+async def get_record(game_id: GameId, games: StoreDep) -> RecordResponse:
+    """A game's record, the JSON file the terminal app saves and loads, and its link form."""
+    stored, _ = _current(games, game_id)
+    return _record_answer(stored.record)
+
+
+@router.post("/api/records/parse", response_model=RecordResponse, operation_id="parse_record",
+             responses=ERRORS)
+async def parse_record(body: RecordRequest) -> RecordResponse:
+    """Read a game record: the ``text`` of a record file (as the terminal app saves it) or a
+    game ``link`` (``3x3:b2,a1,c3``), one of the two. Every move is checked; a record that
+    does not parse, or whose moves or result are wrong, gets 400 saying what is wrong."""
+    if body.text is None and body.link is None:
+        raise InvalidRecordError("give the record file's text (text) or a game link (link)")
+    if body.text is not None and body.link is not None:
+        raise InvalidRecordError("give the record file's text or a game link, not both")
+    if body.text is not None:
+        record = GameRecord.from_json(body.text)
+    else:
+        assert body.link is not None
+        record = GameRecord.from_link(body.link)
+    return _record_answer(record)
+
+
+def _record_answer(record: GameRecord) -> RecordResponse:
+    return RecordResponse.model_validate({"record": record.to_dict(), "link": record.to_link()})
 
 
 @router.post("/api/games/{game_id}/moves", response_model=GameState, operation_id="play_move",

@@ -55,6 +55,10 @@ export const api = {
   play: (id, move, ply) => call("POST", `${game(id)}/moves`, { move, ply }),
   undo: (id, ply) => call("POST", `${game(id)}/undo`, { ply }),
   redo: (id, ply) => call("POST", `${game(id)}/redo`, { ply }),
+  // a game's record (the terminal app's JSON) and its link form; a record file's text or a
+  // link read back ({ text } or { link })
+  record: (id) => call("GET", `${game(id)}/record`),
+  parseRecord: (body) => call("POST", "/api/records/parse", body),
   // with the browser's id, its unfinished games too (each with its id, to resume it)
   history: (browser) => call("GET", browser ? "/api/history?unfinished=true" : "/api/history",
                              undefined, browserHeader(browser)),

@@ -4,6 +4,8 @@
 import { api, browserId } from "./api.js";
 import { BoardView } from "./board.js";
 import { drawResultsChart } from "./chart.js";
+import { hintsOf } from "./hints.js";
+import { MoveList, stepFor } from "./moves.js";
 
 const RESULT_TEXT = { x: "X won", o: "O won", draw: "Draw" };
 const boardLabels = new Map();  // the Board list's labels, from the server's options
@@ -28,7 +30,8 @@ function origin(game) {
   return labels;
 }
 const SCOPE_KEY = "tictactoe.history-scope";
-const SETUP_KEY = "tictactoe.setup";  // the play view's setup: its board is the current one
+const SETUP_KEY = "tictactoe.setup";
+const HINTS_KEY = "tictactoe.hints";  // the Hints switch, shared with the play view  // the play view's setup: its board is the current one
 // the classes of the table's columns (which place each field of a row laid out as a card on
 // a phone: see app.css)
 const COLUMNS = ["number", "when", "board", "x", "o", "result", "moves"];
@@ -90,10 +93,28 @@ export class HistoryView {
         this.refresh();
       });
     }
+    // the moves as a list to click; ←, →, Home and End step through them in the replay (but
+    // not in its slider or switch, which use them, nor in the list, which steps by itself)
+    // and with the focus on the page itself
+    this.moveList = new MoveList(el.moves, (step) => this.show(step));
+    const stepKey = (event) => {
+      const step = this.game ? stepFor(event, this.step, this.game.moves.length) : null;
+      if (step === null) return;
+      event.preventDefault();
+      this.show(step);
+    };
     el.replay.addEventListener("keydown", (event) => {
-      if (event.target === el.slider) return;
-      if (event.key === "ArrowLeft") { event.preventDefault(); this.show(this.step - 1); }
-      if (event.key === "ArrowRight") { event.preventDefault(); this.show(this.step + 1); }
+      if (event.target.closest("input, .moves, .moves-start")) return;
+      stepKey(event);
+    });
+    document.addEventListener("keydown", (event) => {
+      if (el.scope.hidden || el.replay.hidden || event.target !== document.body) return;
+      stepKey(event);
+    });
+    el.hints.checked = localStorage.getItem(HINTS_KEY) === "true";
+    el.hints.addEventListener("change", () => {
+      localStorage.setItem(HINTS_KEY, JSON.stringify(el.hints.checked));
+      this.show(this.step);
     });
   }
 
@@ -268,9 +289,29 @@ export class HistoryView {
     this.el.slider.value = String(target);
     const last = target > 0 ? info.cell_names.indexOf(game.moves[target - 1]) : null;
     this.board.render(info, { interactive: false, last });
+    const first = game.start ? game.start.trim().split(/\s+/)[1] || "x" : "x";
+    this.moveList.render({ moves: game.moves, first, shown: target });
+    // with Hints on, what each empty cell is worth for the side to move
+    if (this.el.hints.checked && !info.outcome && info.valid) {
+      try {
+        const hints = hintsOf(await api.analysis(info.position));
+        if (epoch === this.epoch) this.board.render(info, { interactive: false, last, hints });
+      } catch (err) {
+        if (epoch === this.epoch) this.el.move.textContent += ` · no hints: ${err.message}`;
+      }
+    }
     this.el.move.textContent = target === 0 ? `Start · ${game.moves.length} moves`
       : `Move ${target} of ${game.moves.length}: ${game.moves[target - 1]}`;
     this.el.first.disabled = this.el.prev.disabled = target === 0;
     this.el.next.disabled = this.el.last.disabled = target === game.moves.length;
+  }
+
+  // the Hints switch may have changed in the play view
+  syncHints() {
+    const on = localStorage.getItem(HINTS_KEY) === "true";
+    if (on !== this.el.hints.checked) {
+      this.el.hints.checked = on;
+      if (this.game) this.show(this.step);
+    }
   }
 }

@@ -3,6 +3,7 @@
 import { api } from "./api.js";
 import { HistoryView } from "./history.js";
 import { PlayView } from "./play.js";
+import { LINK_PREFIX } from "./records.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,7 +13,7 @@ const history = new HistoryView({
   first: $("replay-first"), prev: $("replay-prev"), next: $("replay-next"), last: $("replay-last"),
   slider: $("replay-step"), scope: $("view-history"), chartTitle: $("chart-title"),
   chartScope: $("chart-scope"), replayTitle: $("replay-title"), chartBoard: $("chart-board"),
-  chartBoardField: $("chart-board-field"),
+  chartBoardField: $("chart-board-field"), moves: $("replay-moves"), hints: $("replay-hints"),
 }, (id) => {  // an unfinished game of this browser, clicked in the list: play on in it
   location.hash = "#play";
   play.open(id);
@@ -31,6 +32,11 @@ const play = new PlayView({
   copied: $("copied"), positionError: $("position-error"), positionNote: $("position-note"),
   hintLegend: $("hint-legend"), confirm: $("confirm"), confirmTitle: $("confirm-title"),
   confirmText: $("confirm-text"), confirmYes: $("confirm-yes"),
+  sound: $("sound"), afterGame: $("after-game"), score: $("score"), rematch: $("rematch"),
+  swap: $("swap"), lookBar: $("look-bar"), backToGame: $("back-to-game"), playOn: $("play-on"),
+  closeOpened: $("close-opened"), exportRecord: $("export"), importRecord: $("import"),
+  share: $("share"), shareText: $("share-text"), shareNote: $("share-note"),
+  recordError: $("record-error"),
 }, () => { historyStale = true; });
 
 function route() {
@@ -42,6 +48,8 @@ function route() {
     if (name === view) tab.setAttribute("aria-current", "page");
     else tab.removeAttribute("aria-current");
   }
+  if (view === "history") history.syncHints();
+  else play.syncHints();
   if (view === "history" && historyStale) {
     historyStale = false;
     history.refresh();
@@ -63,7 +71,11 @@ function watchReady() {
 }
 
 async function start() {
-  window.addEventListener("hashchange", () => { if (location.hash === "#history") historyStale = true; route(); });
+  window.addEventListener("hashchange", () => {
+    if (location.hash === "#history") historyStale = true;
+    route();
+    if (location.hash.startsWith(LINK_PREFIX)) play.records.openLink(location.hash.slice(LINK_PREFIX.length));
+  });
   route();
   try {
     const options = await api.options();
@@ -71,6 +83,8 @@ async function start() {
     if (options.public_history === false) history.keepPrivate();
     if (options.ready === false) watchReady();
     await play.init(options);
+    // a shared game's link (#game=3x3:b2,a1): open that game
+    if (location.hash.startsWith(LINK_PREFIX)) await play.records.openLink(location.hash.slice(LINK_PREFIX.length));
   } catch (err) {
     $("status").textContent = `Cannot start: ${err.message}`;
     $("status").classList.add("error");

@@ -5,9 +5,18 @@
 // stands, which the page then draws. A change made from an older state (another tab moved
 // first) is refused with 409 and the current game, which the page adopts. Tabs on the same
 // game follow each other through localStorage.
+//
+// The Moves list looks back through the game: a click (or ←, →, Home, End) shows an earlier
+// position, read-only, until the last move is shown again. A game opened from a record file
+// or a link is looked through the same way, and can be played on from any of its positions.
 
 import { api, ApiError, browserId } from "./api.js";
 import { BoardView, spokenCell } from "./board.js";
+import { hintsOf } from "./hints.js";
+import { MoveList, globalStep, stepFor } from "./moves.js";
+import { RecordTools } from "./records.js";
+import { addResult, scoreOf } from "./score.js";
+import { Sounds } from "./sound.js";
 
 const SAVED_GAME = "tictactoe.current";
 const SAVED_SETUP = "tictactoe.setup";   // the last game's board, opponent, level and side
@@ -17,19 +26,6 @@ const MAX_CUSTOM_BOARDS = 3;             // boards from loaded positions kept in
 const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
   "nine", "ten"];
 const CHANGED_ELSEWHERE = "This game was changed in another tab or window; here is where it stands now.";
-
-function hintFor(score) {
-  // a proven value reads "win in 3"; an estimate from a search cut short reads "estimate +2"
-  // (the server's text, on the library's one scale)
-  const kind = score.kind === "heuristic" ? "estimate" : score.kind;
-  const value = score.value || 0;
-  const text = score.text;
-  // a forced win of unknown length reads "W", or "W≤7" where a bound is known
-  const length = score.plies != null ? score.plies : score.within != null ? `≤${score.within}` : "";
-  const short = { win: `W${length}`, loss: `L${length}`, draw: "D" }[score.kind]
-    || `≈${value > 0 ? "+" : ""}${Math.round(value)}`;
-  return { kind, text, short };
-}
 
 function replyText(reply) {
   // what the computer's last move is worth, in the server's plain words ("I can force a win
@@ -97,6 +93,14 @@ export class PlayView {
     this.note = "";
     this.lastCell = null;
     this.error = "";
+    this.shown = null;          // the step looked at (moves from the start), or null: the game now
+    this.viewInfo = null;       // the position looked at
+    this.viewEpoch = 0;
+    this.hintEpoch = 0;
+    this.opened = null;         // a game from a record file or link: { record, link, from }
+    this.moveList = new MoveList(elements.moves, (step) => this.showStep(step));
+    this.sounds = new Sounds(elements.sound);
+    this.records = new RecordTools(elements, this);
   }
 
   // ---------------------------------------------------------------- setup
@@ -142,15 +146,27 @@ export class PlayView {
     el.hints.addEventListener("change", () => this.hintsChanged());
     el.threats.addEventListener("change", () => this.threatsChanged());
     el.copy.addEventListener("click", () => this.copyPosition());
+    el.rematch.addEventListener("click", () => this.rematch(false));
+    el.swap.addEventListener("click", () => this.rematch(true));
+    el.backToGame.addEventListener("click", () => this.backToGame());
+    el.closeOpened.addEventListener("click", () => { this.backToGame(); this.records.leaveLink(); });
+    el.playOn.addEventListener("click", () => this.playOn());
     el.positionForm.addEventListener("submit", (event) => {
       event.preventDefault();
       this.load(el.positionText.value);
     });
     el.positionText.addEventListener("input", () => this.showPositionError(""));
     document.addEventListener("keydown", (event) => {
+      if (this.el.view.hidden || this.el.confirm.open) return;
+      // ←, →, Home, End step through the moves where the focus is on no control that uses
+      // them (see moves.js)
+      const sequence = this.sequence();
+      if (sequence && globalStep(event.target)) {
+        const step = stepFor(event, this.shownStep(), sequence.moves.length);
+        if (step !== null) { event.preventDefault(); this.showStep(step); return; }
+      }
       if (event.target.closest && event.target.closest("input, select, textarea, dialog")) return;
-      if (event.ctrlKey || event.metaKey || event.altKey || this.el.view.hidden) return;
-      if (this.el.confirm.open) return;
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "u") this.undo();
       else if (event.key === "r") this.redo();
       else if (event.key === "h") { el.hints.checked = !el.hints.checked; this.hintsChanged(); }
@@ -246,6 +262,8 @@ export class PlayView {
       const state = await api.getGame(id);
       if (epoch !== this.epoch) return;
       this.busy = false;
+      this.opened = null;
+      this.records.closed();
       this.adopt(state);
     } catch (err) {
       if (epoch !== this.epoch) return;
@@ -335,7 +353,9 @@ export class PlayView {
   }
 
   // ---------------------------------------------------------------- the server's answers
-  adopt(state, note = "") {
+  adopt(state, note = "", started = false) {
+    // started: the answer to a new game of this page (the computer may have moved, and won)
+    const before = started ? { id: state.id, game: { moves: [], result: null } } : this.game;
     this.reply = state.reply || null;
     this.game = state;
     this.info = state.position;
@@ -350,8 +370,22 @@ export class PlayView {
     // other tabs on this game follow it (a finished one too: resume then starts a new game)
     localStorage.setItem(SAVED_GAME, JSON.stringify({ id: state.id, ply: state.ply }));
     if (state.game.result) this.onFinished();
+    if (!this.opened) { this.shown = null; this.viewInfo = null; }
+    // a move played here, and a game that ended here: a tone, and the session's score
+    if (before && before.id === state.id && state.game.moves.length > before.game.moves.length) {
+      if (this.reply) this.sounds.play(this.setup.side === "x" ? "o" : "x");
+      if (state.game.result && !before.game.result) this.finished(state.game);
+    }
     this.render();
     this.refreshHints();
+  }
+
+  // a game that just ended: its result counts in the session's score (against the computer)
+  finished(game) {
+    const mine = this.setup.mode === "computer" ? this.setup.side : null;
+    const who = game.result === "draw" ? "draws" : game.result === mine ? "you" : "computer";
+    if (mine) addResult(this.setup.variant, this.setup.level, who);
+    this.sounds.play(game.result === "draw" ? "drawn" : !mine || game.result === mine ? "won" : "lost");
   }
 
   async change(request, preview = null, noteFor = () => "") {
@@ -395,9 +429,13 @@ export class PlayView {
   }
 
   // ---------------------------------------------------------------- state changes
-  async newGame() {
+  async newGame(moves = []) {
     this.readSetup();
     const epoch = ++this.epoch;
+    this.shown = null;
+    this.viewInfo = null;
+    this.opened = null;
+    this.records.closed();
     this.game = null;
     this.info = null;
     this.lastCell = null;
@@ -412,11 +450,12 @@ export class PlayView {
     const request = { players: this.players() };
     if (this.start) request.position = this.start;
     else request.variant = this.setup.variant;
+    if (moves.length) request.moves = moves;
     try {
       const state = await api.newGame(request, browserId());
       if (epoch !== this.epoch) return;
       this.busy = false;
-      this.adopt(state);
+      this.adopt(state, "", true);
     } catch (err) {
       if (epoch !== this.epoch) return;
       this.busy = false;
@@ -453,6 +492,7 @@ export class PlayView {
     const threats = (info.threats || []).filter((threat) => threat.cell !== cell);
     const threes = (info.threes || []).filter((three) => !three.line.includes(cell));
     const preview = { ...info, cells, legal_moves: [], threats, threes };
+    this.sounds.play(info.turn);
     const { id, ply } = this.game;
     return this.change(() => api.play(id, name, ply), preview);
   }
@@ -474,11 +514,11 @@ export class PlayView {
   }
 
   canUndo() {
-    return !this.busy && !!this.game && this.game.can_undo;
+    return !this.busy && !!this.game && this.game.can_undo && this.shown === null && !this.opened;
   }
 
   canRedo() {
-    return !this.busy && !!this.game && this.game.can_redo;
+    return !this.busy && !!this.game && this.game.can_redo && this.shown === null && !this.opened;
   }
 
   async load(text) {
@@ -544,17 +584,29 @@ export class PlayView {
   }
 
   // ---------------------------------------------------------------- hints
+  // the Hints switch may have changed in the History view
+  syncHints() {
+    const on = readJson(SAVED_HINTS) === true;
+    if (on !== this.el.hints.checked) {
+      this.el.hints.checked = on;
+      this.refreshHints();
+    }
+  }
+
   hintsChanged() {
     localStorage.setItem(SAVED_HINTS, JSON.stringify(this.el.hints.checked));
     this.refreshHints();
   }
 
   async refreshHints() {
-    const info = this.info;
+    // the hints of the position shown: the game's when a human is to move, or one looked at
+    const looking = this.shown !== null;
+    const info = looking ? this.viewInfo : this.info;
     this.hintNote = "";
     this.el.hintLegend.hidden = !this.el.hints.checked;
-    if (!this.el.hints.checked || this.busy || !info || info.outcome || !info.valid
-        || !this.humanToMove(info)) {
+    const hintEpoch = ++this.hintEpoch;
+    if (!this.el.hints.checked || (this.busy && !looking) || !info || info.outcome || !info.valid
+        || (!looking && !this.humanToMove(info))) {
       if (this.hints) { this.hints = null; this.render(); }
       this.el.hintNote.hidden = true;
       return;
@@ -562,18 +614,12 @@ export class PlayView {
     const epoch = this.epoch;
     try {
       const analysis = await api.analysis(info.position);
-      if (epoch !== this.epoch || !this.el.hints.checked) return;
-      const hints = new Map();
-      const ranks = analysis.best.length < analysis.moves.length;  // outline the best if it stands out
-      for (const m of analysis.moves) {
-        hints.set(m.cell, { ...hintFor(m.score), words: m.words,
-          best: ranks && analysis.best.includes(m.move) });
-      }
-      this.hints = hints;
+      if (epoch !== this.epoch || hintEpoch !== this.hintEpoch || !this.el.hints.checked) return;
+      this.hints = hintsOf(analysis);
       this.hintNote = analysis.proven ? "" :
         "The search stopped at its bound: values marked ≈ are estimates, the others are proven.";
     } catch (err) {
-      if (epoch !== this.epoch) return;
+      if (epoch !== this.epoch || hintEpoch !== this.hintEpoch) return;
       this.hints = null;
       this.hintNote = `No hints: ${err.message}`;
     }
@@ -630,7 +676,9 @@ export class PlayView {
 
   // ---------------------------------------------------------------- copy
   async copyPosition() {
-    const text = this.info ? this.info.position : "";
+    // the position shown: the game's, or the one looked at
+    const shown = this.shown !== null && this.viewInfo ? this.viewInfo : this.info;
+    const text = shown ? shown.position : "";
     this.el.positionText.value = text;
     let done = false;
     try {
@@ -656,16 +704,25 @@ export class PlayView {
   render() {
     const info = this.info;
     const el = this.el;
-    if (info) {
-      const interactive = !this.busy && !!this.game && this.humanToMove(info) && info.valid;
-      this.renderLegend(info);
-      const threats = el.threats.checked ? info.threats || [] : null;
-      const threes = el.threats.checked ? info.threes || [] : null;
-      this.board.render(info, { interactive, hints: this.hints, last: this.lastCell, threats, threes });
-      if (document.activeElement !== el.positionText) el.positionText.value = info.position;
+    const looking = this.shown !== null;
+    const shown = looking ? this.viewInfo : info;
+    if (shown) {
+      // a position looked at is read-only
+      const interactive = !looking && !this.busy && !!this.game && this.humanToMove(info) && info.valid;
+      this.renderLegend(shown);
+      const threats = el.threats.checked ? shown.threats || [] : null;
+      const threes = el.threats.checked ? shown.threes || [] : null;
+      const moves = looking ? this.sequence().moves : [];
+      const last = looking ? (this.shown ? shown.cell_names.indexOf(moves[this.shown - 1]) : null)
+        : this.lastCell;
+      this.board.render(shown, { interactive, hints: this.hints, last, threats, threes });
+      if (document.activeElement !== el.positionText) el.positionText.value = shown.position;
     }
+    el.board.toggleAttribute("data-looking", looking);
     this.renderStatus();
     this.renderMoves();
+    this.renderAfterGame();
+    this.records.render();
     el.gameNote.textContent = this.note;
     el.gameNote.hidden = !this.note;
     el.undo.disabled = !this.canUndo();
@@ -691,6 +748,7 @@ export class PlayView {
       if (cls) this.el.status.classList.add(cls);
     };
     if (this.error) return say(this.error, "error");
+    if (this.shown !== null && this.viewInfo) return this.lookingLine(say);
     if (!info) return say(this.busy ? "Starting a game…" : "Loading…");
     if (!info.valid) return say(`This position cannot arise in play: ${info.problems.join("; ")}`, "error");
     if (info.outcome && !this.busy) {
@@ -730,28 +788,152 @@ export class PlayView {
   }
 
   renderMoves() {
-    const list = this.el.moves;
-    list.replaceChildren();
-    const played = this.game ? this.game.game.moves : [];
-    const all = this.game ? [...played, ...this.game.undone] : [];
-    all.forEach((move, i) => {
-      const li = document.createElement("li");
-      const side = this.turnAfter(i);
-      const n = document.createElement("span");
-      n.className = "n";
-      n.textContent = `${i + 1}.`;
-      const s = document.createElement("span");
-      s.className = `side-${side}`;
-      s.textContent = side.toUpperCase();
-      const m = document.createElement("span");
-      m.textContent = move;
-      li.append(n, s, m);
-      li.setAttribute("aria-label", `move ${i + 1}, ${side.toUpperCase()} ${spokenCell(move)}${i >= played.length ? " (undone)" : ""}`);
-      if (i >= played.length) li.classList.add("undone");
-      if (i === played.length - 1) li.classList.add("current");
-      list.append(li);
-    });
-    this.el.noMoves.hidden = all.length > 0;
-    list.scrollTop = list.scrollHeight;
+    const sequence = this.sequence();
+    const moves = sequence ? sequence.moves : [];
+    const undone = sequence ? sequence.undone : [];
+    this.moveList.render({ moves, undone, first: sequence ? sequence.first : "x",
+                           shown: this.shownStep() });
+    this.el.moves.hidden = !sequence;
+    this.el.noMoves.hidden = moves.length + undone.length > 0;
+    const el = this.el;
+    el.lookBar.hidden = this.shown === null;
+    el.backToGame.hidden = !!this.opened;
+    el.playOn.hidden = !this.opened;
+    el.closeOpened.hidden = !this.opened;
+    const over = this.viewInfo && (this.viewInfo.outcome || !this.viewInfo.valid);
+    el.playOn.disabled = !this.opened || !this.viewInfo || !!over;
+    el.playOn.title = over ? "The game is over in this position" : "";
+  }
+
+  // ---------------------------------------------------------------- looking through the moves
+  // the moves looked through: the game's, or those of a game opened from a record or a link
+  sequence() {
+    if (this.opened) {
+      const r = this.opened.record;
+      return { start: r.start, variant: r.variant, moves: r.moves, undone: [],
+               first: r.start ? r.start.trim().split(/\s+/)[1] || "x" : "x" };
+    }
+    if (!this.game) return null;
+    return { start: this.game.game.start, variant: this.game.game.variant,
+             moves: this.game.game.moves, undone: this.game.undone, first: this.startTurn() };
+  }
+
+  shownStep() {
+    const sequence = this.sequence();
+    return this.shown !== null ? this.shown : sequence ? sequence.moves.length : 0;
+  }
+
+  // show the position after `step` moves; the last one of the game under way is the game
+  // itself, playable again
+  async showStep(step) {
+    const sequence = this.sequence();
+    if (!sequence || (this.busy && !this.opened)) return;
+    const target = Math.max(0, Math.min(step, sequence.moves.length));
+    const epoch = ++this.viewEpoch;
+    if (!this.opened && target === sequence.moves.length) {
+      if (this.shown !== null) this.backToGame();
+      return;
+    }
+    let info;
+    try {
+      info = await api.position(sequence.start || sequence.variant, sequence.moves.slice(0, target));
+    } catch (err) {
+      if (epoch !== this.viewEpoch) return;
+      this.error = `Cannot show that move: ${err.message}`;
+      this.render();
+      return;
+    }
+    const now = this.sequence();
+    if (epoch !== this.viewEpoch || !now || now.moves !== sequence.moves) return;
+    this.error = "";
+    this.shown = target;
+    this.viewInfo = info;
+    this.hints = null;
+    this.render();
+    this.refreshHints();
+  }
+
+  // back from an earlier position (or from a game opened from a record) to the game under way
+  backToGame() {
+    ++this.viewEpoch;
+    const wasOpened = !!this.opened;
+    this.shown = null;
+    this.viewInfo = null;
+    this.opened = null;
+    this.hints = null;
+    this.error = "";
+    if (wasOpened) this.records.closed();
+    this.render();
+    this.refreshHints();
+  }
+
+  lookingLine(say) {
+    const total = this.sequence().moves.length;
+    const where = this.shown === 0 ? `The start (move 0 of ${total})` : `Move ${this.shown} of ${total}`;
+    if (this.opened) {
+      const info = this.viewInfo;
+      const end = info.outcome ? (info.outcome.result === "draw" ? " · a draw"
+        : ` · ${info.outcome.winner.toUpperCase()} wins`) : ` · ${info.turn.toUpperCase()} to move`;
+      return say(`${this.opened.from}: ${where}${end}`, "looking");
+    }
+    return say(`${where} — press → or End to return`, "looking");
+  }
+
+  // a game opened from a record file or a link: looked through from its last move
+  async openRecord(answer, from) {
+    ++this.viewEpoch;
+    this.opened = { record: answer.record, link: answer.link, from };
+    this.shown = null;
+    this.viewInfo = null;
+    await this.showStep(answer.record.moves.length);
+  }
+
+  // play on from the position looked at in an opened game: between two people with its moves
+  // so far, against the computer from that position (you take the side to move)
+  async playOn() {
+    const opened = this.opened;
+    const info = this.viewInfo;
+    if (!opened || !info || info.outcome || !info.valid) return;
+    if (!(await this.mayLeave("Play on from this position?"))) return;
+    this.setup.variant = info.variant.name;
+    if (this.setup.mode === "computer") {
+      this.start = info.position;
+      this.setup.side = info.turn;
+      this.writeSetup(info.variant);
+      await this.newGame();
+    } else {
+      this.start = opened.record.start;
+      this.writeSetup(info.variant);
+      await this.newGame(opened.record.moves.slice(0, this.shown));
+    }
+    this.records.leaveLink();
+  }
+
+  // ---------------------------------------------------------------- after a game
+  // Rematch (the same board, level and sides) and Swap sides, and the session's score
+  renderAfterGame() {
+    const el = this.el;
+    const over = !!(this.game && this.game.game.result) && !this.busy && !this.opened;
+    const computer = this.setup.mode === "computer";
+    el.afterGame.hidden = !over;
+    el.swap.hidden = !computer;
+    const score = computer ? scoreOf(this.setup.variant, this.setup.level) : null;
+    const played = score ? score.you + score.computer + score.draws : 0;
+    el.score.hidden = !played;
+    if (played) {
+      const level = el.level.selectedOptions[0] ? el.level.selectedOptions[0].text : this.setup.level;
+      const board = el.variant.selectedOptions[0] ? el.variant.selectedOptions[0].text : this.setup.variant;
+      el.score.textContent = `This session on ${board}, ${level}: you ${score.you} · `
+        + `computer ${score.computer} · draws ${score.draws}`;
+    }
+  }
+
+  async rematch(swap) {
+    if (this.busy) return;
+    if (swap) {
+      this.setup.side = this.setup.side === "x" ? "o" : "x";
+      this.writeSetup();
+    }
+    await this.newGame();
   }
 }
