@@ -282,12 +282,27 @@ def readable(violations: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def long_comment_opened(page: Any, url: str, scheme: str) -> None:
+    """The play view on a phone: the perfect level's comment, longer than the status line,
+    opened whole by its More button."""
+    page.set_viewport_size({"width": 320, "height": 640})
+    open_in_scheme(page, url, scheme)
+    page.select_option("#level", "perfect")
+    wait_until(page, f"document.querySelector('#level').value === 'perfect' && ({YOUR_TURN})")
+    page.click("[data-name=b2]")
+    wait_until(page, "document.querySelector('#status .status-more') !== null")
+    page.click("#status .status-more")
+    wait_until(page, "document.querySelector('#status.open') !== null")
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("view", ["play", "history", "cube", "phone history"])
+@pytest.mark.parametrize("view", ["play", "history", "cube", "phone history", "phone status"])
 def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
                                          scheme: str) -> None:
     if view == "play":
         game_in_progress_with_hints(page, server.url, scheme)
+    elif view == "phone status":
+        long_comment_opened(page, server.url, scheme)
     elif view == "cube":
         cube_with_threats(page, server.url, scheme)
     else:
