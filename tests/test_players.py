@@ -185,6 +185,10 @@ def test_levels_and_unknown_names() -> None:
         make_player("grandmaster")
     assert set(LEVEL_DESCRIPTIONS) == set(LEVELS)
     assert all(text and not text.endswith(".") for text in LEVEL_DESCRIPTIONS.values())
+    engine_words = ("threat sequence", "quiet attack", "α-β", "ply", "plies", "estimate",
+                    "heuristic", "search", "beam", "depth")
+    assert not [(level, word) for level, text in LEVEL_DESCRIPTIONS.items()
+                for word in engine_words if word in text.lower()]
     with pytest.raises(UnknownPlayerError, match="beginner, easy, medium, hard, perfect"):
         player_for_level("impossible")
     always_random = LevelPlayer("chaos", make_player("perfect"), 1.0, seed=4)

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tictactoe.core import Side, TicTacToeError
-from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
+from tictactoe.search.words import HINT_CODES, hint_code
 
 scores = st.one_of(
     st.builds(Win, st.integers(0, 64)),
@@ -93,3 +94,29 @@ def test_sorting_matches_pairwise_comparison() -> None:
     ordered = sorted(sample)
     for a, b in itertools.combinations(ordered, 2):
         assert a < b
+
+
+@given(st.one_of(
+    st.builds(Win, st.integers(1, 400)), st.builds(Loss, st.integers(1, 400)),
+    st.builds(ForcedWin, st.none() | st.integers(1, 400)),
+    st.builds(ForcedLoss, st.none() | st.integers(1, 400)), st.just(Draw()),
+    st.builds(Heuristic, st.floats(-100, 100, allow_nan=False))))
+def test_every_hint_has_exactly_one_legend_entry(score: Score) -> None:
+    """A hint's short code and its words each match one entry of `HINT_CODES` in full, the
+    same one: a legend built from the list explains every hint a board can show."""
+    kinds = {type(s).__name__ for s in (Win(1), Loss(1), ForcedWin(), ForcedLoss(), Draw(),
+                                        Heuristic(0.0))}
+    assert kinds == {kind.__name__ for kind in Score.__subclasses__()}  # all drawn above
+    by_code = [entry for entry in HINT_CODES if entry.matches(hint_code(score))]
+    by_text = [entry for entry in HINT_CODES if entry.matches(str(score))]
+    assert len(by_code) == 1 and by_code == by_text, (score, by_code, by_text)
+
+
+def test_each_legend_entry_shows_its_own_kind() -> None:
+    """Each entry's example code and words are what a score of its kind shows."""
+    examples = (Win(3), ForcedWin(within=7), ForcedWin(), Loss(2), ForcedLoss(within=8),
+                ForcedLoss(), Draw(), Heuristic(7.0))
+    assert [(entry.code, entry.text) for entry in HINT_CODES] == \
+        [(hint_code(score), str(score)) for score in examples]
+    for entry in HINT_CODES:
+        assert [other.code for other in HINT_CODES if other.matches(entry.code)] == [entry.code]

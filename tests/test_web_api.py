@@ -21,7 +21,7 @@ from tictactoe.core.record import GameRecord
 from tictactoe.players.levels import DEFAULT_LEVEL, LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
 from tictactoe.search.solver import solve
-from tictactoe.search.words import reply_words
+from tictactoe.search.words import HINT_CODES, hint_code, reply_words
 from tictactoe.web import app as web_app
 from tictactoe.web import engine as web_engine
 from tictactoe.web import worker as web_worker
@@ -91,6 +91,24 @@ def test_options_list_the_page_choices(client: TestClient) -> None:
     assert options["default_level"] == DEFAULT_LEVEL  # the terminal app's too
     for level in options["levels"]:  # each level says what it means
         assert level["description"] == LEVEL_DESCRIPTIONS[level["value"]]
+    assert [(h["code"], h["text"], h["meaning"], h["pattern"]) for h in options["hint_codes"]] \
+        == [(h.code, h.text, h.meaning, h.pattern) for h in HINT_CODES]
+
+
+def test_every_hint_code_is_in_the_options_legend(client: TestClient) -> None:
+    """The analysis gives each move the library's short code, and the options' legend has
+    exactly one entry whose pattern it (and its words) match."""
+    patterns = [h["pattern"] for h in client.get("/api/options").json()["hint_codes"]]
+    shown = set()
+    for position in ("x2/1o1/2x o", "xx1/oo1/3 x", "3x3", "x3/4/4/4 o", "xo1/3/3 x"):
+        answer = client.post("/api/analysis", json={"position": position}).json()
+        for move in answer["moves"]:
+            score = move["score"]
+            assert score["code"] == hint_code(Score.from_json(score)), score
+            for shows in (score["code"], score["text"]):
+                assert len([p for p in patterns if re.fullmatch(p, shows)]) == 1, shows
+            shown.add(score["code"][:1])
+    assert {"W", "L", "D"} <= shown
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [

@@ -316,9 +316,22 @@ def readable(violations: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def long_comment_opened(page: Any, url: str, scheme: str) -> None:
+    """The play view on a phone: the perfect level's comment, longer than the status line,
+    opened whole by its More button."""
+    page.set_viewport_size({"width": 320, "height": 640})
+    open_in_scheme(page, url, scheme)
+    page.select_option("#level", "perfect")
+    wait_until(page, f"document.querySelector('#level').value === 'perfect' && ({YOUR_TURN})")
+    page.click("[data-name=b2]")
+    wait_until(page, "document.querySelector('#status .status-more') !== null")
+    page.click("#status .status-more")
+    wait_until(page, "document.querySelector('#status.open') !== null")
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("view", ["play", "history", "cube", "phone history", "looking back",
-                                  "game over", "shared game"])
+                                  "game over", "shared game", "phone status"])
 def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
                                          scheme: str, tmp_path: Path) -> None:
     if view == "play":
@@ -329,6 +342,8 @@ def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
         game_over_with_score(page, server.url, scheme)
     elif view == "shared game":
         shared_game_and_a_bad_file(page, server.url, scheme, tmp_path)
+    elif view == "phone status":
+        long_comment_opened(page, server.url, scheme)
     elif view == "cube":
         cube_with_threats(page, server.url, scheme)
     else:
@@ -466,6 +481,66 @@ def test_contrast_of_the_history_view(page: Any, server: Any, scheme: str) -> No
     page.click("#replay-first")
     wait_until(page, "document.querySelectorAll('#replay-board .cell svg').length === 0")
     contrast.boundary("#replay-board [data-name=a1]", "an empty replay cell against the card")
+    contrast.check()
+
+
+# ------------------------------------------------------------------ marks and switches
+
+TINTS = ("", "last", "winning", "last winning", "threat-x", "threat-o", "hover")
+"""The tints a cell with a mark may have: none, the last move, the winning line (also the
+last move), a threat's tint, and the hover (selection) tint of a cell that can be played."""
+
+MARK_ON_TINT = """(selector) => {
+  const cell = document.querySelector(selector);
+  const style = getComputedStyle(cell.querySelector('svg path, svg circle'));
+  const backgrounds = [];
+  for (let e = cell; e; e = e.parentElement) backgrounds.push(getComputedStyle(e).backgroundColor);
+  return {stroke: style.stroke, width: parseFloat(style.strokeWidth), backgrounds};
+}"""
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_contrast_of_the_marks_and_the_switches(browser: Any, server: Any, scheme: str) -> None:
+    """Every mark (X's strokes, O's ring) on every cell tint, and the Hints and Threats
+    switches' tracks, off and on, against what is around them: 3:1 at least (WCAG 1.4.11),
+    in the light and the dark scheme. Reduced motion, so that no transition is caught
+    half-way."""
+    context = browser.new_context(viewport={"width": 1200, "height": 860},
+                                  color_scheme=scheme, reduced_motion="reduce")
+    page = context.new_page()
+    contrast = Contrast(page, scheme)
+    open_page(page, server.url)
+    page.fill("#position-text", "xo1/3/3 x")
+    page.click("#load")
+    wait_until(page, "document.querySelectorAll('#board .cell svg').length === 2 && "
+                     f"({YOUR_TURN})")
+    for side in ("x", "o"):
+        selector = f"#board .cell:has(svg.{side})"
+        assert page.locator(selector).count() == 1
+        for tint in TINTS:
+            page.evaluate("""([selector, tint]) => {
+              const cell = document.querySelector(selector);
+              cell.classList.remove('last', 'winning', 'threat-x', 'threat-o');
+              if (tint && tint !== 'hover') cell.classList.add(...tint.split(' '));
+              cell.setAttribute('aria-disabled', tint === 'hover' ? 'false' : 'true');
+            }""", [selector, tint])
+            page.mouse.move(0, 0)
+            if tint == "hover":
+                page.hover(selector)
+            found = page.evaluate(MARK_ON_TINT, selector)
+            assert found["width"] > 0, found
+            cell = backdrop(found["backgrounds"])
+            contrast.add(f"{side.upper()} on a cell tinted {tint or 'not at all'}",
+                         ratio(over(parse(found["stroke"]), cell), cell), NON_TEXT)
+    page.mouse.move(0, 0)
+    for switch in ("hints", "threats"):
+        track = f"label.switch:has(#{switch}) .track"
+        for on in (False, True):
+            if page.locator(f"#{switch}").is_checked() != on:
+                page.locator(f"label.switch:has(#{switch})").click()
+            assert page.locator(f"#{switch}").is_checked() == on
+            contrast.boundary(track, f"the {switch} switch's track, {'on' if on else 'off'}")
+    context.close()
     contrast.check()
 
 

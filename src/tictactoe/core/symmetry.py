@@ -346,3 +346,37 @@ def geometric_group_is_whole(variant: Variant) -> bool:
     [True, False, False]
     """
     return variant.cells > SEARCH_CELLS and variant.k < min(variant.shape)
+
+
+def position_symmetries(variant: Variant, x: int, o: int) -> tuple[int, ...]:
+    """The numbers (indices into `symmetries`) of the symmetries that map the position (X's
+    and O's masks) onto itself; 0, the identity, first.
+
+    >>> v = Variant.parse("3x3")
+    >>> len(position_symmetries(v, 0, 0)), len(position_symmetries(v, 1 << 4, 1 << 0))
+    (8, 2)
+    """
+    return tuple(i for i in range(len(symmetries(variant)))
+                 if transform_mask(variant, i, x) == x and transform_mask(variant, i, o) == o)
+
+
+def equivalent_cells(variant: Variant, x: int, o: int) -> list[list[int]]:
+    """The empty cells in classes of cells that a symmetry of the position maps onto each
+    other (a move in one cell of a class is worth what a move in any other is): each class
+    in increasing order, the classes by their least cell. Raises as `symmetries`.
+
+    >>> v = Variant.parse("3x3")
+    >>> equivalent_cells(v, 0, 0)  # corners, edges, centre
+    [[0, 2, 6, 8], [1, 3, 5, 7], [4]]
+    >>> equivalent_cells(v, 1 << 4, 1 << 0)  # X in the centre, O in a corner
+    [[1, 3], [2, 6], [5, 7], [8]]
+    """
+    perms = [symmetries(variant)[i] for i in position_symmetries(variant, x, o)]
+    taken = x | o
+    classes: dict[int, list[int]] = {}
+    for cell in range(variant.cells):
+        if taken >> cell & 1:
+            continue
+        least = min(perm[cell] for perm in perms)
+        classes.setdefault(least, []).append(cell)
+    return [classes[least] for least in sorted(classes)]

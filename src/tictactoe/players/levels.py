@@ -63,19 +63,21 @@ page): the one a newcomer beats in about two games in five on 3×3 (``scripts/
 bench_beginner.py``), with ``perfect`` one choice away."""
 
 LEVEL_DESCRIPTIONS = {
-    "beginner": "a level you can beat: takes a win, looks one move ahead, and plays two "
-                "moves in five at random, even when it should block",
-    "easy": "takes a win and blocks a threat, looks one move ahead, and plays almost every "
-            "other move at random",
-    "medium": "sees short threat sequences for both sides (two threats deep, or on boards "
-              "past 64 cells one open three deep), looks one move ahead, and plays one move "
-              "in four at random",
-    "hard": "sees threat sequences for both sides (with open threes past 64 cells), looks "
-            "three moves ahead or more, checks every quiet attack of the opponent, and solves "
-            "small boards outright",
-    "perfect": "plays a proven best move wherever one can be proven in time, elsewhere "
-               "searches deeper and wider than hard, and says when its move is only an "
-               "estimate",
+    "beginner": "a level you can beat: it takes a win when it has one, but two moves in five "
+                "are random, so it often forgets to block your line",
+    "easy": "takes a win, always blocks a line you are about to complete, and plays almost "
+            "every other move at random",
+    "medium": "wins and blocks like easy, sees a double threat coming two moves ahead, yours "
+              "or its own (on boards past 64 cells, also one that starts with an open three), "
+              "and plays one move in four at random, but never one that lets you win or make "
+              "a double threat",
+    "hard": "sees chains of threats that end in a double threat, for both sides, thinks "
+            "three moves ahead or more, checks its move against your quiet set-ups (moves "
+            "that threaten nothing yet but prepare such a chain), and plays small boards such "
+            "as 3×3 perfectly",
+    "perfect": "plays a move proven best wherever it can prove one in time; elsewhere it "
+               "thinks deeper and wider than hard, and says when its move is only its best "
+               "guess",
 }
 """One line per level, shown next to the level in the web page, the terminal app and
 ``--help``."""

@@ -14,6 +14,12 @@ goes to proof-number search (`tictactoe.search.pn`), move by move in the solver'
 
 Everything else stays the solver's estimate.
 
+Moves that a symmetry of the position maps onto each other (`tictactoe.core.symmetry.
+equivalent_cells`: on the empty cube, the 8 corners) are worth the same, so they get one value,
+the best known in their class (`by_symmetry`): proof-number search asks about one move of each
+class, and a proof found for one move (the shipped strategy's first move, say) holds for its
+equivalents too.
+
 Past 64 cells (gomoku) no solver gets far: with the ``fast`` extra, `analyse` gives the
 analysis of the levels there (`tictactoe.search.wide.analysis.wide_solution`): the moves
 that win or lose by threat sequences (with threes), and estimates for the best few others
@@ -31,8 +37,10 @@ import time
 from dataclasses import replace
 
 from tictactoe.core import Position
+from tictactoe.core.errors import BoardTooLargeError
+from tictactoe.core.symmetry import equivalent_cells
 from tictactoe.extras import available
-from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Score
+from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Score
 from tictactoe.search.solution import Solution
 from tictactoe.search.solver import solve
 
@@ -61,23 +69,83 @@ def analyse(position: Position | str, *, nodes: int | None = None,
 
         return wide_solution(position, seconds=seconds)
     if seconds is None or not proof_numbers_apply(position):
-        return solve(position, nodes=nodes, seconds=seconds, threads=threads, engine=engine)
+        return by_symmetry(position, solve(position, nodes=nodes, seconds=seconds,
+                                           threads=threads, engine=engine))
     started = time.perf_counter()
     solution = solve(position, nodes=nodes, seconds=seconds * SOLVER_SHARE, threads=threads,
                      engine=engine)
     if solution.proven or not solution.every_move:
+        return by_symmetry(position, solution)
+    return by_symmetry(position, with_proof_numbers(position, solution, started + seconds))
+
+
+def move_classes(position: Position) -> list[list[int]] | None:
+    """The empty cells in classes of equivalent moves (`tictactoe.core.symmetry.
+    equivalent_cells`), or None where they are not worth finding: past 64 cells, on boards
+    of two in a row (whose groups are huge) and on boards whose group is too large to list.
+
+    >>> move_classes(Position("x2/1o1/2x o"))  # both diagonals are mirrors: edges, corners
+    [[1, 3, 5, 7], [2, 6]]
+    """
+    variant = position.variant
+    if variant.cells > WIDE_CELLS or variant.k < 3:
+        return None
+    try:
+        return equivalent_cells(variant, position.x, position.o)
+    except BoardTooLargeError:
+        return None
+
+
+def _knowledge(score: Score) -> tuple[int, float]:
+    """How much a score says, for choosing among the scores of equivalent moves: a proven
+    exact result, then a proven result within the fewest plies, then one of unknown
+    length, then the highest estimate."""
+    if isinstance(score, ForcedWin | ForcedLoss):
+        return (1, -float("inf") if score.within is None else -score.within)
+    if isinstance(score, Heuristic):
+        return (0, score.value)
+    return (2, 0.0)
+
+
+def by_symmetry(position: Position, solution: Solution) -> Solution:
+    """`solution` with every class of equivalent moves (`move_classes`) given the best
+    known score among them: a proof found for one move holds for every move a symmetry of
+    the position maps it to.
+
+    >>> from tictactoe.search.score import Heuristic
+    >>> s = solve("3x3", nodes=1)
+    >>> corner = {0: ForcedWin(), 2: Heuristic(1.0), 6: Heuristic(1.0), 8: Heuristic(1.0)}
+    >>> s = replace(s, moves={**s.moves, **corner})
+    >>> [str(by_symmetry(Position("3x3"), s).moves[c]) for c in (0, 2, 6, 8)]
+    ['forced win', 'forced win', 'forced win', 'forced win']
+    """
+    classes = move_classes(position)
+    if classes is None:
         return solution
-    return with_proof_numbers(position, solution, started + seconds)
+    moves = dict(solution.moves)
+    for cells in classes:
+        known = [moves[cell] for cell in cells if cell in moves]
+        if known:
+            best = max(known, key=_knowledge)
+            moves.update((cell, best) for cell in cells)
+    if moves == solution.moves:
+        return solution
+    score: Score = max(moves.values())
+    return replace(solution, score=score, moves=moves,
+                   best=[m for m, s in sorted(moves.items()) if s == score])
 
 
 def with_proof_numbers(position: Position, solution: Solution, deadline: float) -> Solution:
     """`solution` with the open moves that proof-number search settles before `deadline`
-    (a `time.perf_counter` reading)."""
+    (a `time.perf_counter` reading), one move of each class of equivalent moves (the
+    others get its value from `by_symmetry`)."""
     from tictactoe.search.pn.shared import shared_searches
 
     mover = position.turn
     moves = dict(solution.moves)
-    open_moves = sorted((m for m, s in moves.items() if not s.is_proven),
+    classes = move_classes(position)
+    asked = set(moves) if classes is None else {cells[0] for cells in classes}
+    open_moves = sorted((m for m, s in moves.items() if not s.is_proven and m in asked),
                         key=lambda m: moves[m], reverse=True)
     if not open_moves or solution.score.winner(mover) is mover:
         return solution
@@ -120,4 +188,5 @@ def with_proof_numbers(position: Position, solution: Solution, deadline: float) 
                    seconds=solution.seconds)
 
 
-__all__ = ["SOLVER_SHARE", "WIDE_CELLS", "analyse", "proof_numbers_apply", "with_proof_numbers"]
+__all__ = ["SOLVER_SHARE", "WIDE_CELLS", "analyse", "by_symmetry", "move_classes",
+           "proof_numbers_apply", "with_proof_numbers"]

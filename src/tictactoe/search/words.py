@@ -13,6 +13,9 @@ much better the position is, for whom, and its number on the one scale of
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from tictactoe.core import Side
 from tictactoe.search.score import (
     Draw,
@@ -125,4 +128,71 @@ def _words(score: Score, mover: tuple[str, str, str], other: tuple[str, str, str
     return estimate_words(score, me, them, label=estimate, seems=seems)
 
 
-__all__ = ["ESTIMATE_WORDS", "estimate_words", "hint_words", "reply_words", "side_words"]
+@dataclass(frozen=True)
+class HintCode:
+    """One kind of hint as a board shows it: an example of its short `code` and of its
+    long `text` (the score as `str` gives it), what it means, and a regular expression
+    (`pattern`) that every code and text of this kind matches in full, so that a front end
+    can tell which entry of its legend a hint stands for."""
+
+    code: str
+    text: str
+    meaning: str
+    pattern: str
+
+    def matches(self, shown: str) -> bool:
+        """Whether a hint's code or text is of this kind.
+
+        >>> HINT_CODES[0].matches("W5"), HINT_CODES[0].matches("win in 11")
+        (True, True)
+        >>> HINT_CODES[0].matches("W≤5")
+        False
+        """
+        return re.fullmatch(self.pattern, shown) is not None
+
+
+HINT_CODES = (
+    HintCode("W3", "win in 3", "playing here wins by force; the game ends 3 moves from now, "
+             "yours and the opponent's both counted (W1 wins at once)", r"W\d+|win in \d+"),
+    HintCode("W≤7", "win within 7", "playing here wins by force within 7 moves",
+             r"W≤\d+|win within \d+"),
+    HintCode("W", "forced win", "playing here wins by force, in a number of moves not worked "
+             "out", r"W|forced win"),
+    HintCode("L2", "loss in 2", "playing here loses against best play, 2 moves from now",
+             r"L\d+|loss in \d+"),
+    HintCode("L≤8", "loss within 8", "playing here loses against best play within 8 moves",
+             r"L≤\d+|loss within \d+"),
+    HintCode("L", "forced loss", "playing here loses against best play, in a number of moves "
+             "not worked out", r"L|forced loss"),
+    HintCode("D", "draw", "a draw with best play from both sides", r"D|draw"),
+    HintCode("≈+7", "estimate +7", "not proven, an estimate: plus is good for you, minus bad, "
+             "and the larger the clearer", r"≈[+-]?\d+|estimate [+-]?\d+(\.\d)?"),
+)
+"""Every kind of hint, in the order of a legend: each score's `hint_code` and its `str`
+match exactly one entry's pattern."""
+
+
+def hint_code(score: Score) -> str:
+    """A hint's short code, for a board's cell: ``W3`` (a win in 3 plies), ``W≤7`` (a win
+    within 7), ``W`` (a win of unknown length), the same with ``L`` for a loss, ``D`` (a
+    draw), or an estimate rounded, ``≈+2`` (see `HINT_CODES`).
+
+    >>> [hint_code(s) for s in (Win(3), ForcedWin(within=7), ForcedWin(), Loss(2),
+    ...                         ForcedLoss(within=8), ForcedLoss(), Draw())]
+    ['W3', 'W≤7', 'W', 'L2', 'L≤8', 'L', 'D']
+    >>> hint_code(Heuristic(2.4)), hint_code(Heuristic(-7.0)), hint_code(Heuristic(-0.2))
+    ('≈+2', '≈-7', '≈0')
+    """
+    if isinstance(score, Win | Loss):
+        return f"{'W' if isinstance(score, Win) else 'L'}{score.plies}"
+    if isinstance(score, ForcedWin | ForcedLoss):
+        letter = "W" if isinstance(score, ForcedWin) else "L"
+        return letter if score.within is None else f"{letter}≤{score.within}"
+    if isinstance(score, Draw):
+        return "D"
+    value = round(score.value) if isinstance(score, Heuristic) else 0
+    return f"≈{value:+d}" if value else "≈0"
+
+
+__all__ = ["ESTIMATE_WORDS", "HINT_CODES", "HintCode", "estimate_words", "hint_code",
+           "hint_words", "reply_words", "side_words"]

@@ -741,7 +741,7 @@ def _levels_text(game: Game) -> str:
 
     >>> from tictactoe.core import Variant
     >>> _levels_text(Game(Variant.parse("3x3"), players={Side.X: HUMAN, Side.O: "easy"}))[:23]
-    'easy: takes a win and b'
+    'easy: takes a win, alwa'
     """
     return "\n".join(f"{name}: {LEVEL_DESCRIPTIONS[name]}" for name in
                      dict.fromkeys(game.players[side] for side in Side)

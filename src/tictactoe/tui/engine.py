@@ -17,7 +17,7 @@ from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
 from tictactoe.search.knowledge import WIDE_CELLS, analyse
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
-from tictactoe.search.words import reply_words
+from tictactoe.search.words import hint_code, reply_words
 from tictactoe.tui.game import HUMAN, Game
 
 COMPUTER_SECONDS = 3.0
@@ -114,18 +114,16 @@ def hint_label(score: Score, *, short: bool = False) -> str:
     >>> hint_label(ForcedLoss(within=8)), hint_label(Heuristic(2.4)), hint_label(Heuristic(-7.0))
     ('loss ≤8', '≈+2', '≈-7')
     """
-    if isinstance(score, Win):
-        return f"W{score.plies}" if short else f"win {score.plies}"
-    if isinstance(score, Loss):
-        return f"L{score.plies}" if short else f"loss {score.plies}"
+    if short:
+        return hint_code(score)
+    if isinstance(score, Win | Loss):
+        return f"{'win' if isinstance(score, Win) else 'loss'} {score.plies}"
     if isinstance(score, ForcedWin | ForcedLoss):
         word = "win" if isinstance(score, ForcedWin) else "loss"
-        bound = "" if score.within is None else f"≤{score.within}"
-        return f"{word[0].upper()}{bound}" if short else f"{word} {bound}".strip()
+        return word if score.within is None else f"{word} ≤{score.within}"
     if isinstance(score, Draw):
-        return "D" if short else "draw"
-    value = round(getattr(score, "value", 0.0))
-    return f"≈{value:+d}" if value else "≈0"
+        return "draw"
+    return hint_code(score)
 
 
 COMPACT_BANDS = {0: "=", 1: "+", 2: "++", 3: "+!", 4: "≈W",

@@ -18,6 +18,7 @@ from tictactoe.players.levels import LEVELS, PLAYER_NAMES
 from tictactoe.players.tactical import preferred
 from tictactoe.search.score import Score
 from tictactoe.search.solution import Solution
+from tictactoe.search.words import hint_code
 from tictactoe.web.engine import score_code
 from tictactoe.web.models import (
     ComputerMove,
@@ -77,7 +78,7 @@ def variant_info(position: Position) -> VariantInfo:
 def score_info(score: Score) -> ScoreInfo:
     data = score.to_json()
     return ScoreInfo(kind=data["kind"], plies=data.get("plies"), within=data.get("within"),
-                     value=data.get("value"), text=str(score))
+                     value=data.get("value"), text=str(score), code=hint_code(score))
 
 
 def game_info(stored: StoredGame, secret: bool = False) -> HistoryGame:

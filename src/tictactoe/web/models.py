@@ -187,6 +187,9 @@ class ScoreInfo(BaseModel):
     value: float | None = None
     text: str = Field(description="'win in 3', 'draw', 'loss in 4', 'win within 7', "
                                   "'forced win', or an estimate.")
+    code: str = Field("", description="The short code a board's cell shows: 'W3', 'W≤7', "
+                                      "'W', 'L2', 'L≤8', 'L', 'D' or an estimate such as "
+                                      "'≈+2' (the options' hint_codes explain each).")
 
 
 class MoveResponse(BaseModel):
@@ -338,9 +341,20 @@ class ChoiceInfo(BaseModel):
     description: str | None = None
 
 
+class HintCodeInfo(BaseModel):
+    code: str = Field(description="An example of the short code, such as 'W3'.")
+    text: str = Field(description="The same example in words, such as 'win in 3'.")
+    meaning: str
+    pattern: str = Field(description="A regular expression that every code and text of "
+                                     "this kind matches in full.")
+
+
 class OptionsResponse(BaseModel):
     variants: list[ChoiceInfo]
     levels: list[ChoiceInfo]
+    hint_codes: list[HintCodeInfo] = Field(
+        default_factory=list, description="Every kind of hint a board may show, in the "
+                                          "order of the page's legend.")
     default_level: str = Field(description="The level a new game starts at unless another is "
                                            "chosen (the library's, as in the terminal app).")
     limits: dict[str, float]

@@ -193,6 +193,7 @@ export class BoardView {
     this.focusIndex = Math.min(this.focusIndex, variant.cells - 1);
     if (!names[this.focusIndex]) this.focusIndex = 0;
     this.size = null;
+    this.info = null;  // the last board's position: fit() must not draw it on these cells
     this.fit();
   }
 

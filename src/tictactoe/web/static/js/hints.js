@@ -2,15 +2,10 @@
 
 export function hintFor(score) {
   // a proven value reads "win in 3"; an estimate from a search cut short reads "estimate +2"
-  // (the server's text, on the library's one scale)
+  // (the server's text, on the library's one scale); the short code ("W3", "W≤7", "W",
+  // "≈+2") is the library's too, as are the legend's entries (options.hint_codes)
   const kind = score.kind === "heuristic" ? "estimate" : score.kind;
-  const value = score.value || 0;
-  const text = score.text;
-  // a forced win of unknown length reads "W", or "W≤7" where a bound is known
-  const length = score.plies != null ? score.plies : score.within != null ? `≤${score.within}` : "";
-  const short = { win: `W${length}`, loss: `L${length}`, draw: "D" }[score.kind]
-    || `≈${value > 0 ? "+" : ""}${Math.round(value)}`;
-  return { kind, text, short };
+  return { kind, text: score.text, short: score.code };
 }
 
 // the board's hints (a Map cell -> hint) from an analysis, the best moves marked where they

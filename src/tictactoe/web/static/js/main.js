@@ -56,6 +56,23 @@ function route() {
   }
 }
 
+// The hints' legend: one entry for each kind of hint the library shows (its code and words,
+// what it means), before the note on the marks; each carries its pattern, which every hint of
+// its kind matches.
+function hintLegend(codes) {
+  const marks = $("hint-marks");
+  for (const hint of codes || []) {
+    const li = document.createElement("li");
+    li.dataset.pattern = hint.pattern;
+    const code = document.createElement("b");
+    code.textContent = hint.code;
+    const text = document.createElement("b");
+    text.textContent = hint.text;
+    li.append(code, " or ", text, `: ${hint.meaning}.`);
+    marks.before(li);
+  }
+}
+
 // While the server loads its engines (a fresh install compiles them), say so, and ask again
 // every two seconds until it is ready.
 function watchReady() {
@@ -80,6 +97,7 @@ async function start() {
   try {
     const options = await api.options();
     history.useBoardLabels(options.variants);
+    hintLegend(options.hint_codes);
     if (options.public_history === false) history.keepPrivate();
     if (options.ready === false) watchReady();
     await play.init(options);

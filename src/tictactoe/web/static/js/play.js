@@ -731,14 +731,31 @@ export class PlayView {
 
   renderStatus() {
     // the line keeps its height (see .status), so that the board never moves: the text goes
-    // in a box cut at its last line, and where it is cut the whole of it is the title
-    this.el.status.className = "status";
+    // in a box cut at its last line, and where it is cut a More button opens the box to the
+    // whole of it (the board moves down then, at the player's asking) until the text changes
+    const status = this.el.status;
+    status.className = "status";
     const text = document.createElement("span");
     text.className = "status-text";
-    this.el.status.replaceChildren(text);
+    text.id = "status-text";
+    status.replaceChildren(text);
     this.statusLine(text);
-    if (text.scrollHeight > text.clientHeight + 1) this.el.status.title = text.textContent;
-    else this.el.status.removeAttribute("title");
+    const open = this.statusOpen === text.textContent;
+    if (!open) this.statusOpen = null;
+    if (!open && text.scrollHeight <= text.clientHeight + 1) return;
+    const more = document.createElement("button");
+    more.type = "button";
+    more.className = "status-more";
+    more.setAttribute("aria-controls", "status-text");
+    const show = (expanded) => {
+      status.classList.toggle("open", expanded);
+      more.setAttribute("aria-expanded", String(expanded));
+      more.textContent = expanded ? "Less" : "More";
+      this.statusOpen = expanded ? text.textContent : null;
+    };
+    more.addEventListener("click", () => show(!status.classList.contains("open")));
+    status.append(more);
+    show(open);
   }
 
   statusLine(status) {
