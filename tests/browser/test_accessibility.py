@@ -262,13 +262,15 @@ def finished_games_and_a_replay(page: Any, url: str, scheme: str) -> None:
 # ------------------------------------------------------------------ axe-core
 
 
-def axe_violations(page: Any) -> list[dict[str, Any]]:
-    """Run axe-core on the page (loaded from the page's own origin through a route, as the
-    page's policy allows scripts from there only) and return its violations."""
+def axe_violations(page: Any, include: list[str] | None = None) -> list[dict[str, Any]]:
+    """Run axe-core on the page, or on the elements the selectors `include` match (loaded
+    from the page's own origin through a route, as the page's policy allows scripts from
+    there only) and return its violations."""
     page.route(f"**{AXE_URL}", lambda route: route.fulfill(
         path=str(AXE), content_type="text/javascript; charset=utf-8"))
     page.add_script_tag(url=AXE_URL)
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    result = page.evaluate("(include) => axe.run(include ? {include: include.map((s) => [s])} "
+                           ": document, {resultTypes: ['violations']})", include)
     return list(result["violations"])
 
 
@@ -299,6 +301,56 @@ def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
     if violations:
         print(readable(violations))
     assert not serious, f"axe-core, {view} view, {scheme}:\n{readable(serious)}"
+
+
+NEW_CONTROLS = ["#status", "#board", "#tap-confirm", "#tap-said", ".stage > .toolbar",
+                "#board-legend", ".touch-only"]
+"""The board, its status line, toolbar and legend, and the tap confirmation's bar, live
+region and switch."""
+GOMOKU_THREES = "15/15/15/15/15/15/15/6xxx6/15/2o12/2o12/15/2o12/15/15 x 5"
+"""On 15x15, X's open three g8 h8 i8 and O's broken three c10 c11 c13, X to move."""
+
+
+def gomoku_with_threes(page: Any, url: str, scheme: str) -> None:
+    """The play view on 15x15 with the threats on: both threes underlined, their legend."""
+    open_in_scheme(page, url, scheme)
+    page.fill("#position-text", GOMOKU_THREES)
+    page.click("#load")
+    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 6 && ({YOUR_TURN})")
+    page.locator("label.switch:has(#threats)").click()
+    wait_until(page, "document.querySelectorAll('#board [class*=-three-]').length === 6")
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("view", ["tap selection", "threes"])
+def test_axe_finds_nothing_on_the_new_controls(browser: Any, server: Any, view: str,
+                                               scheme: str) -> None:
+    """No violation at all on the board and the controls around it: on a phone with a touch
+    screen, a 19x19 cell selected by a tap (the bar with Play here, the Confirm taps switch);
+    the threes of 15x15 and their legend."""
+    touch = view == "tap selection"
+    context = browser.new_context(viewport={"width": 390, "height": 844} if touch
+                                  else {"width": 1366, "height": 768},
+                                  has_touch=touch, is_mobile=touch)
+    page = context.new_page()
+    try:
+        if touch:
+            open_in_scheme(page, server.url, scheme)
+            page.fill("#position-text", "19x19k5")
+            page.click("#load")
+            wait_until(page, "document.querySelectorAll('#board .cell').length === 361 && "
+                             f"({YOUR_TURN})")
+            page.tap("[data-name=j10]")
+            wait_until(page, "document.querySelector('#board .cell.selected') !== null")
+            assert page.locator("#tap-confirm").is_visible()
+            assert page.locator("#confirm-taps").is_checked()
+        else:
+            gomoku_with_threes(page, server.url, scheme)
+            assert page.locator("#three-key").is_visible()
+        violations = axe_violations(page, NEW_CONTROLS)
+    finally:
+        context.close()
+    assert not violations, f"axe-core, {view}, {scheme}:\n{readable(violations)}"
 
 
 # ------------------------------------------------------------------ contrast ratios

@@ -31,6 +31,8 @@ const play = new PlayView({
   copied: $("copied"), positionError: $("position-error"), positionNote: $("position-note"),
   hintLegend: $("hint-legend"), confirm: $("confirm"), confirmTitle: $("confirm-title"),
   confirmText: $("confirm-text"), confirmYes: $("confirm-yes"),
+  tapConfirm: { bar: $("tap-confirm"), text: $("tap-selected"), said: $("tap-said"),
+    play: $("tap-play"), cancel: $("tap-cancel"), toggle: $("confirm-taps") },
 }, () => { historyStale = true; });
 
 function route() {

@@ -7,7 +7,7 @@
 // game follow each other through localStorage.
 
 import { api, ApiError, browserId } from "./api.js";
-import { BoardView, spokenCell } from "./board.js";
+import { BoardView, spokenCell, threesInWords } from "./board.js";
 
 const SAVED_GAME = "tictactoe.current";
 const SAVED_SETUP = "tictactoe.setup";   // the last game's board, opponent, level and side
@@ -85,7 +85,8 @@ export class PlayView {
   constructor(elements, onFinished) {
     this.el = elements;
     this.onFinished = onFinished;
-    this.board = new BoardView(elements.board, { onPlay: (cell) => this.play(cell), label: "Board" });
+    this.board = new BoardView(elements.board, { onPlay: (cell) => this.play(cell), label: "Board",
+      confirm: elements.tapConfirm });
     this.setup = { variant: "3x3", mode: "computer", level: null, side: "x" };  // level: the server's default
     this.start = null;          // position string for the next new game, or null: empty board
     this.game = null;           // the game as the server last answered (GameState)
@@ -452,7 +453,8 @@ export class PlayView {
     // the threats the move blocks or takes go at once, and new ones come with the answer
     const threats = (info.threats || []).filter((threat) => threat.cell !== cell);
     const threes = (info.threes || []).filter((three) => !three.line.includes(cell));
-    const preview = { ...info, cells, legal_moves: [], threats, threes };
+    const liveThrees = (info.live_threes || []).filter((three) => !three.cells.includes(cell));
+    const preview = { ...info, cells, legal_moves: [], threats, threes, live_threes: liveThrees };
     const { id, ply } = this.game;
     return this.change(() => api.play(id, name, ply), preview);
   }
@@ -609,6 +611,7 @@ export class PlayView {
     }
     el.threatKey.hidden = !el.threats.checked;
     el.threeKey.hidden = !el.threats.checked || info.variant.k < 5;
+    if (!el.threeKey.hidden) el.threeKey.querySelector(".three-now").textContent = threesInWords(info);
     el.lineKinds.hidden = !info.variant.is_3d;
     if (info.variant.is_3d && this.legendFor !== info.variant.name) {
       this.legendFor = info.variant.name;
@@ -661,7 +664,9 @@ export class PlayView {
       this.renderLegend(info);
       const threats = el.threats.checked ? info.threats || [] : null;
       const threes = el.threats.checked ? info.threes || [] : null;
-      this.board.render(info, { interactive, hints: this.hints, last: this.lastCell, threats, threes });
+      const liveThrees = el.threats.checked ? info.live_threes || [] : null;
+      this.board.render(info, { interactive, hints: this.hints, last: this.lastCell, threats, threes,
+        liveThrees });
       if (document.activeElement !== el.positionText) el.positionText.value = info.position;
     }
     this.renderStatus();
