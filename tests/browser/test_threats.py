@@ -191,6 +191,9 @@ def test_open_and_broken_threes_are_underlined_and_named(page: Any, server: Any)
     assert key.locator(".three-now").inner_text() == (
         "On the board now: X: an open three, g8 h8 i8 (an open four at f8 or j8). "
         "O: a broken three, c10 c11 c13 (an open four at c12).")
+    # the legend is under the toolbar, in the board's column, which scrolls inside itself
+    page.evaluate("document.querySelector('#three-key').scrollIntoView({block: 'end'})")
+    assert key.evaluate("(e) => e.getBoundingClientRect().bottom <= innerHeight")
     save_screen(page, "gomoku-threes-1366")
     # X plays j8: an open four now (rings at f8 and k8), no longer a three
     page.click("[data-name=j8]")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from browser.conftest import YOUR_TURN, wait_until
-from browser.test_layout import choose, settle
+from browser.test_layout import choose, save_screen, settle
 
 pytestmark = [
     pytest.mark.browser,
@@ -64,6 +64,7 @@ def test_a_tap_selects_and_a_second_tap_plays(phone: Any) -> None:
     ring = page.evaluate("""() => { const s = getComputedStyle(
         document.querySelector("[data-name='j10']")); return [s.outlineStyle, s.outlineWidth]; }""")
     assert ring == ["solid", "3px"]
+    save_screen(page, "touch-select-390")  # with TTT_SCREENS=1 also in docs/screens/
 
     page.tap("[data-name=k10]")  # elsewhere: the selection moves
     wait_until(page, "document.querySelector(\"[data-name='k10']\").classList.contains('selected')")
