@@ -98,7 +98,10 @@ export class BoardView {
     this.size = null;  // the metrics in use, and the layers in a row
     // fit again when the container's width or the window's height changes (a hidden view's
     // board has no width: it is fitted when it is shown)
-    new ResizeObserver(() => this.fit()).observe(container);
+    const resized = new ResizeObserver(() => this.fit());
+    resized.observe(container);
+    // where the board's column has a height of its own, that height is the limit
+    if (container.parentElement) resized.observe(container.parentElement);
     window.addEventListener("resize", () => this.fit());
     container.addEventListener("pointerdown", (event) => { this.pointer = event.pointerType; });
     if (confirm) this.bindConfirm(confirm);
