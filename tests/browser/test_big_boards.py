@@ -82,8 +82,10 @@ def test_gomoku_on_a_desktop(page: Any, server: Any) -> None:
 
 SEEN = """() => ['#status', '#board', '#undo', '#new-game'].map((selector) => {
   const r = document.querySelector(selector).getBoundingClientRect();
-  return [selector, r.top >= document.querySelector('body > header').getBoundingClientRect().bottom
-          && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth];
+  const column = document.querySelector('#board').parentElement.getBoundingClientRect();
+  const header = document.querySelector('body > header').getBoundingClientRect();
+  return [selector, r.top >= Math.max(header.bottom, column.top) && r.left >= 0
+          && r.bottom <= Math.min(innerHeight, column.bottom) && r.right <= innerWidth];
 })"""
 
 

@@ -3,7 +3,7 @@ zoom: every board (the five of the Board select and two big ones loaded as posit
 width of the window next to or above the setup panel, with cells of 36 px or more wherever the
 width allows; with a mouse on a wide window (two columns, 500 px high or more) the play view
 fills the window without scrolling, status line, board and toolbar in sight, with cells down
-to 24 px on flat boards; the cube's layers go four in a row, else two by two, else one under
+to 24 px; the cube's layers go four in a row, else two by two, else one under
 another; the board does not move between moves; the replay is as large as the play board.
 
 Screenshots go to test-artifacts/; with ``TTT_SCREENS=1`` they are written (as small palette
@@ -69,6 +69,7 @@ MEASURE = """(selector) => {
     seen: [area, area.parentElement.querySelector(':scope > .toolbar'),
            document.querySelector('#status')].map((e) => e.getBoundingClientRect())
       .map((r) => ({top: r.top, bottom: r.bottom})),
+    column: (({top, bottom}) => ({top, bottom}))(area.parentElement.getBoundingClientRect()),
     scrollHeight: document.scrollingElement.scrollHeight,
     width: Math.min(document.documentElement.clientWidth,
                     document.documentElement.getBoundingClientRect().width),
@@ -168,14 +169,15 @@ def check_fits(page: Any, board: str, size: str, selector: str = "#board") -> di
     assert m["fitted"] == (selector == "#board" and mouse and wide), f"{where}: {m['fitted']}"
     if m["fitted"]:  # status line, board and toolbar in the window, and the page still
         assert m["scrollHeight"] <= m["height"], f"{where}: the page scrolls"
-        for seen in m["seen"]:
-            assert seen["top"] >= m["header"]["bottom"] and seen["bottom"] <= m["height"], \
-                f"{where}: {seen} out of the window"
+        for seen in m["seen"]:  # in the window, and in the part of the column in sight
+            assert seen["top"] >= max(m["header"]["bottom"], m["column"]["top"]) - 0.5 and \
+                seen["bottom"] <= min(m["height"], m["column"]["bottom"]) + 0.5, \
+                f"{where}: {seen} out of the window or the column {m['column']}"
     if board == "4x4x4":
         across = rows_of(m["layers"])
         expected = layers_that_fit(area["width"])
         assert across == [expected] * (4 // expected), f"{where}: layers {across}"
-        assert cell >= TOUCH, f"{where}: {cell} px cells"
+        assert cell >= (MOUSE if m["fitted"] else TOUCH), f"{where}: {cell} px cells"
     elif 12 + columns * (TOUCH + 3) <= area["width"]:
         assert cell >= (MOUSE if m["fitted"] else TOUCH), f"{where}: {cell} px cells"
     else:  # too narrow for 36 px: the cells take the width there is

@@ -6,9 +6,9 @@
 // column has a height of its own (app.css: a mouse on a wide window, where the play view
 // fills the window) that is the column's height, else the window's less the header. The
 // height is a soft limit: cells stop shrinking at the board's --min-cell (36 px, a touch
-// target; 24 px for a mouse on a wide window 500 px high or more, flat boards only), and the
-// column or the page scrolls instead. The layers of a cube sit in a row where that leaves cells of a touch
-// target or more, else two by two, else one under another.
+// target; 24 px for a mouse on a wide window 500 px high or more), and the column or the
+// page scrolls instead. The layers of a cube sit in a row where that leaves
+// cells of a touch target or more, else two by two, else one under another.
 //
 // On a touch screen, a tap on a cell under SMALL_TAP px (15x15, 19x19 on a phone) selects
 // it, and a second tap there (or the Play here button) plays it; the player can turn this
@@ -96,11 +96,10 @@ export class BoardView {
     this.marks = [];
     this.options = {};
     this.size = null;  // the metrics in use, and the layers in a row
-    // fit again when the container's width or the window's height changes (a hidden view's
-    // board has no width: it is fitted when it is shown)
+    // fit again when the container's width, its column's size or the window's height changes
+    // (a hidden view's board has no width: it is fitted when it is shown)
     const resized = new ResizeObserver(() => this.fit());
     resized.observe(container);
-    // where the board's column has a height of its own, that height is the limit
     if (container.parentElement) resized.observe(container.parentElement);
     window.addEventListener("resize", () => this.fit());
     container.addEventListener("pointerdown", (event) => { this.pointer = event.pointerType; });
@@ -154,9 +153,7 @@ export class BoardView {
     const width = this.container.clientWidth;
     if (!v || !width) return;
     const height = this.room();
-    // a cube's layers keep cells of a touch target: they go one under another instead
-    const floor = v.is_3d ? MIN_CELL
-      : parseFloat(getComputedStyle(this.container).getPropertyValue("--min-cell")) || MIN_CELL;
+    const floor = parseFloat(getComputedStyle(this.container).getPropertyValue("--min-cell")) || MIN_CELL;
     const cube = v.is_3d;  // layers with titles
     const across = (n) => (m) => n * (m.coord + v.columns * (m.cell + m.gap)) + (n - 1) * m.layerGap;
     const down = (n) => (m) => {
