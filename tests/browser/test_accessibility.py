@@ -1,10 +1,12 @@
 """Accessibility in a real browser, in the light and the dark colour scheme: axe-core (vendored in
 tests/browser/vendor/, injected by the tests only) finds no serious or critical violation on
 the play view (a game in progress, hints on; the cube with its threats and legend) or the
-history view (finished games, a replay open; on a phone, as cards), and the contrast ratios
-read from the computed styles meet WCAG AA: 4.5:1 for text, 3:1 for the empty cells'
-boundaries, the threats' rings, the focus ring and the chart's segments; with reduced motion
-asked for, nothing moves (no pop, glow or spinner)."""
+history view (finished games, a replay open; on a phone, as cards), and none at all on the
+board and its controls with a cell selected by a tap (19x19 on a phone) or with 15x15's threes
+shown; the contrast ratios read from the computed styles meet WCAG AA: 4.5:1 for text, 3:1 for
+the empty cells' boundaries, the threats' rings, the threes' bars, a selected cell's ring, the
+focus ring and the chart's segments; with reduced motion asked for, nothing moves (no pop,
+glow or spinner)."""
 
 from __future__ import annotations
 
@@ -316,7 +318,8 @@ def gomoku_with_threes(page: Any, url: str, scheme: str) -> None:
     open_in_scheme(page, url, scheme)
     page.fill("#position-text", GOMOKU_THREES)
     page.click("#load")
-    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 6 && ({YOUR_TURN})")
+    wait_until(page, "document.querySelectorAll('#board .cell svg').length === 6 && "
+                     f"({YOUR_TURN})")
     page.locator("label.switch:has(#threats)").click()
     wait_until(page, "document.querySelectorAll('#board [class*=-three-]').length === 6")
 
@@ -431,6 +434,49 @@ def test_contrast_of_the_threats_and_the_legend(page: Any, server: Any, scheme: 
         cell = backdrop(contrast.styles(f"[data-name='{name}']")["backgrounds"])
         contrast.add(f"{what} against its cell", ratio(over(parse(ring[0]), cell), cell),
                      NON_TEXT)
+    contrast.check()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_contrast_of_the_threes_and_the_tap_selection(browser: Any, server: Any,
+                                                      scheme: str) -> None:
+    """The threes' bars (solid and dashed, in the side's colour) against the cell they are
+    drawn in, the legend's text; on a phone, a selected cell's ring against the page."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    try:
+        contrast = Contrast(page, scheme)
+        gomoku_with_threes(page, server.url, scheme)
+        for name, what in (("h8", "X's open three bar"), ("c11", "O's broken three bar")):
+            s = contrast.styles(f"[data-name='{name}']")
+            image = page.evaluate(f"""getComputedStyle(document.querySelector(
+                "[data-name='{name}']")).backgroundImage""")
+            bar = parse(re.search(r"rgba?\([^)]*\)", image).group(0))  # type: ignore[union-attr]
+            cell = backdrop(s["backgrounds"])
+            contrast.add(f"{what} against its cell", ratio(over(bar, cell), cell), NON_TEXT)
+        contrast.text("#three-key li[data-shape=open]", "the threes' legend (muted)")
+        contrast.text("#three-key .three-now", "the threes on the board, in words")
+        contrast.text("#three-key .legend-title", "the threes' legend's title")
+    finally:
+        context.close()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
+    page = context.new_page()
+    try:
+        contrast.page = page
+        open_in_scheme(page, server.url, scheme)
+        page.fill("#position-text", "19x19k5")
+        page.click("#load")
+        wait_until(page, "document.querySelectorAll('#board .cell').length === 361 && "
+                         f"({YOUR_TURN})")
+        page.tap("[data-name=j10]")
+        wait_until(page, "document.querySelector('#board .cell.selected') !== null")
+        contrast.focus_ring("#board .cell.selected", "the selected cell's ring")
+        contrast.text("#tap-selected", "the selected cell's name in the bar")
+        contrast.text("label:has(#confirm-taps) > span:last-child", "the Confirm taps switch")
+        contrast.text("#confirm-taps-help", "the Confirm taps switch's help (muted)")
+    finally:
+        context.close()
     contrast.check()
 
 
