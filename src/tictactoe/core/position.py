@@ -521,16 +521,14 @@ character 5 of '3/3/2 x')
         found: dict[tuple[Side, tuple[int, ...]], tuple[set[int], int]] = {}
         for side in (Side.X, Side.O):
             mine = self.marks(side)
-            for span, line in v.spans:
-                if not (empty >> span[0] & 1 and empty >> span[-1] & 1):
+            for (span, line), (ends, inside) in zip(v.spans, v.span_masks, strict=True):
+                gap = inside & ~mine  # one cell of the inside not the side's, and empty
+                if empty & ends != ends or not gap & empty or gap & (gap - 1):
                     continue
-                inside = span[1:-1]
-                gaps = [c for c in inside if not mine >> c & 1]
-                if len(gaps) != 1 or not empty >> gaps[0] & 1:
-                    continue
-                marks = tuple(c for c in inside if c != gaps[0])
+                cell = gap.bit_length() - 1
+                marks = tuple(c for c in span[1:-1] if c != cell)
                 cells, _ = found.setdefault((side, marks), (set(), line))
-                cells.add(gaps[0])
+                cells.add(cell)
         threes = []
         for (side, marks), (cells, line) in found.items():
             step = v.lines[line][1] - v.lines[line][0]

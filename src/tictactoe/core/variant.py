@@ -249,6 +249,16 @@ class Variant:
         return tuple(found)
 
     @cached_property
+    def span_masks(self) -> tuple[tuple[int, int], ...]:
+        """Each of `spans` as two bit masks: its two end cells, and the k-1 cells between.
+
+        >>> Variant.parse("1x6k5").span_masks
+        ((33, 30),)
+        """
+        return tuple(((1 << span[0]) | (1 << span[-1]), sum(1 << c for c in span[1:-1]))
+                     for span, _ in self.spans)
+
+    @cached_property
     def lines_through(self) -> tuple[tuple[int, ...], ...]:
         """For each cell, the indices (into `lines`) of the lines through it.
 
