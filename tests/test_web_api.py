@@ -83,6 +83,22 @@ def test_position_lists_open_threats_and_line_kinds(client: TestClient) -> None:
     assert over["outcome"]["winner"] == "x" and over["threats"] == []
 
 
+def test_position_lists_the_threes_of_five_in_a_row(client: TestClient) -> None:
+    """The page's open and broken threes come from the rules core, with the cells that make
+    them open fours; none on a board of fewer than five in a row."""
+    moves = ["g8", "a1", "h8", "a3", "i8", "c10", "e4", "c11", "g4", "c13"]
+    info = client.post("/api/position", json={"position": "15x15k5", "moves": moves}).json()
+    names = info["cell_names"]
+    got = [(t["side"], t["shape"], [names[c] for c in t["marks"]],
+            [names[c] for c in t["cells"]], t["kind"]) for t in info["live_threes"]]
+    assert got == [("x", "open", ["g8", "h8", "i8"], ["f8", "j8"], "row"),
+                   ("o", "broken", ["c10", "c11", "c13"], ["c12"], "column")]
+    assert info["threats"] == []
+    small = client.post("/api/position", json={"position": "5x5k4",
+                                               "moves": ["b2", "a1", "c2"]}).json()
+    assert small["live_threes"] == []
+
+
 def test_options_list_the_page_choices(client: TestClient) -> None:
     options = client.get("/api/options").json()
     assert [v["value"] for v in options["variants"]] == ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4",

@@ -1,10 +1,12 @@
 """Accessibility in a real browser, in the light and the dark colour scheme: axe-core (vendored in
 tests/browser/vendor/, injected by the tests only) finds no serious or critical violation on
 the play view (a game in progress, hints on; the cube with its threats and legend) or the
-history view (finished games, a replay open; on a phone, as cards), and the contrast ratios
-read from the computed styles meet WCAG AA: 4.5:1 for text, 3:1 for the empty cells'
-boundaries, the threats' rings, the focus ring and the chart's segments; with reduced motion
-asked for, nothing moves (no pop, glow or spinner)."""
+history view (finished games, a replay open; on a phone, as cards), and none at all on the
+board and its controls with a cell selected by a tap (19x19 on a phone) or with 15x15's threes
+shown; the contrast ratios read from the computed styles meet WCAG AA: 4.5:1 for text, 3:1 for
+the empty cells' boundaries, the threats' rings, the threes' bars, a selected cell's ring, the
+focus ring and the chart's segments; with reduced motion asked for, nothing moves (no pop,
+glow or spinner)."""
 
 from __future__ import annotations
 
@@ -296,13 +298,15 @@ def shared_game_and_a_bad_file(page: Any, url: str, scheme: str, folder: Path) -
 # ------------------------------------------------------------------ axe-core
 
 
-def axe_violations(page: Any) -> list[dict[str, Any]]:
-    """Run axe-core on the page (loaded from the page's own origin through a route, as the
-    page's policy allows scripts from there only) and return its violations."""
+def axe_violations(page: Any, include: list[str] | None = None) -> list[dict[str, Any]]:
+    """Run axe-core on the page, or on the elements the selectors `include` match (loaded
+    from the page's own origin through a route, as the page's policy allows scripts from
+    there only) and return its violations."""
     page.route(f"**{AXE_URL}", lambda route: route.fulfill(
         path=str(AXE), content_type="text/javascript; charset=utf-8"))
     page.add_script_tag(url=AXE_URL)
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    result = page.evaluate("(include) => axe.run(include ? {include: include.map((s) => [s])} "
+                           ": document, {resultTypes: ['violations']})", include)
     return list(result["violations"])
 
 
@@ -357,6 +361,57 @@ def test_axe_finds_no_serious_violations(page: Any, server: Any, view: str,
     assert not serious, f"axe-core, {view} view, {scheme}:\n{readable(serious)}"
     if view in ("looking back", "game over", "shared game"):  # not even a minor one
         assert not violations, f"axe-core, {view} view, {scheme}:\n{readable(violations)}"
+
+
+NEW_CONTROLS = ["#status", "#board", "#tap-confirm", "#tap-said", ".stage > .toolbar",
+                "#board-legend", ".touch-only"]
+"""The board, its status line, toolbar and legend, and the tap confirmation's bar, live
+region and switch."""
+GOMOKU_THREES = "15/15/15/15/15/15/15/6xxx6/15/2o12/2o12/15/2o12/15/15 x 5"
+"""On 15x15, X's open three g8 h8 i8 and O's broken three c10 c11 c13, X to move."""
+
+
+def gomoku_with_threes(page: Any, url: str, scheme: str) -> None:
+    """The play view on 15x15 with the threats on: both threes underlined, their legend."""
+    open_in_scheme(page, url, scheme)
+    page.fill("#position-text", GOMOKU_THREES)
+    page.click("#load")
+    wait_until(page, "document.querySelectorAll('#board .cell svg').length === 6 && "
+                     f"({YOUR_TURN})")
+    page.locator("label.switch:has(#threats)").click()
+    wait_until(page, "document.querySelectorAll('#board [class*=-three-]').length === 6")
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("view", ["tap selection", "threes"])
+def test_axe_finds_nothing_on_the_new_controls(browser: Any, server: Any, view: str,
+                                               scheme: str) -> None:
+    """No violation at all on the board and the controls around it: on a phone with a touch
+    screen, a 19x19 cell selected by a tap (the bar with Play here, the Confirm taps switch);
+    the threes of 15x15 and their legend."""
+    touch = view == "tap selection"
+    context = browser.new_context(viewport={"width": 390, "height": 844} if touch
+                                  else {"width": 1366, "height": 768},
+                                  has_touch=touch, is_mobile=touch)
+    page = context.new_page()
+    try:
+        if touch:
+            open_in_scheme(page, server.url, scheme)
+            page.fill("#position-text", "19x19k5")
+            page.click("#load")
+            wait_until(page, "document.querySelectorAll('#board .cell').length === 361 && "
+                             f"({YOUR_TURN})")
+            page.tap("[data-name=j10]")
+            wait_until(page, "document.querySelector('#board .cell.selected') !== null")
+            assert page.locator("#tap-confirm").is_visible()
+            assert page.locator("#confirm-taps").is_checked()
+        else:
+            gomoku_with_threes(page, server.url, scheme)
+            assert page.locator("#three-key").is_visible()
+        violations = axe_violations(page, NEW_CONTROLS)
+    finally:
+        context.close()
+    assert not violations, f"axe-core, {view}, {scheme}:\n{readable(violations)}"
 
 
 # ------------------------------------------------------------------ contrast ratios
@@ -460,6 +515,46 @@ def test_contrast_of_looking_back_and_after_a_game(page: Any, server: Any, schem
     contrast.text("#score", "the session's score")
     contrast.text("#rematch", "the Rematch button")
     contrast.text("#swap", "the Swap sides button")
+
+def test_contrast_of_the_threes_and_the_tap_selection(browser: Any, server: Any,
+                                                      scheme: str) -> None:
+    """The threes' bars (solid and dashed, in the side's colour) against the cell they are
+    drawn in, the legend's text; on a phone, a selected cell's ring against the page."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    try:
+        contrast = Contrast(page, scheme)
+        gomoku_with_threes(page, server.url, scheme)
+        for name, what in (("h8", "X's open three bar"), ("c11", "O's broken three bar")):
+            s = contrast.styles(f"[data-name='{name}']")
+            image = page.evaluate(f"""getComputedStyle(document.querySelector(
+                "[data-name='{name}']")).backgroundImage""")
+            bar = parse(re.search(r"rgba?\([^)]*\)", image).group(0))  # type: ignore[union-attr]
+            cell = backdrop(s["backgrounds"])
+            contrast.add(f"{what} against its cell", ratio(over(bar, cell), cell), NON_TEXT)
+        contrast.text("#three-key li[data-shape=open]", "the threes' legend (muted)")
+        contrast.text("#three-key .three-now", "the threes on the board, in words")
+        contrast.text("#three-key .legend-title", "the threes' legend's title")
+    finally:
+        context.close()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
+    page = context.new_page()
+    try:
+        contrast.page = page
+        open_in_scheme(page, server.url, scheme)
+        page.fill("#position-text", "19x19k5")
+        page.click("#load")
+        wait_until(page, "document.querySelectorAll('#board .cell').length === 361 && "
+                         f"({YOUR_TURN})")
+        page.tap("[data-name=j10]")
+        wait_until(page, "document.querySelector('#board .cell.selected') !== null")
+        contrast.focus_ring("#board .cell.selected", "the selected cell's ring")
+        contrast.text("#tap-selected", "the selected cell's name in the bar")
+        contrast.text("label:has(#confirm-taps) > span:last-child", "the Confirm taps switch")
+        contrast.text("#confirm-taps-help", "the Confirm taps switch's help (muted)")
+    finally:
+        context.close()
     contrast.check()
 
 

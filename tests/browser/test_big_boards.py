@@ -1,6 +1,7 @@
 """The big boards in a real browser: gomoku (15×15, five in a row) played through the page on a
 phone and on a desktop window, and 19×19 on the narrowest phone, all without sideways scrolling
-and with readable coordinates."""
+and with readable coordinates; with a mouse, 15×15 and 19×19 fit a laptop's or a desktop's
+window whole (status line, board, Undo and New game) without scrolling."""
 
 from __future__ import annotations
 
@@ -76,7 +77,35 @@ def test_gomoku_on_a_phone(page: Any, server: Any) -> None:
 
 def test_gomoku_on_a_desktop(page: Any, server: Any) -> None:
     m = play_gomoku(page, server, 1280, 800)
-    assert m["cell"] >= 36, f"{m['cell']} px cells on a 1280x800 window"
+    assert m["fitted"] and m["cell"] >= 30, f"{m['cell']} px cells on a 1280x800 window"
+
+
+SEEN = """() => ['#status', '#board', '#undo', '#new-game'].map((selector) => {
+  const r = document.querySelector(selector).getBoundingClientRect();
+  const column = document.querySelector('#board').parentElement.getBoundingClientRect();
+  const header = document.querySelector('body > header').getBoundingClientRect();
+  return [selector, r.top >= Math.max(header.bottom, column.top) && r.left >= 0
+          && r.bottom <= Math.min(innerHeight, column.bottom) && r.right <= innerWidth];
+})"""
+
+
+@pytest.mark.parametrize("board", ["15x15k5", "19x19k5"])
+def test_big_boards_fit_a_desktop_window(page: Any, server: Any, board: str) -> None:
+    """With a mouse, the page does not scroll and the status line, the whole board, Undo
+    and New game are in the window; cells go under 36 px where the height asks for it."""
+    open_page(page, server.url)
+    page.check("input[name=mode][value=humans]")
+    for width, height in ((1366, 768), (1280, 800), (1024, 768), (1920, 1080), (2560, 1440)):
+        with window(page, width, height):
+            choose(page, board)
+            m = check_fits(page, board, f"{width}x{height}")
+            assert m["fitted"]
+            assert page.evaluate("document.scrollingElement.scrollHeight <= innerHeight")
+            assert page.evaluate(SEEN) == [[s, True] for s in
+                                           ("#status", "#board", "#undo", "#new-game")]
+            assert m["cell"] >= 24, f"{board} at {width}x{height}: {m['cell']} px"
+            if height >= 1080:
+                assert m["cell"] >= 36, f"{board} at {width}x{height}: {m['cell']} px"
 
 
 def test_19x19_fits_the_smallest_phone(page: Any, server: Any) -> None:
@@ -87,6 +116,6 @@ def test_19x19_fits_the_smallest_phone(page: Any, server: Any) -> None:
             choose(page, "19x19k5")
             m = check_fits(page, "19x19k5", f"{width}x{height}")
             assert page.locator("#board .cell").count() == 361
-            assert m["cell"] >= (12 if width == 320 else 15 if width == 390 else 36), m["cell"]
+            assert m["cell"] >= (12 if width == 320 else 15 if width == 390 else 24), m["cell"]
             page.click("#board [data-name='j10']")
             wait_until(page, "document.querySelector(\"#board [data-name='j10'] svg\") !== null")

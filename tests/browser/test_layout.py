@@ -1,8 +1,10 @@
 """The page's layout in a real browser, from a 320 px phone to a 2560 px screen and at 200%
 zoom: every board (the five of the Board select and two big ones loaded as positions) fits the
 width of the window next to or above the setup panel, with cells of 36 px or more wherever the
-width allows; the cube's layers go four in a row, else two by two, else one under another; the
-board does not move between moves; the replay is as large as the play board.
+width allows; with a mouse on a wide window (two columns, 500 px high or more) the play view
+fills the window without scrolling, status line, board and toolbar in sight, with cells down
+to 24 px; the cube's layers go four in a row, else two by two, else one under
+another; the board does not move between moves; the replay is as large as the play board.
 
 Screenshots go to test-artifacts/; with ``TTT_SCREENS=1`` they are written (as small palette
 PNGs) to docs/screens/ as well, for docs/web.md."""
@@ -33,6 +35,8 @@ BOARDS = ["3x3", "4x4", "5x5k4", "6x6k4", "4x4x4", "10x6k5", "8x8k5"]
 """The boards of the Board select, then two bigger ones that only a loaded position gives."""
 TOUCH = 36
 """px: the smallest cell where the width allows one."""
+MOUSE = 24
+"""px: the smallest cell of a flat board with a mouse on a wide window."""
 SCREENS = ROOT / "docs" / "screens"
 WIN_AT_ONCE = "xxx1/ooo1/4/4:4/4/4/4:4/4/4/4:4/4/4/4 x"
 """A cube position in which X wins by playing 1:d1."""
@@ -59,6 +63,14 @@ MEASURE = """(selector) => {
     toolbar: box(area.parentElement.querySelector(':scope > .toolbar')),
     panels: [...view.querySelectorAll('.panel, .history-side')].map(box),
     status: selector === '#board' ? box(document.querySelector('#status')) : null,
+    header: box(document.querySelector('body > header')),
+    // the play view fills the window (a mouse on a wide window): boxes seen from the window
+    fitted: selector === '#board' && getComputedStyle(area.parentElement).overflowY === 'auto',
+    seen: [area, area.parentElement.querySelector(':scope > .toolbar'),
+           document.querySelector('#status')].map((e) => e.getBoundingClientRect())
+      .map((r) => ({top: r.top, bottom: r.bottom})),
+    column: (({top, bottom}) => ({top, bottom}))(area.parentElement.getBoundingClientRect()),
+    scrollHeight: document.scrollingElement.scrollHeight,
     width: Math.min(document.documentElement.clientWidth,
                     document.documentElement.getBoundingClientRect().width),
     height: innerHeight,
@@ -152,13 +164,22 @@ def check_fits(page: Any, board: str, size: str, selector: str = "#board") -> di
     assert len(sizes) == 1, f"{where}: cells of different sizes {sizes}"
     cell = min(min(pair) for pair in sizes)
     columns = int(board.split("x")[1].split("k")[0]) if board.count("x") == 1 else 4
+    mouse = page.evaluate("matchMedia('(pointer: fine)').matches")
+    wide = m["width"] > 860 and m["height"] >= 500
+    assert m["fitted"] == (selector == "#board" and mouse and wide), f"{where}: {m['fitted']}"
+    if m["fitted"]:  # status line, board and toolbar in the window, and the page still
+        assert m["scrollHeight"] <= m["height"], f"{where}: the page scrolls"
+        for seen in m["seen"]:  # in the window, and in the part of the column in sight
+            assert seen["top"] >= max(m["header"]["bottom"], m["column"]["top"]) - 0.5 and \
+                seen["bottom"] <= min(m["height"], m["column"]["bottom"]) + 0.5, \
+                f"{where}: {seen} out of the window or the column {m['column']}"
     if board == "4x4x4":
         across = rows_of(m["layers"])
         expected = layers_that_fit(area["width"])
         assert across == [expected] * (4 // expected), f"{where}: layers {across}"
-        assert cell >= TOUCH, f"{where}: {cell} px cells"
+        assert cell >= (MOUSE if m["fitted"] else TOUCH), f"{where}: {cell} px cells"
     elif 12 + columns * (TOUCH + 3) <= area["width"]:
-        assert cell >= TOUCH, f"{where}: {cell} px cells"
+        assert cell >= (MOUSE if m["fitted"] else TOUCH), f"{where}: {cell} px cells"
     else:  # too narrow for 36 px: the cells take the width there is
         assert columns * (cell + 3) >= 0.85 * area["width"], f"{where}: {cell} px cells"
     m["cell"] = cell

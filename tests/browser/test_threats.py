@@ -147,3 +147,58 @@ def test_open_threes_on_15x15_are_marked_with_a_legend(page: Any, server: Any) -
     assert page.locator("#board .three-o").count() == 0
     load(page, "3/3/3 x")  # fewer than five in a row: no key for threes
     assert page.locator("#three-key").is_hidden()
+
+
+def test_open_and_broken_threes_are_underlined_and_named(page: Any, server: Any) -> None:
+    """On 15x15 the Threats switch underlines X's open three g8 h8 i8 with a solid bar and O's
+    broken three c10 c11 c13 with a dashed one; the legend names both, in gomoku's words."""
+    rows = ["15"] * 15
+    rows[7] = "6xxx6"
+    rows[9] = rows[10] = rows[12] = "2o12"
+    open_page(page, server.url)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.check("input[name=mode][value=humans]")
+    wait_until(page, YOUR_TURN)
+    page.fill("#position-text", f"{'/'.join(rows)} x 5")
+    page.click("#load")
+    wait_until(page, "document.querySelectorAll('#board .cell').length === 225 && "
+                     f"document.querySelectorAll('#board .cell svg').length === 6 && {YOUR_TURN}")
+    page.locator("label.switch:has(#threats)").click()
+    wait_until(page, "document.querySelectorAll('#board [class*=-three-]').length === 6")
+    underlined = page.evaluate("""() => ['open', 'broken'].map((shape) => ['x', 'o'].map(
+        (side) => [...document.querySelectorAll(`#board .${shape}-three-${side}`)]
+          .map((c) => c.dataset.name).sort()))""")
+    assert underlined == [[["g8", "h8", "i8"], []], [[], ["c10", "c11", "c13"]]]
+    # a solid bar and a dashed one: the two shapes differ in more than colour
+    bars = page.evaluate("""() => ['h8', 'c11'].map((name) => getComputedStyle(
+        document.querySelector(`[data-name='${name}']`)).backgroundImage.split('(')[0])""")
+    assert bars == ["linear-gradient", "repeating-linear-gradient"]
+    assert page.locator("[data-name=h8]").get_attribute("aria-label") == \
+        "h8, X, in X’s open three"
+    assert page.locator("[data-name=c13]").get_attribute("aria-label") == \
+        "c13, O, in O’s broken three"
+    # the cells that make the open fours keep their corners: f8 and j8 for X, c12 for O
+    corners = page.evaluate("""() => ['x', 'o'].map((side) => [...document.querySelectorAll(
+        `#board .three-${side}`)].map((c) => c.dataset.name).sort())""")
+    assert corners == [["f8", "j8"], ["c12"]]
+    # the legend: what each shape means, and the threes on the board now
+    key = page.locator("#three-key")
+    assert key.is_visible()
+    assert key.locator("[data-shape=four]").inner_text().endswith(
+        "wins next move unless blocked there.")
+    assert "becomes an open four" in key.locator("[data-shape=open]").inner_text()
+    assert key.locator("[data-shape=broken]").inner_text().startswith("Broken three")
+    assert key.locator(".three-now").inner_text() == (
+        "On the board now: X: an open three, g8 h8 i8 (an open four at f8 or j8). "
+        "O: a broken three, c10 c11 c13 (an open four at c12).")
+    # the legend is under the toolbar, in the board's column, which scrolls inside itself
+    page.evaluate("document.querySelector('#three-key').scrollIntoView({block: 'end'})")
+    assert key.evaluate("(e) => e.getBoundingClientRect().bottom <= innerHeight")
+    save_screen(page, "gomoku-threes-1366")
+    # X plays j8: an open four now (rings at f8 and k8), no longer a three
+    page.click("[data-name=j8]")
+    wait_until(page, "document.querySelectorAll('#board .open-three-x').length === 0 && "
+                     "document.querySelectorAll('#board .threat-x').length === 2")
+    assert page.locator("#board .broken-three-o").count() == 3
+    page.locator("label.switch:has(#threats)").click()
+    wait_until(page, "document.querySelectorAll('#board [class*=-three-]').length === 0")

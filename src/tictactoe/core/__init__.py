@@ -12,7 +12,7 @@ from tictactoe.core.errors import (
     TicTacToeError,
     VariantError,
 )
-from tictactoe.core.position import Outcome, Position, Side, Status, Termination, Threat
+from tictactoe.core.position import Outcome, Position, Side, Status, Termination, Threat, Three
 from tictactoe.core.symmetry import canonical_masks, symmetries, transform_mask
 from tictactoe.core.variant import LINE_KINDS, MAX_CELLS, Variant
 
@@ -30,6 +30,7 @@ __all__ = [
     "Status",
     "Termination",
     "Threat",
+    "Three",
     "TicTacToeError",
     "Variant",
     "VariantError",

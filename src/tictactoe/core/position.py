@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress
+from typing import Literal
 
 from tictactoe.core.errors import IllegalMoveError, InvalidPositionError, VariantError
 from tictactoe.core.symmetry import canonical_masks
@@ -119,6 +120,32 @@ Threat(side=<Side.O: 2>, line=(6, 7, 8), cell=7, kind='row')]
     """The line's cells, in increasing order."""
     cell: int
     """The empty cell that completes the line."""
+    kind: str
+    """The line's kind (see `Variant.line_kind`)."""
+
+
+@dataclass(frozen=True)
+class Three:
+    """A three on a board of five or more in a row (gomoku's "live three"): k-2 marks of
+    ``side`` in a line that one more mark turns into an open four (k-1 in a row with an empty
+    cell at each end: two cells that complete it, too many to block). ``shape`` is ``open``
+    for marks in a row (``..XXX.``) and ``broken`` for marks with one empty cell among them
+    (``.XX.X.``).
+
+    >>> p = Position("1x9k5")
+    >>> for name in ("c1", "a1", "d1", "i1", "e1"):   # o . x x x . . . o
+    ...     p.push_name(name)
+    >>> p.live_threes()   # b1 makes a four that O's a1 blocks at one end: only f1 counts
+    [Three(side=<Side.X: 1>, marks=(2, 3, 4), cells=(5,), shape='open', kind='row')]
+    """
+
+    side: Side
+    marks: tuple[int, ...]
+    """The three's marks, in increasing order."""
+    cells: tuple[int, ...]
+    """The empty cells where one more mark makes an open four, in increasing order."""
+    shape: Literal["open", "broken"]
+    """``open`` (the marks in a row) or ``broken`` (one empty cell among them)."""
     kind: str
     """The line's kind (see `Variant.line_kind`)."""
 
@@ -486,6 +513,45 @@ character 5 of '3/3/2 x')
                     found += [Threat(side, v.lines[i], cell, v.line_kind(v.lines[i]))
                               for _, i in lines]
         return found
+
+    def live_threes(self) -> list[Three]:
+        """Every three of either side on boards of five or more in a row (see `Three`): open
+        (``..XXX.``) or broken (``.XX.X.``), each once with every cell that makes it an open
+        four; X's first, then by their marks. A three with a mark of the other side or the
+        board's edge where its open four needs an empty cell is not one (it makes only a
+        four). None on boards of fewer than five in a row.
+
+        >>> p = Position("15x15k5")
+        >>> for name in ("g8", "a1", "h8", "a3", "j8", "o15"):
+        ...     p.push_name(name)
+        >>> [(t.shape, [p.move_name(c) for c in t.cells]) for t in p.live_threes()]
+        [('broken', ['i8'])]
+        >>> Position("4x4x4").live_threes()
+        []
+        """
+        v = self.variant
+        if v.k < 5:
+            return []
+        empty = v.full_mask & ~self.occupied
+        found: dict[tuple[Side, tuple[int, ...]], tuple[set[int], int]] = {}
+        for side in (Side.X, Side.O):
+            mine = self.marks(side)
+            for (span, line), (ends, inside) in zip(v.spans, v.span_masks, strict=True):
+                gap = inside & ~mine  # one cell of the inside not the side's, and empty
+                if empty & ends != ends or not gap & empty or gap & (gap - 1):
+                    continue
+                cell = gap.bit_length() - 1
+                marks = tuple(c for c in span[1:-1] if c != cell)
+                cells, _ = found.setdefault((side, marks), (set(), line))
+                cells.add(cell)
+        threes = []
+        for (side, marks), (cells, line) in found.items():
+            step = v.lines[line][1] - v.lines[line][0]
+            shape: Literal["open", "broken"] = (
+                "open" if marks[-1] - marks[0] == step * (len(marks) - 1) else "broken")
+            threes.append(Three(side, marks, tuple(sorted(cells)), shape,
+                                v.line_kind(v.lines[line])))
+        return sorted(threes, key=lambda t: (t.side, t.marks))
 
     def has_line(self, side: Side) -> bool:
         mask = self.marks(side)

@@ -231,6 +231,34 @@ class Variant:
         return tuple(sum(1 << c for c in line) for line in self.lines)
 
     @cached_property
+    def spans(self) -> tuple[tuple[tuple[int, ...], int], ...]:
+        """Every stretch of k+1 cells in a row (two lines of one direction, one a step on from
+        the other), in increasing order, with the index (into `lines`) of its first k cells.
+
+        >>> Variant.parse("1x6k5").spans
+        (((0, 1, 2, 3, 4, 5), 0),)
+        >>> len(Variant.parse("15x15k5").spans)   # 10 a row or column, 100 each way diagonally
+        500
+        """
+        index = {line: i for i, line in enumerate(self.lines)}
+        found = []
+        for i, line in enumerate(self.lines):
+            step = line[1] - line[0]
+            if tuple(c + step for c in line) in index:
+                found.append(((*line, line[-1] + step), i))
+        return tuple(found)
+
+    @cached_property
+    def span_masks(self) -> tuple[tuple[int, int], ...]:
+        """Each of `spans` as two bit masks: its two end cells, and the k-1 cells between.
+
+        >>> Variant.parse("1x6k5").span_masks
+        ((33, 30),)
+        """
+        return tuple(((1 << span[0]) | (1 << span[-1]), sum(1 << c for c in span[1:-1]))
+                     for span, _ in self.spans)
+
+    @cached_property
     def lines_through(self) -> tuple[tuple[int, ...], ...]:
         """For each cell, the indices (into `lines`) of the lines through it.
 

@@ -29,6 +29,7 @@ from tictactoe.web.models import (
     PositionInfo,
     ScoreInfo,
     ThreatInfo,
+    ThreeInfo,
     VariantInfo,
 )
 from tictactoe.web.referee import Play, can_undo
@@ -64,6 +65,10 @@ def position_info(position: Position) -> PositionInfo:
         threes=[] if outcome is not None else [
             ThreatInfo(side="x" if t.side is Side.X else "o", cell=t.cell, line=list(t.line),
                        kind=t.kind) for t in position.threes()],
+        live_threes=[] if outcome is not None else [
+            ThreeInfo(side="x" if t.side is Side.X else "o", marks=list(t.marks),
+                      cells=list(t.cells), shape=t.shape,
+                      kind=t.kind) for t in position.live_threes()],
     )
 
 

@@ -149,6 +149,17 @@ class ThreatInfo(BaseModel):
     kind: str = Field(description="The line's kind, as in the variant's `line_kinds`.")
 
 
+class ThreeInfo(BaseModel):
+    side: Literal["x", "o"]
+    marks: list[int] = Field(description="The three's marks (k-2 of them), in increasing order.")
+    cells: list[int] = Field(description="The empty cells where one more mark makes an open "
+                                         "four (k-1 in a row, both ends empty).")
+    shape: Literal["open", "broken"] = Field(
+        description="'open': the marks in a row (..XXX.); 'broken': one empty cell among "
+                    "them (.XX.X.).")
+    kind: str = Field(description="The line's kind, as in the variant's `line_kinds`.")
+
+
 class OutcomeInfo(BaseModel):
     result: Literal["x", "o", "draw"]
     winner: Literal["x", "o"] | None
@@ -176,6 +187,11 @@ class PositionInfo(BaseModel):
         description="Open threes while the game goes on, on boards of five or more in a row: "
                     "`cell` is where the side would make threats on two cells at once (an "
                     "open four), `line` a line with its k-2 marks through that cell.")
+    live_threes: list[ThreeInfo] = Field(
+        default_factory=list,
+        description="The threes while the game goes on, on boards of five or more in a row: "
+                    "k-2 marks of one side in a line that one more mark makes an open four, "
+                    "open (in a row) or broken (one gap among them), each once.")
 
 
 class ScoreInfo(BaseModel):

@@ -1,19 +1,29 @@
 // Draws a board (flat, or a cube as layers side by side) and handles clicks and keys.
 //
 // The board is sized to its space: the biggest cells that fit the width of its container (a
-// hard limit: the page never scrolls sideways) and the height of the window left over by the
-// header and the elements around the board marked data-board-chrome (a soft limit: the page may
-// scroll down rather than make cells smaller than a touch target). The layers of a cube sit in
-// a row where that leaves cells of a touch target or more, else two by two, else one under
-// another.
+// hard limit: the page never scrolls sideways) and the height left over by the elements
+// around the board marked data-board-chrome (a status line, a toolbar). Where the board's
+// column has a height of its own (app.css: a mouse on a wide window, where the play view
+// fills the window) that is the column's height, else the window's less the header. The
+// height is a soft limit: cells stop shrinking at the board's --min-cell (36 px, a touch
+// target; 24 px for a mouse on a wide window 500 px high or more), and the column or the
+// page scrolls instead. The layers of a cube sit in a row where that leaves
+// cells of a touch target or more, else two by two, else one under another.
+//
+// On a touch screen, a tap on a cell under SMALL_TAP px (15x15, 19x19 on a phone) selects
+// it, and a second tap there (or the Play here button) plays it; the player can turn this
+// off (the "Confirm taps on small cells" switch, kept in this browser).
 
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_CELL = 100;   // px: the 3x3 board on a big screen
 const MIN_CELL = 36;    // px: a touch target; smaller only where the width leaves no choice
+                        // (or, for a mouse, the board's --min-cell from app.css)
 const LONG_HINTS = 70;  // px: cells from this size write "win in 3", smaller ones "W3"
 const TINY = 28;        // px: cells under this size (15x15, 19x19 on a phone) show only proven
                         // hints, by their letter (W, L, D), and an estimate's best move by a dot
 const TITLE = 24;       // px: a layer's title and the space under it (see .layer-title)
+const SMALL_TAP = 24;   // px: on a touch screen a tap on a smaller cell selects it, a second plays
+const SAVED_CONFIRM = "tictactoe.confirmTaps";  // the "Confirm taps on small cells" switch, on at first
 
 // the sizes that go with a cell size (px), all whole pixels so that the sums below are exact
 function metrics(cell) {
@@ -54,11 +64,29 @@ export function spokenCell(name) {
   return parts.length === 2 ? `layer ${parts[0]}, ${parts[1]}` : name;
 }
 
+// the threes on the board (a PositionInfo's live_threes), in words for the legend: "X: an
+// open three, g8 h8 i8 (an open four at f8 or j8). O: none."
+export function threesInWords(info) {
+  const names = info.cell_names;
+  const said = ["x", "o"].map((side) => {
+    const mine = (info.live_threes || []).filter((three) => three.side === side);
+    const list = mine.map((three) => `a${three.shape === "open" ? "n open" : " broken"} three, `
+      + `${three.marks.map((c) => spokenCell(names[c])).join(" ")} (an open four at `
+      + `${three.cells.map((c) => spokenCell(names[c])).join(" or ")})`);
+    return `${side.toUpperCase()}: ${list.length ? list.join("; ") : "none"}.`;
+  });
+  return `On the board now: ${said.join(" ")}`;
+}
+
 export class BoardView {
-  // container: element to draw into; onPlay(cell) is called when a cell is chosen.
-  constructor(container, { onPlay = null, label = "Board" } = {}) {
+  // container: element to draw into; onPlay(cell) is called when a cell is chosen; confirm:
+  // the elements of the tap confirmation ({bar, text, said, play, cancel, toggle}), or null.
+  constructor(container, { onPlay = null, label = "Board", confirm = null } = {}) {
     this.container = container;
     this.onPlay = onPlay;
+    this.confirm = confirm;
+    this.selected = null;     // the cell a first tap selected, awaiting a second
+    this.pointer = "";        // the kind of pointer that last pressed on the board
     this.label = label;
     this.variantName = null;
     this.cells = [];
@@ -68,10 +96,55 @@ export class BoardView {
     this.marks = [];
     this.options = {};
     this.size = null;  // the metrics in use, and the layers in a row
-    // fit again when the container's width or the window's height changes (a hidden view's
-    // board has no width: it is fitted when it is shown)
-    new ResizeObserver(() => this.fit()).observe(container);
+    // fit again when the container's width, its column's size or the window's height changes
+    // (a hidden view's board has no width: it is fitted when it is shown)
+    const resized = new ResizeObserver(() => this.fit());
+    resized.observe(container);
+    if (container.parentElement) resized.observe(container.parentElement);
     window.addEventListener("resize", () => this.fit());
+    container.addEventListener("pointerdown", (event) => { this.pointer = event.pointerType; });
+    if (confirm) this.bindConfirm(confirm);
+  }
+
+  // the tap confirmation: the switch (kept in this browser, on at first), Play here, Cancel
+  bindConfirm(confirm) {
+    let saved = null;
+    try { saved = JSON.parse(localStorage.getItem(SAVED_CONFIRM) || "null"); } catch { saved = null; }
+    confirm.toggle.checked = saved !== false;
+    confirm.toggle.addEventListener("change", () => {
+      localStorage.setItem(SAVED_CONFIRM, JSON.stringify(confirm.toggle.checked));
+      if (!confirm.toggle.checked) this.select(null);
+    });
+    confirm.play.addEventListener("click", () => {
+      if (this.selected !== null) this.choose(this.selected, "confirm");
+    });
+    confirm.cancel.addEventListener("click", () => {
+      const cell = this.selected;
+      this.select(null);
+      if (cell !== null) this.cells[cell].focus();
+    });
+  }
+
+  // whether a tap from this kind of pointer only selects a cell: a touch, on cells under
+  // SMALL_TAP px, with the switch on (a mouse, a pen and the keyboard play at once)
+  confirming(pointer) {
+    return pointer === "touch" && Boolean(this.confirm) && this.confirm.toggle.checked
+      && Boolean(this.size) && this.size.cell < SMALL_TAP;
+  }
+
+  // select a cell (index) for a second tap, or none (null); the bar under the board says
+  // which, and a screen reader hears it
+  select(index, redraw = true) {
+    if (this.selected === index) return;
+    this.selected = index;
+    if (this.confirm) {
+      const name = index === null ? "" : spokenCell(this.info.cell_names[index]);
+      this.confirm.bar.hidden = index === null;
+      this.confirm.text.textContent = index === null ? "" : `${name} selected`;
+      this.confirm.said.textContent = index === null ? ""
+        : `${name} selected: tap it again, or Play here, to play there.`;
+    }
+    if (redraw && this.info) this.render(this.info, this.options);
   }
 
   // the biggest cells for the space, and how many layers of a cube go in a row
@@ -79,7 +152,8 @@ export class BoardView {
     const v = this.variant;
     const width = this.container.clientWidth;
     if (!v || !width) return;
-    const height = window.innerHeight - this.chrome();
+    const height = this.room();
+    const floor = parseFloat(getComputedStyle(this.container).getPropertyValue("--min-cell")) || MIN_CELL;
     const cube = v.is_3d;  // layers with titles
     const across = (n) => (m) => n * (m.coord + v.columns * (m.cell + m.gap)) + (n - 1) * m.layerGap;
     const down = (n) => (m) => {
@@ -101,7 +175,7 @@ export class BoardView {
     const layers = choices.find((n) => largest(across(n), width) >= MIN_CELL) || 1;
     const wide = largest(across(layers), width);
     const tall = largest(down(layers), height);
-    const cell = Math.min(wide, Math.max(tall, MIN_CELL));
+    const cell = Math.min(wide, Math.max(tall, floor));
     if (this.size && this.size.cell === cell && this.size.layers === layers) return;
     const wasStyle = this.hintStyle();
     const m = metrics(cell);
@@ -120,20 +194,22 @@ export class BoardView {
     if (this.info && this.options.hints && wasStyle !== this.hintStyle()) this.render(this.info, this.options);
   }
 
-  // the height the rest of the view needs: the sticky header, the elements next to the board
-  // marked data-board-chrome (a status line, a toolbar) and the spacing around them
-  chrome() {
-    const header = document.querySelector("body > header");
+  // the height there is for the board: its column's own height where it has one (it scrolls
+  // inside itself then), else the window's less the sticky header; less, either way, the
+  // elements next to the board marked data-board-chrome (a status line, a toolbar) and the
+  // spacing around them
+  room() {
     const parent = this.container.parentElement;
     const style = getComputedStyle(parent);
     const gap = parseFloat(style.rowGap) || 0;
-    let total = (header ? header.offsetHeight : 0) + 32
-      + parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+    let total = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
     for (const element of parent.querySelectorAll(":scope > [data-board-chrome]")) {
       const box = getComputedStyle(element);
       total += element.offsetHeight + gap + parseFloat(box.marginTop) + parseFloat(box.marginBottom);
     }
-    return total;
+    if (style.overflowY === "auto") return parent.clientHeight - total - 2;
+    const header = document.querySelector("body > header");
+    return window.innerHeight - (header ? header.offsetHeight : 0) - 32 - total;
   }
 
   build(variant, names) {
@@ -180,7 +256,7 @@ export class BoardView {
           cell.dataset.cell = String(index);
           cell.dataset.name = names[index];
           cell.tabIndex = -1;
-          cell.addEventListener("click", () => this.choose(index));
+          cell.addEventListener("click", (event) => this.choose(index, event.pointerType || this.pointer));
           cell.addEventListener("keydown", (event) => this.key(event, index));
           cell.addEventListener("focus", () => { this.focusIndex = index; this.roving(); });
           this.cells[index] = cell;
@@ -198,15 +274,22 @@ export class BoardView {
   }
 
   // info: a PositionInfo; options: interactive, hints (Map cell -> {text, kind, best}), last,
-  // threats (the position's open threats to outline, or null: none shown).
-  render(info, { interactive = false, hints = null, last = null, threats = null, threes = null } = {}) {
+  // threats (the position's open threats to outline, or null: none shown), threes (the cells
+  // that make an open four) and liveThrees (the open and broken threes to underline).
+  render(info, { interactive = false, hints = null, last = null, threats = null, threes = null,
+    liveThrees = null } = {}) {
     if (info.variant.name !== this.variantName) {
       this.focusIndex = Math.floor(info.variant.cells / 2);
       this.build(info.variant, info.cell_names);
     }
+    // a selected cell stays selected while the position does and the cell can be played
+    if (this.selected !== null && (!this.info || info.position !== this.info.position || !interactive
+        || !info.legal_moves.includes(info.cell_names[this.selected]))) {
+      this.select(null, false);
+    }
     this.info = info;
     this.interactive = interactive;
-    this.options = { interactive, hints, last, threats, threes };
+    this.options = { interactive, hints, last, threats, threes, liveThrees };
     const winning = new Set(info.winning_lines.flat());
     // the cells that complete a line, by side, with the kinds of those lines; and the marks
     // of the threatening lines
@@ -221,6 +304,9 @@ export class BoardView {
     // the cells where a side makes an open four (its open threes)
     const fours = { x: new Set(), o: new Set() };
     for (const three of threes || []) fours[three.side].add(three.cell);
+    // the marks of each side's open and broken threes (five or more in a row)
+    const inThree = { open: new Set(), broken: new Set() };
+    for (const three of liveThrees || []) for (const c of three.marks) inThree[three.shape].add(c);
     const legal = new Set(info.legal_moves);
     info.cells.forEach((mark, index) => {
       const cell = this.cells[index];
@@ -252,6 +338,9 @@ export class BoardView {
         cell.classList.toggle(`threat-${side}`, sides.includes(side));
         cell.classList.toggle(`in-threat-${side}`, threatening[side].has(index));
         cell.classList.toggle(`three-${side}`, !mark && fours[side].has(index));
+        for (const shape of ["open", "broken"]) {
+          cell.classList.toggle(`${shape}-three-${side}`, mark === side && inThree[shape].has(index));
+        }
       }
       if (sides.length) {
         const tag = document.createElement("span");
@@ -269,13 +358,18 @@ export class BoardView {
       cell.setAttribute("aria-disabled", playable ? "false" : "true");
       cell.classList.toggle("winning", winning.has(index));
       cell.classList.toggle("last", last === index);
+      cell.classList.toggle("selected", this.selected === index);
       let label = `${spokenCell(name)}, ${mark ? mark.toUpperCase() : "empty"}`;
+      if (this.selected === index) label += ", selected: tap again to play here";
       if (winning.has(index)) label += ", winning line";
       for (const side of sides) {
         label += `, ${side.toUpperCase()} completes a ${completes[side].get(index).join(" and a ")} here`;
       }
       for (const side of ["x", "o"]) {
         if (!mark && fours[side].has(index)) label += `, ${side.toUpperCase()} makes an open four here`;
+      }
+      for (const shape of ["open", "broken"]) {
+        if (mark && inThree[shape].has(index)) label += `, in ${mark.toUpperCase()}’s ${shape} three`;
       }
       if (hint) label += hint.words ? `, ${hint.text}: ${hint.words}` : `, ${hint.text}`;
       cell.setAttribute("aria-label", label);
@@ -301,11 +395,21 @@ export class BoardView {
     this.cells.forEach((cell, index) => { cell.tabIndex = index === this.focusIndex ? 0 : -1; });
   }
 
-  choose(index) {
+  // a cell chosen by a pointer of a kind ("mouse", "touch", "pen"; "confirm": the Play here
+  // button; "": the keyboard)
+  choose(index, pointer = "") {
     this.focusIndex = index;
     this.roving();
     if (!this.interactive || !this.info || !this.onPlay) return;
-    if (!this.info.legal_moves.includes(this.info.cell_names[index])) return;
+    if (!this.info.legal_moves.includes(this.info.cell_names[index])) {
+      this.select(null);
+      return;
+    }
+    if (this.confirming(pointer) && this.selected !== index) {
+      this.select(index);
+      return;
+    }
+    this.select(null);
     this.onPlay(index);
   }
 

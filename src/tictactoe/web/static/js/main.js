@@ -37,6 +37,8 @@ const play = new PlayView({
   closeOpened: $("close-opened"), exportRecord: $("export"), importRecord: $("import"),
   share: $("share"), shareText: $("share-text"), shareNote: $("share-note"),
   recordError: $("record-error"),
+  tapConfirm: { bar: $("tap-confirm"), text: $("tap-selected"), said: $("tap-said"),
+    play: $("tap-play"), cancel: $("tap-cancel"), toggle: $("confirm-taps") },
 }, () => { historyStale = true; });
 
 function route() {

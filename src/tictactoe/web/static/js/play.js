@@ -11,7 +11,7 @@
 // or a link is looked through the same way, and can be played on from any of its positions.
 
 import { api, ApiError, browserId } from "./api.js";
-import { BoardView, spokenCell } from "./board.js";
+import { BoardView, spokenCell, threesInWords } from "./board.js";
 import { hintsOf } from "./hints.js";
 import { MoveList, globalStep, stepFor } from "./moves.js";
 import { RecordTools } from "./records.js";
@@ -81,7 +81,8 @@ export class PlayView {
   constructor(elements, onFinished) {
     this.el = elements;
     this.onFinished = onFinished;
-    this.board = new BoardView(elements.board, { onPlay: (cell) => this.play(cell), label: "Board" });
+    this.board = new BoardView(elements.board, { onPlay: (cell) => this.play(cell), label: "Board",
+      confirm: elements.tapConfirm });
     this.setup = { variant: "3x3", mode: "computer", level: null, side: "x" };  // level: the server's default
     this.start = null;          // position string for the next new game, or null: empty board
     this.game = null;           // the game as the server last answered (GameState)
@@ -491,7 +492,8 @@ export class PlayView {
     // the threats the move blocks or takes go at once, and new ones come with the answer
     const threats = (info.threats || []).filter((threat) => threat.cell !== cell);
     const threes = (info.threes || []).filter((three) => !three.line.includes(cell));
-    const preview = { ...info, cells, legal_moves: [], threats, threes };
+    const liveThrees = (info.live_threes || []).filter((three) => !three.cells.includes(cell));
+    const preview = { ...info, cells, legal_moves: [], threats, threes, live_threes: liveThrees };
     this.sounds.play(info.turn);
     const { id, ply } = this.game;
     return this.change(() => api.play(id, name, ply), preview);
@@ -655,6 +657,7 @@ export class PlayView {
     }
     el.threatKey.hidden = !el.threats.checked;
     el.threeKey.hidden = !el.threats.checked || info.variant.k < 5;
+    if (!el.threeKey.hidden) el.threeKey.querySelector(".three-now").textContent = threesInWords(info);
     el.lineKinds.hidden = !info.variant.is_3d;
     if (info.variant.is_3d && this.legendFor !== info.variant.name) {
       this.legendFor = info.variant.name;
@@ -712,10 +715,11 @@ export class PlayView {
       this.renderLegend(shown);
       const threats = el.threats.checked ? shown.threats || [] : null;
       const threes = el.threats.checked ? shown.threes || [] : null;
+      const liveThrees = el.threats.checked ? shown.live_threes || [] : null;
       const moves = looking ? this.sequence().moves : [];
       const last = looking ? (this.shown ? shown.cell_names.indexOf(moves[this.shown - 1]) : null)
         : this.lastCell;
-      this.board.render(shown, { interactive, hints: this.hints, last, threats, threes });
+      this.board.render(shown, { interactive, hints: this.hints, last, threats, threes, liveThrees });
       if (document.activeElement !== el.positionText) el.positionText.value = shown.position;
     }
     el.board.toggleAttribute("data-looking", looking);
