@@ -747,3 +747,21 @@ async def test_swap_sides_and_the_session_score() -> None:
         await pilot.press("w")  # from a finished game: no question
         await settle(pilot)
         assert app.game.players == {Side.X: HUMAN, Side.O: "perfect"} and not app.game.moves
+
+
+@pytest.mark.asyncio
+async def test_the_threats_panel_lists_gomokus_threes() -> None:
+    """On 15x15 the Threats panel names each side's open and broken threes with the cells that
+    make them open fours, as the rules core finds them (`Position.live_threes`)."""
+    start = Position("15x15k5")
+    for name in ("g8", "a1", "h8", "c10", "i8", "c11", "o15", "c13"):
+        start.push_name(name)
+    app = TicTacToeApp(Game(players={Side.X: HUMAN, Side.O: HUMAN}, start=start))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        panel = text(app, "#threat-state").splitlines()
+        assert "X open three g8 h8 i8 (open four at f8 or j8)" in panel
+        assert "O broken three c10 c11 c13 (open four at c12)" in panel
+        assert len(panel) - 1 == len(start.threats()) + len(start.live_threes())

@@ -54,7 +54,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("n", "new game (same players); asks first while a game is under way"),
     ("w", "swap sides: a new game with the marks exchanged (you play the other one)"),
     ("h", "hints on/off: each empty cell's value for the side to move"),
-    ("t", "threats on/off: where a side completes a line next move"),
+    ("t", "threats on/off: where a side completes a line next move (and gomoku's threes)"),
     ("s", f"save the game record as JSON (default {DEFAULT_RECORD})"),
     ("l", "load a game record (saved here or by the browser app); asks first too"),
     ("?", "this help"),
@@ -75,7 +75,10 @@ FOOTER_WIDE = 80
 """Below this many columns the footer closes up its spacing, so that every key fits in 60."""
 
 THREAT_LEGEND = ("!x is where X completes a line next move, !o where O does (on at first on "
-                 "a cube); the line's marks are reversed")
+                 "a cube); the line's marks are reversed. On boards of five in a row the side "
+                 "panel also lists the threes: an open three (..XXX.) or a broken one (.XX.X.) "
+                 "becomes an open four, which cannot be blocked at both ends, unless it is "
+                 "blocked now")
 
 LINES_LEGEND = ("rows, columns and layer diagonals lie within a layer; pillars, vertical and "
                 "space diagonals cross the layers (the side panel counts them)")
@@ -651,13 +654,16 @@ class TicTacToeApp(App[None]):
     def _threats_text(self, threats: list[Threat]) -> str:
         if not self.threats_on:
             return "off (press t)"
-        if not threats:
+        position = self.game.position
+        name = self.game.variant.cell_name
+        names = [f"{t.side.symbol.upper()} at {name(t.cell)} ({t.kind})" for t in threats]
+        threes = [] if position.is_game_over() else position.live_threes()
+        names += [f"{t.side.symbol.upper()} {t.shape} three {' '.join(map(name, t.marks))} "
+                  f"(open four at {' or '.join(map(name, t.cells))})" for t in threes]
+        if not names:
             return "on (t: off): none open"
-        names = [f"{t.side.symbol.upper()} at {self.game.variant.cell_name(t.cell)} ({t.kind})"
-                 for t in threats[:MAX_LISTED_THREATS]]
-        more = len(threats) - MAX_LISTED_THREATS
-        if more > 0:
-            names.append(f"and {more} more")
+        more = len(names) - MAX_LISTED_THREATS
+        names = names[:MAX_LISTED_THREATS] + ([f"and {more} more"] if more > 0 else [])
         return "on (t: off): !x, !o on the board\n" + "\n".join(names)
 
     def action_toggle_threats(self) -> None:
