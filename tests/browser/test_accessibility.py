@@ -515,7 +515,10 @@ def test_contrast_of_looking_back_and_after_a_game(page: Any, server: Any, schem
     contrast.text("#score", "the session's score")
     contrast.text("#rematch", "the Rematch button")
     contrast.text("#swap", "the Swap sides button")
+    contrast.check()
 
+
+@pytest.mark.parametrize("scheme", SCHEMES)
 def test_contrast_of_the_threes_and_the_tap_selection(browser: Any, server: Any,
                                                       scheme: str) -> None:
     """The threes' bars (solid and dashed, in the side's colour) against the cell they are
