@@ -180,6 +180,8 @@ def check_fits(page: Any, board: str, size: str, selector: str = "#board") -> di
         assert cell >= (MOUSE if m["fitted"] else TOUCH), f"{where}: {cell} px cells"
     elif 12 + columns * (TOUCH + 3) <= area["width"]:
         assert cell >= (MOUSE if m["fitted"] else TOUCH), f"{where}: {cell} px cells"
+    elif m["fitted"]:  # the window's height may be the limit: cells down to the mouse's
+        assert cell >= MOUSE, f"{where}: {cell} px cells"
     else:  # too narrow for 36 px: the cells take the width there is
         assert columns * (cell + 3) >= 0.85 * area["width"], f"{where}: {cell} px cells"
     m["cell"] = cell
