@@ -64,7 +64,7 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     wait_until(page, ASKING)
     page.click("#confirm-yes")
     # the new game's board is drawn after its number is set: wait for the empty board
-    wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})"
+    wait_until(page, f"({CURRENT}) && {CURRENT} !== '{first}' && ({YOUR_TURN})"
                      " && document.querySelectorAll('#board .cell svg').length === 0")
     second = page.evaluate(CURRENT)
     assert stored_game(server.url, second)["game"]["players"] == {
@@ -121,7 +121,8 @@ def test_arrow_keys_on_a_select_ask_once_when_the_choice_is_committed(page: Any,
     page.keyboard.press("Tab")
     wait_until(page, ASKING)
     page.click("#confirm-yes")
-    wait_until(page, f"{CURRENT} !== '{first}' && ({YOUR_TURN})")
+    # between the two games the page holds no id for a moment: wait for the new one
+    wait_until(page, f"({CURRENT}) && {CURRENT} !== '{first}' && ({YOUR_TURN})")
     assert stored_game(server.url, page.evaluate(CURRENT))["game"][
         "variant"] == "4x4"
 

@@ -26,7 +26,7 @@ HintKind = Literal["win", "draw", "loss", "estimate"]
 
 COLOURS = {
     "background": "#f4f5f9", "cell": "#ffffff", "cell-line": "#80869a", "text": "#1c1f2b",
-    "muted": "#5c6378", "accent": "#4f46e5", "x": "#3552d0", "o": "#e8590c",
+    "muted": "#5c6378", "accent": "#4f46e5", "x": "#3552d0", "o": "#d9530b",
     "win": "#08743f", "win-bg": "#d3f4e2", "draw": "#5b6170", "draw-bg": "#e9ebf0",
     "loss": "#bd2358", "loss-bg": "#fde2ea", "estimate": "#5c6378", "estimate-bg": "#eef0f6",
 }
