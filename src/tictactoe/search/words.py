@@ -183,16 +183,42 @@ def hint_code(score: Score) -> str:
     >>> hint_code(Heuristic(2.4)), hint_code(Heuristic(-7.0)), hint_code(Heuristic(-0.2))
     ('≈+2', '≈-7', '≈0')
     """
-    if isinstance(score, Win | Loss):
-        return f"{'W' if isinstance(score, Win) else 'L'}{score.plies}"
-    if isinstance(score, ForcedWin | ForcedLoss):
-        letter = "W" if isinstance(score, ForcedWin) else "L"
-        return letter if score.within is None else f"{letter}≤{score.within}"
-    if isinstance(score, Draw):
-        return "D"
+    proven = proven_label(score)
+    if proven is not None:
+        return proven
     value = round(score.value) if isinstance(score, Heuristic) else 0
     return f"≈{value:+d}" if value else "≈0"
 
 
-__all__ = ["ESTIMATE_WORDS", "HINT_CODES", "HintCode", "estimate_words", "hint_code",
-           "hint_words", "reply_words", "side_words"]
+def proven_label(score: Score, names: tuple[str, str, str] = ("W", "L", "D"),
+                 gap: str = "") -> str | None:
+    """A proven value named by `names` (win, loss, draw) with its length or bound after
+    `gap`; None for an estimate. `hint_code` uses the letters, the terminal app the words.
+
+    >>> proven_label(Loss(2)), proven_label(ForcedWin(within=7), ("win", "loss", "draw"), " ")
+    ('L2', 'win ≤7')
+    >>> proven_label(Heuristic(3.0)) is None
+    True
+    """
+    win, loss, draw = names
+    if isinstance(score, Win | Loss):
+        return f"{win if isinstance(score, Win) else loss}{gap}{score.plies}"
+    if isinstance(score, ForcedWin | ForcedLoss):
+        word = win if isinstance(score, ForcedWin) else loss
+        return word if score.within is None else f"{word}{gap}≤{score.within}"
+    if isinstance(score, Draw):
+        return draw
+    return None
+
+
+__all__ = [
+    "ESTIMATE_WORDS",
+    "HINT_CODES",
+    "HintCode",
+    "estimate_words",
+    "hint_code",
+    "hint_words",
+    "proven_label",
+    "reply_words",
+    "side_words",
+]

@@ -17,7 +17,7 @@ from tictactoe.players.base import Choice, Limit, Player
 from tictactoe.players.levels import make_player
 from tictactoe.search.knowledge import WIDE_CELLS, analyse
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
-from tictactoe.search.words import hint_code, reply_words
+from tictactoe.search.words import hint_code, proven_label, reply_words
 from tictactoe.tui.game import HUMAN, Game
 
 COMPUTER_SECONDS = 3.0
@@ -114,16 +114,8 @@ def hint_label(score: Score, *, short: bool = False) -> str:
     >>> hint_label(ForcedLoss(within=8)), hint_label(Heuristic(2.4)), hint_label(Heuristic(-7.0))
     ('loss ≤8', '≈+2', '≈-7')
     """
-    if short:
-        return hint_code(score)
-    if isinstance(score, Win | Loss):
-        return f"{'win' if isinstance(score, Win) else 'loss'} {score.plies}"
-    if isinstance(score, ForcedWin | ForcedLoss):
-        word = "win" if isinstance(score, ForcedWin) else "loss"
-        return word if score.within is None else f"{word} ≤{score.within}"
-    if isinstance(score, Draw):
-        return "draw"
-    return hint_code(score)
+    long = None if short else proven_label(score, ("win", "loss", "draw"), " ")
+    return hint_code(score) if long is None else long
 
 
 COMPACT_BANDS = {0: "=", 1: "+", 2: "++", 3: "+!", 4: "≈W",
