@@ -231,6 +231,19 @@ def play_to_the_end(url: str, browser: str, opponent: str, lose: bool, seed: int
     return str(game["game"]["result"])
 
 
+def load_position(page: Any, text: str, ready: str) -> None:
+    """Load a position string in the play view and wait until `ready` (JavaScript) holds
+    and the person at the keyboard is to move."""
+    page.fill("#position-text", text)
+    page.click("#load")
+    wait_until(page, f"({ready}) && ({YOUR_TURN})")
+
+
+def marks_drawn(n: int) -> str:
+    """JavaScript: the board shows `n` marks."""
+    return f"document.querySelectorAll('#board .cell svg').length === {n}"
+
+
 CUBE_THREATS = "1ooo/x3/4/4:4/x3/4/4:4/x3/4/4:4/4/4/4 x"
 """On the cube, X's open pillar (4:a2 completes it) and O's open row (1:a1), X to move."""
 
@@ -238,10 +251,8 @@ CUBE_THREATS = "1ooo/x3/4/4:4/x3/4/4:4/x3/4/4:4/4/4/4 x"
 def cube_with_threats(page: Any, url: str, scheme: str) -> None:
     """The play view on the cube: an open threat of each side outlined, the legend shown."""
     open_in_scheme(page, url, scheme)
-    page.fill("#position-text", CUBE_THREATS)
-    page.click("#load")
-    wait_until(page, "document.querySelectorAll('#board .threat-tag').length === 2 && "
-                     f"({YOUR_TURN})")
+    load_position(page, CUBE_THREATS,
+                  "document.querySelectorAll('#board .threat-tag').length === 2")
 
 
 def finished_games_and_a_replay(page: Any, url: str, scheme: str) -> None:
@@ -275,9 +286,7 @@ def looking_back(page: Any, url: str, scheme: str) -> None:
 def game_over_with_score(page: Any, url: str, scheme: str) -> None:
     """A game won against the computer: Rematch, Swap sides and the session's score."""
     open_in_scheme(page, url, scheme)
-    page.fill("#position-text", "xx1/oo1/3 x")  # X wins at c1
-    page.click("#load")
-    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 4 && ({YOUR_TURN})")
+    load_position(page, "xx1/oo1/3 x", marks_drawn(4))  # X wins at c1
     page.click("[data-name=c1]")
     wait_until(page, "!document.querySelector('#after-game').hidden && "
                      "!document.querySelector('#score').hidden")
@@ -374,10 +383,7 @@ GOMOKU_THREES = "15/15/15/15/15/15/15/6xxx6/15/2o12/2o12/15/2o12/15/15 x 5"
 def gomoku_with_threes(page: Any, url: str, scheme: str) -> None:
     """The play view on 15x15 with the threats on: both threes underlined, their legend."""
     open_in_scheme(page, url, scheme)
-    page.fill("#position-text", GOMOKU_THREES)
-    page.click("#load")
-    wait_until(page, "document.querySelectorAll('#board .cell svg').length === 6 && "
-                     f"({YOUR_TURN})")
+    load_position(page, GOMOKU_THREES, marks_drawn(6))
     page.locator("label.switch:has(#threats)").click()
     wait_until(page, "document.querySelectorAll('#board [class*=-three-]').length === 6")
 
@@ -608,10 +614,7 @@ def test_contrast_of_the_marks_and_the_switches(browser: Any, server: Any, schem
     page = context.new_page()
     contrast = Contrast(page, scheme)
     open_page(page, server.url)
-    page.fill("#position-text", "xo1/3/3 x")
-    page.click("#load")
-    wait_until(page, "document.querySelectorAll('#board .cell svg').length === 2 && "
-                     f"({YOUR_TURN})")
+    load_position(page, "xo1/3/3 x", marks_drawn(2))
     for side in ("x", "o"):
         selector = f"#board .cell:has(svg.{side})"
         assert page.locator(selector).count() == 1

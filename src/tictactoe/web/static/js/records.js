@@ -43,15 +43,20 @@ export class RecordTools {
     if (message) this.el.recordError.scrollIntoView({ block: "nearest" });
   }
 
-  async exportRecord() {
+  // the record of the game shown, or null with the reason on the page ("Cannot export: ...")
+  async currentOrSay(failing) {
     this.showError("");
-    let answer;
     try {
-      answer = await this.current();
+      return await this.current();
     } catch (err) {
-      this.showError(`Cannot export: ${err.message}`);
-      return;
+      this.showError(`${failing}: ${err.message}`);
+      return null;
     }
+  }
+
+  async exportRecord() {
+    const answer = await this.currentOrSay("Cannot export");
+    if (!answer) return;
     const record = answer.record;
     const text = `${JSON.stringify(record, null, 2)}\n`;
     const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -87,14 +92,8 @@ export class RecordTools {
   }
 
   async share() {
-    this.showError("");
-    let answer;
-    try {
-      answer = await this.current();
-    } catch (err) {
-      this.showError(`Cannot make a link: ${err.message}`);
-      return;
-    }
+    const answer = await this.currentOrSay("Cannot make a link");
+    if (!answer) return;
     const url = `${location.origin}${location.pathname}${LINK_PREFIX}${encodeURI(answer.link)}`;
     const box = this.el.shareText;
     box.value = url;
