@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from types import EllipsisType
 
 from tictactoe.core import Position
 from tictactoe.core.errors import BoardTooLargeError
@@ -68,15 +69,16 @@ def analyse(position: Position | str, *, nodes: int | None = None,
         from tictactoe.search.wide.analysis import wide_solution
 
         return wide_solution(position, seconds=seconds)
+    classes = move_classes(position)
     if seconds is None or not proof_numbers_apply(position):
         return by_symmetry(position, solve(position, nodes=nodes, seconds=seconds,
-                                           threads=threads, engine=engine))
+                                           threads=threads, engine=engine), classes)
     started = time.perf_counter()
     solution = solve(position, nodes=nodes, seconds=seconds * SOLVER_SHARE, threads=threads,
                      engine=engine)
-    if solution.proven or not solution.every_move:
-        return by_symmetry(position, solution)
-    return by_symmetry(position, with_proof_numbers(position, solution, started + seconds))
+    if not solution.proven and solution.every_move:
+        solution = with_proof_numbers(position, solution, started + seconds, classes)
+    return by_symmetry(position, solution, classes)
 
 
 def move_classes(position: Position) -> list[list[int]] | None:
@@ -107,10 +109,11 @@ def _knowledge(score: Score) -> tuple[int, float]:
     return (2, 0.0)
 
 
-def by_symmetry(position: Position, solution: Solution) -> Solution:
-    """`solution` with every class of equivalent moves (`move_classes`) given the best
-    known score among them: a proof found for one move holds for every move a symmetry of
-    the position maps it to.
+def by_symmetry(position: Position, solution: Solution,
+                classes: list[list[int]] | EllipsisType | None = ...) -> Solution:
+    """`solution` with every class of equivalent moves (`move_classes`, unless given)
+    given the best known score among them: a proof found for one move holds for every move
+    a symmetry of the position maps it to.
 
     >>> from tictactoe.search.score import Heuristic
     >>> s = solve("3x3", nodes=1)
@@ -119,7 +122,8 @@ def by_symmetry(position: Position, solution: Solution) -> Solution:
     >>> [str(by_symmetry(Position("3x3"), s).moves[c]) for c in (0, 2, 6, 8)]
     ['forced win', 'forced win', 'forced win', 'forced win']
     """
-    classes = move_classes(position)
+    if classes is ...:
+        classes = move_classes(position)
     if classes is None:
         return solution
     moves = dict(solution.moves)
@@ -135,7 +139,8 @@ def by_symmetry(position: Position, solution: Solution) -> Solution:
                    best=[m for m, s in sorted(moves.items()) if s == score])
 
 
-def with_proof_numbers(position: Position, solution: Solution, deadline: float) -> Solution:
+def with_proof_numbers(position: Position, solution: Solution, deadline: float,
+                       classes: list[list[int]] | EllipsisType | None = ...) -> Solution:
     """`solution` with the open moves that proof-number search settles before `deadline`
     (a `time.perf_counter` reading), one move of each class of equivalent moves (the
     others get its value from `by_symmetry`)."""
@@ -143,7 +148,8 @@ def with_proof_numbers(position: Position, solution: Solution, deadline: float) 
 
     mover = position.turn
     moves = dict(solution.moves)
-    classes = move_classes(position)
+    if classes is ...:
+        classes = move_classes(position)
     asked = set(moves) if classes is None else {cells[0] for cells in classes}
     open_moves = sorted((m for m, s in moves.items() if not s.is_proven and m in asked),
                         key=lambda m: moves[m], reverse=True)
