@@ -260,3 +260,49 @@ def test_a_search_loads_its_kernels_before_it_starts_its_clock(monkeypatch: pyte
     monkeypatch.setattr(driver, "warm_up", counting)
     result = PnSearch("4x3", table_mb=1).prove("4x3")
     assert result.outcome == "win" and len(calls) >= 1 and driver._WARM[0]
+
+
+def test_the_replies_an_and_node_leaves_out_each_lose_to_a_threat_sequence() -> None:
+    """At a defender's node `and_children` keeps only the replies that no threat sequence
+    refutes: after every reply it leaves out, the checker's readable threat search finds the
+    attacker's win. Some are left out by replaying a sequence found after an earlier reply
+    (more replies replayed than the pass's own sequence covers)."""
+    from tictactoe.proof.threats import ThreatSearch
+    from tictactoe.search.pn import dfpn
+    from tictactoe.search.pn.tss import replay, tss
+
+    search = PnSearch("4x4x4", table_mb=16)
+    t = search.t
+    readable = ThreatSearch(Variant.parse("4x4x4"))
+    rng = random.Random(48)
+    checked = by_earlier = 0
+    while checked < 25:
+        position = random_position(rng, "4x4x4", 2 * rng.randint(3, 7))
+        if position is None:
+            continue
+        x, o = np.uint64(position.marks(Side.X)), np.uint64(position.marks(Side.O))
+        empty = t.full & ~(x | o)
+        seq = np.zeros(64, dtype=np.int64)
+        r = tss(o, x, 64, 2000, t.full, t.lines, t.through, t.line_count, t.k,
+                search.ttss, search.misc, seq)  # X, to move, has no sequence to play first
+        p_threat, d_threat, _, _ = scan(o, x, t.full, t.lines)
+        if r >= 0 or p_threat or d_threat:
+            continue
+        # X has moved: O (the defender) to move, X (the attacker) after a pass
+        r = tss(x, o, 64, 2000, t.full, t.lines, t.through, t.line_count, t.k,
+                search.ttss, search.misc, seq)
+        if r <= 0:
+            continue
+        pass_seq = seq[:r].copy()
+        before = int(search.misc[dfpn.REPLAYED])
+        kept = dfpn.and_children(x, o, 0, t.full, t.lines, t.through, t.line_count, t.k,
+                                 search.ttss, search.misc, search.seqs, empty)
+        replayed = int(search.misc[dfpn.REPLAYED]) - before
+        by_pass = sum(replay(x, o | np.uint64(1 << c), pass_seq, r, t.full, t.lines) >= 0
+                      for c in range(64) if int(empty) >> c & 1)
+        by_earlier += replayed > by_pass
+        for c in range(64):
+            if int(empty) >> c & 1 and not int(kept) >> c & 1:
+                assert readable.run(int(x), int(o) | 1 << c) is not None, (position, c)
+        checked += 1
+    assert by_earlier > 0

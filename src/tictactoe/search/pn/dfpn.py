@@ -509,6 +509,11 @@ def eval_or(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray, k: i
 
 
 # --------------------------------------------------------------------------- expansion
+FOUND = 4
+"""How many of the threat sequences found after earlier replies `and_children` replays after
+each new reply before searching it."""
+
+
 @njit(cache=True)
 def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines: np.ndarray,
                  through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
@@ -529,6 +534,11 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
     kept = ZERO
     rest = candidates
     inner = seqs[depth + 1]
+    # the sequences the threat search found after earlier replies: replayed after each
+    # reply before it is searched (FOUND of them, the newest kept)
+    found = np.empty((FOUND, 64), dtype=np.int64)
+    lengths = np.zeros(FOUND, dtype=np.int64)
+    n_found = 0
     while rest != ZERO:
         m = lowest(rest)
         rest &= rest - ONE
@@ -536,10 +546,23 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
         if replay(p, d | b, seq, r, full, lines) >= 0:
             misc[REPLAYED] += 1
             continue
+        again = False
+        for f in range(min(n_found, FOUND)):
+            if replay(p, d | b, found[f], lengths[f], full, lines) >= 0:
+                again = True
+                break
+        if again:
+            misc[REPLAYED] += 1
+            continue
         r2 = tss(p, d | b, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss,
                  misc, inner)
         if r2 >= 0:
             misc[RESEARCHED] += 1
+            slot = n_found % FOUND
+            for j in range(r2):
+                found[slot, j] = inner[j]
+            lengths[slot] = r2
+            n_found += 1
             continue
         kept |= b
     misc[KEPT] += popcount(kept)
