@@ -267,6 +267,7 @@ def test_the_replies_an_and_node_leaves_out_each_lose_to_a_threat_sequence() -> 
     refutes: after every reply it leaves out, the checker's readable threat search finds the
     attacker's win. Some are left out by replaying a sequence found after an earlier reply
     (more replies replayed than the pass's own sequence covers)."""
+    from tictactoe.core.position import cells_of
     from tictactoe.proof.threats import ThreatSearch
     from tictactoe.search.pn import dfpn
     from tictactoe.search.pn.tss import replay, tss
@@ -299,10 +300,9 @@ def test_the_replies_an_and_node_leaves_out_each_lose_to_a_threat_sequence() -> 
                                  search.ttss, search.misc, search.seqs, empty)
         replayed = int(search.misc[dfpn.REPLAYED]) - before
         by_pass = sum(replay(x, o | np.uint64(1 << c), pass_seq, r, t.full, t.lines) >= 0
-                      for c in range(64) if int(empty) >> c & 1)
+                      for c in cells_of(int(empty)))
         by_earlier += replayed > by_pass
-        for c in range(64):
-            if int(empty) >> c & 1 and not int(kept) >> c & 1:
-                assert readable.run(int(x), int(o) | 1 << c) is not None, (position, c)
+        for c in cells_of(int(empty) & ~int(kept)):
+            assert readable.run(int(x), int(o) | 1 << c) is not None, (position, c)
         checked += 1
     assert by_earlier > 0

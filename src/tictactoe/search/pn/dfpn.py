@@ -514,6 +514,16 @@ FOUND = 4
 each new reply before searching it."""
 
 
+@njit(cache=True, inline="always")
+def _any_replays(p: np.uint64, d: np.uint64, found: np.ndarray, lengths: np.ndarray, n: int,
+                 full: np.uint64, lines: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether one of the first ``n`` sequences in ``found`` still wins here (`replay`)."""
+    for f in range(n):  # noqa: SIM110 (numba: no generator expressions)
+        if replay(p, d, found[f], lengths[f], full, lines) >= 0:
+            return True
+    return False
+
+
 @njit(cache=True)
 def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines: np.ndarray,
                  through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
@@ -546,12 +556,7 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
         if replay(p, d | b, seq, r, full, lines) >= 0:
             misc[REPLAYED] += 1
             continue
-        again = False
-        for f in range(min(n_found, FOUND)):
-            if replay(p, d | b, found[f], lengths[f], full, lines) >= 0:
-                again = True
-                break
-        if again:
+        if _any_replays(p, d | b, found, lengths, min(n_found, FOUND), full, lines):
             misc[REPLAYED] += 1
             continue
         r2 = tss(p, d | b, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss,

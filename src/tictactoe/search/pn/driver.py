@@ -63,9 +63,9 @@ DEFAULTS: dict[int, int] = {
 
 TUNED: dict[str, dict[int, int]] = {
     # Qubic: a quiet defender's node (no threat sequence after a pass) starts at 4 per empty
-    # cell, not 1, so the attacker prefers moves that leave a threat sequence; with the
-    # threat search's earlier sequences replayed, the empty cube in 0.73 of the CPU time
-    # (126.5 s against 174.0 s, 2.3 M nodes against 3.3 M; docs/benchmarks.md)
+    # cell, not 1, so the attacker prefers moves that leave a threat sequence: the empty
+    # cube in fewer nodes and less time (8 pays too, 32 and 64 do not; measured in
+    # docs/benchmarks.md, "Qubic in a minute")
     "4x4x4": {_k.AND_PN: 16},
 }
 """Settings measured to pay on one board, by variant name, over `DEFAULTS`."""
