@@ -47,7 +47,7 @@ QUICK = ("3x3", "3x3-strong", "4x4", "4x4-census", "5x5k4", "4x6k4", "6x5k4", "5
 the checker and the dictionary on the cube)."""
 
 ON_REQUEST = ("qubic-prove",)
-"""Cases that run only when named with ``--case`` (proving Qubic takes about 1½ minutes)."""
+"""Cases that run only when named with ``--case`` (proving Qubic takes under 2 minutes)."""
 
 
 _CASE_HELP = f"Run only this case (repeatable): {', '.join(EXPECTED)}."
