@@ -5,6 +5,7 @@ counts, times, node rates and ratios, and checks every proof it writes.
     python scripts/bench_wide_pn.py empty [--boards 9x9k4,10x10k4] [--nodes N]
     python scripts/bench_wide_pn.py open [--boards 9x9k5,...,14x14k5] [--seconds 240]
     python scripts/bench_wide_pn.py settings [--count 12] [--seconds 40]
+    python scripts/bench_wide_pn.py width [--count 20] [--seed 7] [--seconds 8] [--widths 0,3,4,6]
 
 Every section takes ``--threes eager|lazy|off`` (when the win by threats with threes is
 asked; default: the library's).
@@ -20,6 +21,11 @@ proofs found, nodes, seconds and proof lines, and the ratios.
 ``settings``: the three settings of ``threes`` side by side, on 9x9 to 11x11 (k=4) from the
 empty board and the ``threes`` positions (20,000 nodes each), then on 8 random 15x15
 openings of 6 marks, X to move (``--seconds`` each).
+
+``width``: how many of the attacker's moves a node tries (`WIDTH`, the best by shape score),
+on random quiet positions of 15x15 (8-12 marks, X to move, no win by threats with up to two
+threes for either side), each proven within ``--seconds`` under each width, and on 9x9 to
+11x11 (k=4) from the empty board.
 
 ``open``: the open k=5 boards, each within a fixed budget; it prints the root's proof and
 disproof numbers where the search does not finish, and saves them to
@@ -118,6 +124,30 @@ def _compare(positions: list[tuple[str, Position]], settings: list[Setting],
               f"{t[3] / max(first[3], 1):.2f}")
 
 
+def quiet_positions(count: int, seed: int) -> list[Position]:
+    """Positions of 8-12 random marks near the centre of 15x15, X to move, that neither side
+    wins by fours nor X by threats with up to two threes."""
+    rng = random.Random(seed)
+    variant = Position("15x15k5").variant
+    threats = WideThreats(variant)
+    found: list[Position] = []
+    while len(found) < count:
+        p = Position(variant)
+        for _ in range(2 * rng.randrange(4, 7)):
+            cell = next(c for c in (rng.randrange(4, 11) * 15 + rng.randrange(4, 11)
+                                    for _ in range(100)) if not (p.x | p.o) >> c & 1)
+            p.push(cell)
+            if p.is_game_over():
+                break
+        if p.is_game_over():
+            continue
+        if threats.run(p.x, p.o) is not None or threats.run(p.o, p.x) is not None:
+            continue
+        if threats.threes(p.x, p.o, threes=2, positions=20_000) is None:
+            found.append(p)
+    return found
+
+
 def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
     """Random openings on 15x15 (k=5): X on h8, then `stones` - 1 marks on the 5x5 square
     around it, X to move, nobody winning."""
@@ -137,15 +167,24 @@ def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("section", choices=["threes", "empty", "open", "settings"])
-    parser.add_argument("--count", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("section", choices=["threes", "empty", "open", "settings", "width"])
+    parser.add_argument("--count", type=int, default=None, help="default 12 (width: 20)")
+    parser.add_argument("--seed", type=int, default=None, help="default 1 (width: 7)")
     parser.add_argument("--nodes", type=int, default=None)
-    parser.add_argument("--seconds", type=float, default=240.0)
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="default 240 (width: 8)")
     parser.add_argument("--boards", default=None)
+    parser.add_argument("--widths", default="0,3,4,6",
+                        help="the widths the width section compares (0: every move)")
     parser.add_argument("--threes", choices=THREES, default=DEFAULT_THREES,
                         help="when the win by threats with threes is asked")
     args = parser.parse_args()
+    if args.section == "width":
+        quiet = quiet_positions(args.count or 20, 7 if args.seed is None else args.seed)
+        quiet_seconds = args.seconds or 8.0
+    args.count = args.count or 12
+    args.seed = 1 if args.seed is None else args.seed
+    args.seconds = args.seconds or 240.0
     passes: list[Setting] = [("Y", {"threes": args.threes}),
                              ("no Y", {"threes": args.threes, "passes": False})]
     if args.section == "threes":
@@ -156,6 +195,14 @@ def main() -> int:
     if args.section == "empty":
         boards = (args.boards or "9x9k4,10x10k4").split(",")
         _compare([(b, Position(b)) for b in boards], passes, args.nodes or 2_000_000)
+        return 0
+    if args.section == "width":
+        widths: list[Setting] = [(f"width {w}", {"threes": args.threes, "width": int(w)})
+                                 for w in args.widths.split(",")]
+        boards = (args.boards or "9x9k4,10x10k4,11x11k4").split(",")
+        _compare([(b, Position(b)) for b in boards], widths, args.nodes or 2_000_000)
+        _compare([(f"#{i + 1}", p) for i, p in enumerate(quiet)], widths, None,
+                 quiet_seconds)
         return 0
     if args.section == "settings":
         settings: list[Setting] = [(t, {"threes": t}) for t in THREES]

@@ -171,11 +171,11 @@ def test_jobs_past_64_cells_prove_and_go_on_from_their_folder(tmp_path: Path) ->
     from tictactoe.search.pn.jobs import prove_with_jobs
 
     folder = tmp_path / "jobs"
-    first = prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000)
+    first = prove_with_jobs("10x10k4", folder, backend=InProcess(), job_nodes=1_000)
     assert first.value == "x" and first.check is not None and first.check.value == "x"
     assert first.jobs_run > 1
     assert read_header(first.proof).version == 4  # type: ignore[arg-type]
-    again = prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000)
+    again = prove_with_jobs("10x10k4", folder, backend=InProcess(), job_nodes=1_000)
     assert again.value == "x" and again.jobs_run == 0 and again.jobs_reused > 0
 
 
@@ -237,17 +237,68 @@ def test_every_setting_of_the_win_by_threes_proves_and_checks(threes: str, tmp_p
 
 def test_a_full_table_forgets_the_open_positions_and_the_proof_still_checks(tmp_path: Path
                                                                             ) -> None:
-    """With a table of 3,000 entries the search forgets its unsolved positions several
+    """With a table of 2,000 entries the search forgets its unsolved positions several
     times (not those it is searching) and still proves 10x10 (k=4) with a proof that
     checks; when the solved positions alone fill the table it stops with ``table``."""
     roomy = WidePnSearch("10x10k4")
     assert roomy.prove("10x10k4").outcome == "win" and roomy.collections == 0
-    small = WidePnSearch("10x10k4", table_entries=3_000)
+    small = WidePnSearch("10x10k4", table_entries=2_000)
     result = small.prove("10x10k4")
     assert result.outcome == "win" and small.collections >= 2
-    assert len(small.table) <= 3_000
+    assert len(small.table) <= 2_000
     out = tmp_path / "p.txt"
     small.write_proof("10x10k4", out)
     assert check_proof(out).value == "x"
     tiny = WidePnSearch("10x10k4", table_entries=300)
     assert tiny.prove("10x10k4").stopped == "table"
+
+
+def _shape_score(position: Position, cell: int, side: str) -> int:
+    """`alphabeta.move_score` in plain Python: what a move adds to the mover's open lines
+    and takes from the opponent's."""
+    from tictactoe.search.wide.engine import move_weights
+
+    attack, defend = move_weights(position.variant.k)
+    mine, theirs = (position.x, position.o) if side == "x" else (position.o, position.x)
+    score = 0
+    for line in position.variant.lines:
+        if cell in line:
+            m = sum(mine >> c & 1 for c in line)
+            t = sum(theirs >> c & 1 for c in line)
+            score += (attack[m] if t == 0 else 0) + (defend[t] if m == 0 else 0)
+    return int(score)
+
+
+def test_the_attacker_tries_its_best_moves_by_shape_score() -> None:
+    """The attacker's moves at a node are the `width` cells near the marks with the highest
+    shape scores (computed here in plain Python), the first move of a win by threats
+    first; width 0 keeps every cell near a mark."""
+    rng = random.Random(5)
+    for _ in range(20):
+        p = _random_position("15x15k5", rng.randrange(4, 14), rng)
+        if p is None or p.is_game_over():
+            continue
+        every = WidePnSearch(p.variant, width=0)
+        every._attacker = p.turn.value - 1
+        every._load(p)
+        near = every._or_moves()
+        if len(near) == 1:
+            continue  # a forced block
+        marks = p.x | p.o
+        close = {c for line in p.variant.lines for i, c in enumerate(line)
+                 if any(marks >> m & 1 for m in line[max(0, i - 2):i + 3])}
+        assert sorted(near) == sorted(c for c in close if not marks >> c & 1)
+        scores = {c: _shape_score(p, c, p.turn.symbol) for c in near}
+        for width in (1, 4, 9):
+            search = WidePnSearch(p.variant, width=width)
+            search._attacker = p.turn.value - 1
+            search._load(p)
+            kept = search._or_moves()
+            assert len(kept) == min(width, len(near))
+            assert min(scores[c] for c in kept) >= max(
+                (scores[c] for c in near if c not in kept), default=-1)
+            worst = min(near, key=lambda c: (scores[c], -c))
+            assert search._or_moves(worst)[0] == worst
+            assert len(search._or_moves(worst)) == len(kept)
+    with pytest.raises(ValueError, match="width must be 0"):
+        WidePnSearch("9x9k4", width=-1)

@@ -48,8 +48,10 @@ from tictactoe.core import BoardTooLargeError, Position, Side, Variant
 from tictactoe.proof.format import NodeWriter, ProofWriter, format_node
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
 from tictactoe.search.wide import MAX_LEVELS, wide_tables
+from tictactoe.search.wide import alphabeta as _ab
 from tictactoe.search.wide import kernels as _wk
 from tictactoe.search.wide import vct as _vct
+from tictactoe.search.wide.engine import move_weights
 
 INF = 1 << 60
 """Proof number of a disproven node (and disproof number of a proven one)."""
@@ -59,6 +61,10 @@ MAX_CELLS = 32 * 32
 
 NEAR = 2
 """The attacker's moves are empty cells at most this many steps along a line from a mark."""
+
+WIDTH = 4
+"""Of those, the attacker tries this many: the best by the levels' shape score
+(`alphabeta.move_score`), the first move of its win by threats first (0: all of them)."""
 
 SYM_MARKS = 4
 """A defender's node with at most this many marks has one child per class of replies
@@ -152,9 +158,12 @@ class WidePnSearch:
 
     def __init__(self, variant: Variant | str, *, vcf_budget: int = VCF_BUDGET,
                  epsilon: float = EPSILON, passes: bool = True,
-                 threes: str = DEFAULT_THREES, table_entries: int = TABLE_ENTRIES) -> None:
+                 threes: str = DEFAULT_THREES, table_entries: int = TABLE_ENTRIES,
+                 width: int = WIDTH) -> None:
         if threes not in THREES:
             raise ValueError(f"threes must be one of {', '.join(THREES)}, not {threes!r}")
+        if width < 0:
+            raise ValueError(f"width must be 0 (every move near a mark) or more, not {width}")
         self.variant = Variant.parse(variant) if isinstance(variant, str) else variant
         if self.variant.cells > MAX_CELLS:
             raise BoardTooLargeError(f"{self.variant.name} has {self.variant.cells} cells; "
@@ -188,6 +197,10 @@ class WidePnSearch:
         self.threes = threes
         self.table_entries = table_entries
         """Entries of `table` past which `collect` runs."""
+        self.width = width
+        """The attacker's moves tried at a node (`WIDTH`)."""
+        self.attack, self.defend = move_weights(v.k)
+        self.scores = np.zeros(n, dtype=np.int64)
         self.collections = 0
         """Times `collect` has run."""
         self._path: list[int] = []
@@ -353,9 +366,10 @@ class WidePnSearch:
         self.table[key] = entry
         return entry
 
-    def _or_moves(self) -> list[int]:
-        """The attacker's moves: the defender's threat cell if it has one, else the empty
-        cells near a mark (one per class on an empty board)."""
+    def _or_moves(self, first: int = -1) -> list[int]:
+        """The attacker's moves: the defender's threat cell if it has one, else the `width`
+        best empty cells near a mark by shape score, `first` (if any) first; on an empty
+        board, one per class, most lines first."""
         blocks, block = self._threats(1 - self._attacker)
         if blocks == 1:
             return [block]
@@ -365,8 +379,16 @@ class WidePnSearch:
             through = self.tables.through_ptr
             order = sorted(np.nonzero(empty)[0].tolist(),
                            key=lambda c: (-(through[c + 1] - through[c]), c))
-            return self._classes(order)
-        return [int(c) for c in cells]
+            moves = self._classes(order)
+        else:
+            t = self.tables
+            scores = self.scores[:len(cells)]
+            _ab.order(self._attacker, cells, self.counts, t.through_ptr, t.through,
+                      self.attack, self.defend, scores)
+            moves = [int(c) for c in cells[np.argsort(-scores, kind="stable")]]
+        if first >= 0:
+            moves = [first, *(c for c in moves if c != first)]
+        return moves[:self.width] if self.width else moves
 
     def _and_moves(self, key: int, passes: bool | None = None,
                    threats: tuple[int, int] | None = None) -> list[int]:
@@ -406,13 +428,12 @@ class WidePnSearch:
     def _children(self, key: int, attacker_to_move: bool) -> list[int]:
         kids = self.kids.get(key)
         if kids is None:
-            kids = self._or_moves() if attacker_to_move else self._and_moves(key)
-            if attacker_to_move and self.threes == "lazy" and key not in self.hints:
-                self.hints[key] = self._vct(self._attacker)
-            hint = self.hints.get(key, -1) if attacker_to_move else -1
-            if hint in kids:
-                kids.remove(hint)
-                kids.insert(0, hint)
+            if attacker_to_move:
+                if self.threes == "lazy" and key not in self.hints:
+                    self.hints[key] = self._vct(self._attacker)
+                kids = self._or_moves(self.hints.get(key, -1))
+            else:
+                kids = self._and_moves(key)
             self.kids[key] = kids
         return kids
 

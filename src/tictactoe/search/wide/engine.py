@@ -49,6 +49,21 @@ def shape_weights(k: int, base: float = 6.0) -> np.ndarray:
     return np.array([0] + [round(base ** (n - 1)) for n in range(1, k + 1)], dtype=np.int64)
 
 
+def move_weights(k: int, settings: ShapeSettings = ShapeSettings()
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """What a move is worth by the lines through it (`alphabeta.move_score`): ``attack[n]``
+    for a line open for the mover with n of its marks (the weight it adds), ``defend[n]``
+    for a line of the opponent's with n marks that it blocks.
+
+    >>> [w.tolist() for w in move_weights(5)]
+    [[1, 5, 30, 180, 1080, 0], [0, 1, 5, 32, 194, 0]]
+    """
+    w = shape_weights(k, settings.base)
+    attack = np.array([w[i + 1] - w[i] for i in range(k)] + [0], dtype=np.int64)
+    defend = np.array([round(settings.defend * w[i]) for i in range(k)] + [0], dtype=np.int64)
+    return attack, defend
+
+
 @cache
 def _box(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
     """For each cell, the cells at most `NEAR` steps from it along every axis (itself
@@ -95,11 +110,7 @@ class ShapeSearch:
         n, lines = variant.cells, len(variant.lines)
         self.box_ptr, self.box = _box(variant)
         self.weights = shape_weights(variant.k, settings.base)
-        w = self.weights
-        self.attack = np.array([w[i + 1] - w[i] for i in range(variant.k)] + [0],
-                               dtype=np.int64)
-        self.defend = np.array([round(settings.defend * w[i]) for i in range(variant.k)]
-                               + [0], dtype=np.int64)
+        self.attack, self.defend = move_weights(variant.k, settings)
         self.state = np.zeros(n, dtype=np.int8)
         self.counts = np.zeros((lines, 2), dtype=np.int32)
         self.near = np.zeros(n, dtype=np.int64)
@@ -240,4 +251,4 @@ def _run(kernel: Any, args: tuple[Any, ...], misc: np.ndarray,
     return result[0]
 
 
-__all__ = ["NEAR", "Deepened", "ShapeSearch", "ShapeSettings", "shape_weights"]
+__all__ = ["NEAR", "Deepened", "ShapeSearch", "ShapeSettings", "move_weights", "shape_weights"]
