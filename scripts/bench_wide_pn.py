@@ -6,6 +6,7 @@ counts, times, node rates and ratios, and checks every proof it writes.
     python scripts/bench_wide_pn.py open [--boards 9x9k5,...,14x14k5] [--seconds 240]
     python scripts/bench_wide_pn.py settings [--count 12] [--seconds 40]
     python scripts/bench_wide_pn.py width [--count 20] [--seed 7] [--seconds 8] [--widths 0,3,4,6]
+    python scripts/bench_wide_pn.py passes [--count 40] [--seed 3]
 
 Every section takes ``--threes eager|lazy|off`` (when the win by threats with threes is
 asked; default: the library's).
@@ -26,6 +27,11 @@ openings of 6 marks, X to move (``--seconds`` each).
 on random quiet positions of 15x15 (8-12 marks, X to move, no win by threats with up to two
 threes for either side), each proven within ``--seconds`` under each width, and on 9x9 to
 11x11 (k=4) from the empty board.
+
+``passes``: how often the attacker would win by threats after a pass early on 15x15: random
+openings (X on h8, the other marks on the 5x5 square around it, O to move; 3, 5, 7 and 9
+marks) where neither side wins by fours and X has no win by fours after a pass, searched
+with 2, 3 and 5 threes.
 
 ``open``: the open k=5 boards, each within a fixed budget; it prints the root's proof and
 disproof numbers where the search does not finish, and saves them to
@@ -148,6 +154,37 @@ def quiet_positions(count: int, seed: int) -> list[Position]:
     return found
 
 
+def pass_rates(count: int, seed: int) -> None:
+    """Print, for openings of 3 to 9 marks with O to move, how many X wins by threats with
+    up to 2, 3 and 5 threes after O passes (``passes``)."""
+    rng = random.Random(seed)
+    variant = Position("15x15k5").variant
+    threats = WideThreats(variant)
+    tries = ((2, 2_000), (3, 20_000), (5, 200_000))
+    for marks in (3, 5, 7, 9):
+        won = dict.fromkeys(tries, 0)
+        seen = 0
+        started = time.perf_counter()
+        while seen < count:
+            p = Position(variant)
+            p.push(7 * 15 + 7)
+            while (p.x | p.o).bit_count() < marks:
+                cell = rng.randrange(5, 10) * 15 + rng.randrange(5, 10)
+                if not (p.x | p.o) >> cell & 1:
+                    p.push(cell)
+            if p.is_game_over() or p.turn.symbol != "o":
+                continue
+            if threats.run(p.o, p.x) is not None or threats.run(p.x, p.o) is not None:
+                continue
+            seen += 1
+            for threes, positions in tries:
+                won[threes, positions] += threats.threes(p.x, p.o, threes=threes,
+                                                         positions=positions) is not None
+        cells = "  ".join(f"{t} threes, {n:,} positions: {won[t, n]}" for t, n in tries)
+        print(f"{marks} marks, {seen} openings: {cells} "
+              f"({time.perf_counter() - started:.1f} s)", flush=True)
+
+
 def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
     """Random openings on 15x15 (k=5): X on h8, then `stones` - 1 marks on the 5x5 square
     around it, X to move, nobody winning."""
@@ -167,9 +204,12 @@ def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("section", choices=["threes", "empty", "open", "settings", "width"])
-    parser.add_argument("--count", type=int, default=None, help="default 12 (width: 20)")
-    parser.add_argument("--seed", type=int, default=None, help="default 1 (width: 7)")
+    parser.add_argument("section",
+                        choices=["threes", "empty", "open", "settings", "width", "passes"])
+    parser.add_argument("--count", type=int, default=None,
+                        help="default 12 (width: 20, passes: 40)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="default 1 (width: 7, passes: 3)")
     parser.add_argument("--nodes", type=int, default=None)
     parser.add_argument("--seconds", type=float, default=None,
                         help="default 240 (width: 8)")
@@ -179,6 +219,9 @@ def main() -> int:
     parser.add_argument("--threes", choices=THREES, default=DEFAULT_THREES,
                         help="when the win by threats with threes is asked")
     args = parser.parse_args()
+    if args.section == "passes":
+        pass_rates(args.count or 40, 3 if args.seed is None else args.seed)
+        return 0
     if args.section == "width":
         quiet = quiet_positions(args.count or 20, 7 if args.seed is None else args.seed)
         quiet_seconds = args.seconds or 8.0

@@ -3,9 +3,9 @@ for boards up to 32x32, with threat sequences inside the search and proofs that 
 core checks.
 
 The question is "does the attacker win?". Only wins are proven here: the attacker's moves
-are the cells near the marks already played (within `NEAR` along a line), which is enough
-to find a win and too few to show there is none, so a search that runs out of such moves
-answers ``unknown``, never ``no-win``.
+are the `WIDTH` best cells near the marks already played (within `NEAR` along a line), by
+the levels' shape score, which is enough to find a win and too few to show there is none,
+so a search that runs out of such moves answers ``unknown``, never ``no-win``.
 
 * **Attacker to move (OR).** A threat completes a line; two threats of the defender, or a
   full board, disprove the node; a win by fours (`kernels.vcf`) proves it (an ``F`` leaf).
