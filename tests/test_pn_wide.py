@@ -148,6 +148,24 @@ def test_ttt_prove_past_64_cells_says_what_it_could_not_do(tmp_path: Path) -> No
     assert result.exit_code == 2 and "no folder" in result.output
 
 
+def test_ttt_prove_counts_the_loading_of_the_search_in_its_seconds(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--seconds`` counts from the command's start: a first run spends its start compiling
+    the kernels, and a limit that loading used up stops the search at once."""
+    import time
+
+    import typer
+
+    from tictactoe.cli.proofs import _prove_wide
+
+    with pytest.raises(typer.Exit):
+        _prove_wide(Position("15x15k5"), out=None, seconds=5.0, nodes=None, as_json=True,
+                    entered=time.perf_counter() - 10.0)
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["questions"][0]["stopped"] == "seconds"
+    assert figures["nodes"] < 50_000 and figures["seconds"] < 12.0
+
+
 def test_a_win_by_threes_on_15x15_is_proven_and_checked(tmp_path: Path) -> None:
     """X to move makes two open threes at once (i8): no win by fours, a win by threes. The
     proof answers the open threes' replies with replays (``V``)."""

@@ -136,6 +136,7 @@ def prove_command(
     Each finished job is kept in DIR, so a run stopped by a limit, Ctrl-C or a crash goes
     on from there; the proof is assembled from the jobs' fragments and checked.
     """
+    entered = time.perf_counter()  # --seconds counts from here: loading the engines too
     _writable(out)  # before any search: a typo must not cost a run
     if jobs is not None:
         if by_replies or (threads is not None and threads > 1):
@@ -147,7 +148,7 @@ def prove_command(
         _prove_jobs(position, jobs, out=out, backend=backend, address=address,
                     workers=workers, job_nodes=job_nodes, max_job_nodes=max_job_nodes,
                     table_mb=table_mb, seconds=seconds or None, nodes=nodes,
-                    epsilon=epsilon, as_json=as_json)
+                    epsilon=epsilon, as_json=as_json, entered=entered)
         return
     for name, given in (("--backend", backend != "local"), ("--address", address),
                         ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000),
@@ -164,7 +165,8 @@ def prove_command(
             if used:
                 raise fail(f"{flag} is for boards of at most {WIDE_CELLS} cells; "
                            f"{root.variant.name} is proven by the search past them")
-        _prove_wide(root, out=out, seconds=seconds or None, nodes=nodes, as_json=as_json)
+        _prove_wide(root, out=out, seconds=seconds or None, nodes=nodes, as_json=as_json,
+                    entered=entered)
         return
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
@@ -281,10 +283,24 @@ WIDE_CELLS = 64
 (`tictactoe.search.pn.wide`), which proves wins only."""
 
 
+def _left(seconds: float | None, since: float) -> float | None:
+    """What is left of a limit of `seconds` (None: no limit) counted from `since`; at least a
+    millisecond, so that a spent limit stops the search at once rather than lifting it.
+
+    >>> _left(None, 0.0) is None, _left(5.0, time.perf_counter() - 10) == 0.001
+    (True, True)
+    """
+    if not seconds:
+        return None
+    return max(0.001, seconds - (time.perf_counter() - since))
+
+
 def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
-                nodes: int | None, as_json: bool) -> None:
+                nodes: int | None, as_json: bool, entered: float | None = None) -> None:
     """``ttt prove`` past 64 cells: does the side to move win? (then, on a board with
-    marks, does the other side?); the proof written and checked."""
+    marks, does the other side?); the proof written and checked. `seconds` counts from
+    `entered` (default: now), the loading of the compiled search included."""
+    started = time.perf_counter() if entered is None else entered
     from tictactoe.proof import check_proof
     from tictactoe.search.pn.wide import WidePnResult, WidePnSearch
 
@@ -293,7 +309,6 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
     attackers = [root.turn]
     if root.x | root.o:  # on the empty board the second player cannot win
         attackers.append(root.turn.other)
-    started = time.perf_counter()
     questions: list[WidePnResult] = []
     result = None
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
@@ -390,7 +405,8 @@ def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
 def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 address: str | None, workers: int | None, job_nodes: int,
                 max_job_nodes: int | None, table_mb: float | None, seconds: float | None,
-                nodes: int | None, as_json: bool, epsilon: float | None = None) -> None:
+                nodes: int | None, as_json: bool, epsilon: float | None = None,
+                entered: float | None = None) -> None:
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
     from tictactoe.proof import ProofError, check_proof
     from tictactoe.search.pn.jobs import Assembly, JobProgress, prove_with_jobs
@@ -423,6 +439,7 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
             show(f"writing the proof: {state.summary()}", time.perf_counter() - began)
 
         began = time.perf_counter()
+        seconds = _left(seconds, began if entered is None else entered)
         deadline = None if seconds is None else began + seconds
         try:
             run = prove_with_jobs(position, folder, backend=backend, workers=workers,
