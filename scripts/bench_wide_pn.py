@@ -55,22 +55,39 @@ from tictactoe.search.pn.wide import DEFAULT_THREES, THREES, WidePnSearch
 from tictactoe.search.wide import WideThreats
 
 
+def _scattered(rng: random.Random, marks: int) -> Position | None:
+    """A 15x15 position of `marks` random moves on the 7x7 square at the centre, or None if
+    the game ends on the way."""
+    p = Position("15x15k5")
+    for _ in range(marks):
+        cell = next(c for c in (rng.randrange(4, 11) * 15 + rng.randrange(4, 11)
+                                for _ in range(100)) if not (p.x | p.o) >> c & 1)
+        p.push(cell)
+        if p.is_game_over():
+            return None
+    return p
+
+
+def _opening(rng: random.Random, marks: int) -> Position:
+    """X on h8, then random moves on the 5x5 square around it, until `marks` marks."""
+    p = Position("15x15k5")
+    p.push(7 * 15 + 7)
+    while (p.x | p.o).bit_count() < marks:
+        cell = rng.randrange(5, 10) * 15 + rng.randrange(5, 10)
+        if not (p.x | p.o) >> cell & 1:
+            p.push(cell)
+    return p
+
+
 def threes_positions(count: int, seed: int) -> list[Position]:
     """Positions of 8-17 random marks near the centre of 15x15 that the side to move wins
     by threats with threes, not by fours (neither side has a win by fours)."""
     rng = random.Random(seed)
-    variant = Position("15x15k5").variant
-    threats = WideThreats(variant)
+    threats = WideThreats(Position("15x15k5").variant)
     found: list[Position] = []
     while len(found) < count:
-        p = Position(variant)
-        for _ in range(rng.randrange(8, 18)):
-            cell = next(c for c in (rng.randrange(4, 11) * 15 + rng.randrange(4, 11)
-                                    for _ in range(100)) if not (p.x | p.o) >> c & 1)
-            p.push(cell)
-            if p.is_game_over():
-                break
-        if p.is_game_over():
+        p = _scattered(rng, rng.randrange(8, 18))
+        if p is None:
             continue
         me, them = (p.x, p.o) if p.turn.symbol == "x" else (p.o, p.x)
         if threats.run(me, them) is not None or threats.run(them, me) is not None:
@@ -134,18 +151,11 @@ def quiet_positions(count: int, seed: int) -> list[Position]:
     """Positions of 8-12 random marks near the centre of 15x15, X to move, that neither side
     wins by fours nor X by threats with up to two threes."""
     rng = random.Random(seed)
-    variant = Position("15x15k5").variant
-    threats = WideThreats(variant)
+    threats = WideThreats(Position("15x15k5").variant)
     found: list[Position] = []
     while len(found) < count:
-        p = Position(variant)
-        for _ in range(2 * rng.randrange(4, 7)):
-            cell = next(c for c in (rng.randrange(4, 11) * 15 + rng.randrange(4, 11)
-                                    for _ in range(100)) if not (p.x | p.o) >> c & 1)
-            p.push(cell)
-            if p.is_game_over():
-                break
-        if p.is_game_over():
+        p = _scattered(rng, 2 * rng.randrange(4, 7))
+        if p is None:
             continue
         if threats.run(p.x, p.o) is not None or threats.run(p.o, p.x) is not None:
             continue
@@ -166,12 +176,7 @@ def pass_rates(count: int, seed: int) -> None:
         seen = 0
         started = time.perf_counter()
         while seen < count:
-            p = Position(variant)
-            p.push(7 * 15 + 7)
-            while (p.x | p.o).bit_count() < marks:
-                cell = rng.randrange(5, 10) * 15 + rng.randrange(5, 10)
-                if not (p.x | p.o) >> cell & 1:
-                    p.push(cell)
+            p = _opening(rng, marks)
             if p.is_game_over() or p.turn.symbol != "o":
                 continue
             if threats.run(p.o, p.x) is not None or threats.run(p.x, p.o) is not None:
@@ -191,12 +196,7 @@ def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
     rng = random.Random(seed)
     found: list[Position] = []
     while len(found) < count:
-        p = Position("15x15k5")
-        p.push(7 * 15 + 7)
-        while (p.x | p.o).bit_count() < stones:
-            cell = rng.randrange(5, 10) * 15 + rng.randrange(5, 10)
-            if not (p.x | p.o) >> cell & 1:
-                p.push(cell)
+        p = _opening(rng, stones)
         if not p.is_game_over():
             found.append(p)
     return found
