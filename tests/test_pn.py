@@ -306,3 +306,41 @@ def test_the_replies_an_and_node_leaves_out_each_lose_to_a_threat_sequence() -> 
             assert readable.run(int(x), int(o) | 1 << c) is not None, (position, c)
         checked += 1
     assert by_earlier > 0
+
+
+@pytest.mark.parametrize("variant", ["4x4x4", "7x7k5", "5x5k4"])
+def test_a_reply_outside_the_breaking_cells_leaves_the_sequence_winning(variant: str) -> None:
+    """`and_children` skips replaying the pass's sequence after a reply outside
+    `breaking_cells`: after every such reply, `replay` itself finds the sequence still wins.
+    Some replies are skipped and some inside the cells do break it."""
+    from tictactoe.core.position import cells_of
+    from tictactoe.search.pn import dfpn
+    from tictactoe.search.pn.tss import replay, tss
+
+    search = PnSearch(variant, table_mb=16)
+    t = search.t
+    rng = random.Random(63)
+    checked = skipped = broken = 0
+    while checked < 30:
+        position = random_position(rng, variant, 2 * rng.randint(2, 8))
+        if position is None:
+            continue
+        x, o = np.uint64(position.marks(Side.X)), np.uint64(position.marks(Side.O))
+        p_threat, d_threat, _, _ = scan(x, o, t.full, t.lines)
+        seq = np.zeros(64, dtype=np.int64)
+        r = tss(x, o, 64, 2000, t.full, t.lines, t.through, t.line_count, t.k,
+                search.ttss, search.misc, seq)
+        if r <= 0 or p_threat or d_threat:
+            continue
+        empty = int(t.full & ~(x | o))
+        breaking = int(dfpn.breaking_cells(x, o, seq, r, t.full, t.lines, t.k))
+        assert breaking & ~empty == 0
+        for c in cells_of(empty):
+            wins = replay(x, o | np.uint64(1 << c), seq, r, t.full, t.lines) >= 0
+            if not breaking >> c & 1:
+                assert wins, (position, c)
+                skipped += 1
+            else:
+                broken += not wins
+        checked += 1
+    assert skipped > 0 and broken > 0

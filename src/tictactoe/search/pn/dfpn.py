@@ -381,6 +381,40 @@ def sequence_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np
 
 
 @njit(cache=True)
+def breaking_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
+                   lines: np.ndarray, k: int) -> np.uint64:  # pragma: no cover - compiled
+    """The empty cells where a defender's mark may stop the threat sequence ``seq[:n]``
+    (which wins here): the cells it uses (`sequence_cells`) and every empty cell of a line
+    with no attacker mark that the defender's forced replies bring to ``k - 2`` marks or
+    more (a mark there could make a threat the attacker must answer). A mark anywhere
+    else leaves every step of the sequence as it was, so `replay` wins after it."""
+    out = ZERO
+    empty0 = full & ~(p | d)
+    p0 = p
+    for i in range(n):
+        b = ONE << np.uint64(seq[i])
+        out |= b
+        p |= b
+        empty = full & ~(p | d)
+        t = ZERO
+        for j in range(lines.shape[0]):
+            line = lines[j]
+            if line & d == ZERO:
+                e = line & empty
+                if e != ZERO and e & (e - ONE) == ZERO:
+                    t |= e
+        out |= t
+        if t & (t - ONE) != ZERO:
+            break
+        d |= t
+    for j in range(lines.shape[0]):
+        line = lines[j]
+        if line & p0 == ZERO and popcount(line & d) >= k - 2:
+            out |= line
+    return out & empty0
+
+
+@njit(cache=True)
 def paired_cells(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
                  work: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
     """The cells of the pairs that `pairing` just found (call it first, with the same
@@ -549,11 +583,13 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
     found = np.empty((FOUND, 64), dtype=np.int64)
     lengths = np.zeros(FOUND, dtype=np.int64)
     n_found = 0
+    # a reply outside these cells leaves the sequence winning: no need to replay it
+    breaking = breaking_cells(p, d, seq, r, full, lines, k)
     while rest != ZERO:
         m = lowest(rest)
         rest &= rest - ONE
         b = ONE << np.uint64(m)
-        if replay(p, d | b, seq, r, full, lines) >= 0:
+        if b & breaking == ZERO or replay(p, d | b, seq, r, full, lines) >= 0:
             misc[REPLAYED] += 1
             continue
         if _any_replays(p, d | b, found, lengths, min(n_found, FOUND), full, lines):
