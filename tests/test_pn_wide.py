@@ -148,6 +148,31 @@ def test_ttt_prove_past_64_cells_says_what_it_could_not_do(tmp_path: Path) -> No
     assert result.exit_code == 2 and "no folder" in result.output
 
 
+def test_ttt_prove_past_64_cells_takes_the_attackers_width(tmp_path: Path) -> None:
+    """``--width N`` is the prover's: 0 tries every move near a mark (more nodes than the
+    default's 4 best), 1 finds no win on 9x9 k=4 and says which moves it tried. It is
+    refused where it does not apply."""
+    runs = {}
+    for width in (None, "0", "1"):
+        args = ["prove", "9x9k4", "--json"] + ([] if width is None else ["--width", width])
+        result = CliRunner().invoke(app, args)
+        runs[width] = (result.exit_code, json.loads(result.output))
+    assert runs[None][0] == 0 and runs[None][1]["width"] == 4
+    assert runs["0"][0] == 0 and runs["0"][1]["width"] == 0
+    assert runs["0"][1]["value"] == runs[None][1]["value"] == "x"
+    assert runs["0"][1]["nodes"] > runs[None][1]["nodes"]
+    assert runs["1"][0] == 1 and runs["1"][1]["value"] == "unknown"
+    result = CliRunner().invoke(app, ["prove", "9x9k4", "--width", "1"])
+    assert "no win found trying the best move near the marks" in result.output
+    for args, message in ((["3x3"], "--width is for boards of more than 64 cells"),
+                          (["9x9k4", "--jobs", str(tmp_path)], "without --jobs"),
+                          (["9x9k4"], "")):
+        width = "-1" if not message else "2"
+        result = CliRunner().invoke(app, ["prove", *args, "--width", width])
+        assert result.exit_code == 2 and message in result.output, result.output
+    assert not any(tmp_path.iterdir())
+
+
 def test_ttt_prove_counts_the_loading_of_the_search_in_its_seconds(
         capsys: pytest.CaptureFixture[str]) -> None:
     """``--seconds`` counts from the command's start: a first run spends its start compiling

@@ -57,6 +57,11 @@ def check_proof_command(
         console.print(stats.summary(), soft_wrap=True)
 
 
+WIDE_CELLS = 64
+"""Past this many cells `ttt prove` uses the search on per-line counts
+(`tictactoe.search.pn.wide`), which proves wins only."""
+
+
 @app.command("prove")
 @reports_errors
 def prove_command(
@@ -116,6 +121,10 @@ def prove_command(
         min=0, help="With --jobs: the jobs' df-pn thresholds grow by the factor 1 + E "
                     "(default 0.25, as every search here; 0.6 halved the nodes of (8,8,5)'s "
                     "jobs).", show_default=False)] = None,
+    width: Annotated[int | None, typer.Option(
+        min=0, help=f"Past {WIDE_CELLS} cells, without --jobs: the attacker tries its N best "
+                    "moves by shape score at each node (0: every move near a mark). "
+                    "Default: 4.", show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="With --jobs, when no run uses the folder: drop the jobs no "
                           "proof reads, write older (gzip) job files as xz, and stop.")] \
@@ -139,6 +148,9 @@ def prove_command(
     entered = time.perf_counter()  # --seconds counts from here: loading the engines too
     _writable(out)  # before any search: a typo must not cost a run
     if jobs is not None:
+        if width is not None:
+            raise fail("--width is for the search past 64 cells without --jobs (the jobs "
+                       "keep the default)")
         if by_replies or (threads is not None and threads > 1):
             raise fail("--jobs splits the search into jobs itself: it does not take "
                        "--by-replies or --threads")
@@ -166,8 +178,11 @@ def prove_command(
                 raise fail(f"{flag} is for boards of at most {WIDE_CELLS} cells; "
                            f"{root.variant.name} is proven by the search past them")
         _prove_wide(root, out=out, seconds=seconds or None, nodes=nodes, as_json=as_json,
-                    entered=entered)
+                    entered=entered, width=width)
         return
+    if width is not None:
+        raise fail(f"--width is for boards of more than {WIDE_CELLS} cells; "
+                   f"{root.variant.name} is proven by df-pn over every move")
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
         ProofUnavailableError,
@@ -278,10 +293,6 @@ def prove_command(
         raise typer.Exit(1)
 
 
-WIDE_CELLS = 64
-"""Past this many cells `ttt prove` uses the search on per-line counts
-(`tictactoe.search.pn.wide`), which proves wins only."""
-
 
 def _left(seconds: float | None, since: float) -> float | None:
     """What is left of a limit of `seconds` (None: no limit) counted from `since`; at least a
@@ -296,16 +307,18 @@ def _left(seconds: float | None, since: float) -> float | None:
 
 
 def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
-                nodes: int | None, as_json: bool, entered: float | None = None) -> None:
+                nodes: int | None, as_json: bool, entered: float | None = None,
+                width: int | None = None) -> None:
     """``ttt prove`` past 64 cells: does the side to move win? (then, on a board with
     marks, does the other side?); the proof written and checked. `seconds` counts from
-    `entered` (default: now), the loading of the compiled search included."""
+    `entered` (default: now), the loading of the compiled search included; `width` is
+    `WidePnSearch`'s (default `WIDTH`)."""
     started = time.perf_counter() if entered is None else entered
     from tictactoe.proof import check_proof
-    from tictactoe.search.pn.wide import WidePnResult, WidePnSearch
+    from tictactoe.search.pn.wide import WIDTH, WidePnResult, WidePnSearch
 
     _writable(out)
-    search = WidePnSearch(root.variant)
+    search = WidePnSearch(root.variant, width=WIDTH if width is None else width)
     attackers = [root.turn]
     if root.x | root.o:  # on the empty board the second player cannot win
         attackers.append(root.turn.other)
@@ -344,6 +357,7 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
         raise fail("stopped by Ctrl-C; nothing was written", code=130)
     figures = {"position": root.to_string(), "value": value, "nodes": total,
                "seconds": round(elapsed, 3), "search": "past 64 cells (wins only)",
+               "width": search.width,
                "questions": [{"attacker": q.attacker, "outcome": q.outcome, "nodes": q.nodes,
                               "root_pn": q.root_pn, "root_dn": q.root_dn,
                               "stopped": q.stopped} for q in questions]}
@@ -355,8 +369,10 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
         if result.proven:
             text = f"{result.attacker.upper()} wins"
         else:
+            tried = {0: "every move near the marks", 1: "the best move near the marks"}.get(
+                search.width, f"the {search.width} best moves near the marks")
             why = f"stopped by the {result.stopped} limit" if result.stopped else \
-                "no win found among the moves near the marks (this search proves wins only)"
+                f"no win found trying {tried} (this search proves wins only)"
             text = (f"unproven: {why}, root pn {_number(result.root_pn)}, "
                     f"dn {_number(result.root_dn)}")
         console.print(f"{root.to_string()}: {text} ({total:,} nodes, {elapsed:.1f} s)",
