@@ -355,11 +355,11 @@ def live_cells(p: np.uint64, d: np.uint64, full: np.uint64,
     return live & empty
 
 
-@njit(cache=True)
-def sequence_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
-                   lines: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
-    """The cells a threat sequence uses: the attacker's moves, the forced replies and the
-    final threats."""
+@njit(cache=True, inline="always")
+def _walk(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
+          lines: np.ndarray) -> tuple[np.uint64, np.uint64]:  # pragma: no cover - compiled
+    """The threat sequence ``seq[:n]`` played out: the cells it uses (the attacker's moves,
+    the forced replies and the final threats) and the defender's marks after it."""
     out = ZERO
     for i in range(n):
         b = ONE << np.uint64(seq[i])
@@ -377,7 +377,15 @@ def sequence_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np
         if t & (t - ONE) != ZERO:
             break
         d |= t
-    return out
+    return out, d
+
+
+@njit(cache=True)
+def sequence_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
+                   lines: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
+    """The cells a threat sequence uses: the attacker's moves, the forced replies and the
+    final threats."""
+    return _walk(p, d, seq, n, full, lines)[0]
 
 
 @njit(cache=True)
@@ -388,30 +396,12 @@ def breaking_cells(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np
     with no attacker mark that the defender's forced replies bring to ``k - 2`` marks or
     more (a mark there could make a threat the attacker must answer). A mark anywhere
     else leaves every step of the sequence as it was, so `replay` wins after it."""
-    out = ZERO
-    empty0 = full & ~(p | d)
-    p0 = p
-    for i in range(n):
-        b = ONE << np.uint64(seq[i])
-        out |= b
-        p |= b
-        empty = full & ~(p | d)
-        t = ZERO
-        for j in range(lines.shape[0]):
-            line = lines[j]
-            if line & d == ZERO:
-                e = line & empty
-                if e != ZERO and e & (e - ONE) == ZERO:
-                    t |= e
-        out |= t
-        if t & (t - ONE) != ZERO:
-            break
-        d |= t
+    out, after = _walk(p, d, seq, n, full, lines)
     for j in range(lines.shape[0]):
         line = lines[j]
-        if line & p0 == ZERO and popcount(line & d) >= k - 2:
+        if line & p == ZERO and popcount(line & after) >= k - 2:
             out |= line
-    return out & empty0
+    return out & full & ~(p | d)
 
 
 @njit(cache=True)
