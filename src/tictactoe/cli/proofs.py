@@ -149,8 +149,8 @@ def prove_command(
     _writable(out)  # before any search: a typo must not cost a run
     if jobs is not None:
         if width is not None:
-            raise fail("--width is for the search past 64 cells without --jobs (the jobs "
-                       "keep the default)")
+            raise fail(f"--width is for the search past {WIDE_CELLS} cells without --jobs "
+                       "(the jobs keep the default)")
         if by_replies or (threads is not None and threads > 1):
             raise fail("--jobs splits the search into jobs itself: it does not take "
                        "--by-replies or --threads")
@@ -291,7 +291,6 @@ def prove_command(
                           f"ttt check-proof {out}", soft_wrap=True)
     if not value.proven:
         raise typer.Exit(1)
-
 
 
 def _left(seconds: float | None, since: float) -> float | None:
