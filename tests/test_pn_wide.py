@@ -5,7 +5,12 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +151,27 @@ def test_ttt_prove_past_64_cells_says_what_it_could_not_do(tmp_path: Path) -> No
     result = CliRunner().invoke(app, ["prove", "9x9k4", "--out",
                                       str(tmp_path / "no" / "p.txt")])
     assert result.exit_code == 2 and "no folder" in result.output
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGTERM")
+def test_sigterm_stops_ttt_prove_past_64_cells_as_an_interruption() -> None:
+    """``timeout`` or a batch system's limit sends SIGTERM: the command stops at once and
+    says it was interrupted (not stopped by Ctrl-C, which nobody pressed)."""
+    code = "from tictactoe.cli import main; main()"
+    with subprocess.Popen([sys.executable, "-c", code, "prove", "15x15k5", "--width", "0"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            time.sleep(6)  # past start-up: well into the search
+            assert process.poll() is None, process.communicate()
+            sent = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=20)
+            stopped_after = time.monotonic() - sent
+        finally:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "error: interrupted; nothing was written" in err and "Ctrl-C" not in err
+    assert "Traceback" not in err and stopped_after < 5
 
 
 def test_ttt_prove_past_64_cells_takes_the_attackers_width(tmp_path: Path) -> None:

@@ -353,7 +353,7 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
     elapsed = time.perf_counter() - started
     value = result.attacker if result.proven else "unknown"
     if result.stopped == "interrupted":
-        raise fail("stopped by Ctrl-C; nothing was written", code=130)
+        raise fail("interrupted; nothing was written", code=130)
     figures = {"position": root.to_string(), "value": value, "nodes": total,
                "seconds": round(elapsed, 3), "search": "past 64 cells (wins only)",
                "width": search.width,
