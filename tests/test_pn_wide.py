@@ -191,7 +191,8 @@ def test_ttt_prove_past_64_cells_takes_the_attackers_width(tmp_path: Path) -> No
     result = CliRunner().invoke(app, ["prove", "9x9k4", "--width", "1"])
     assert "no win found trying the best move near the marks" in result.output
     for args, message in ((["3x3"], "--width is for boards of more than 64 cells"),
-                          (["9x9k4", "--jobs", str(tmp_path)], "without --jobs"),
+                          (["3x3", "--jobs", str(tmp_path / "j")],
+                           "the width is for boards of more than 64 cells"),
                           (["9x9k4"], "")):
         width = "-1" if not message else "2"
         result = CliRunner().invoke(app, ["prove", *args, "--width", width])
@@ -255,6 +256,38 @@ def test_jobs_past_64_cells_on_a_local_pool(tmp_path: Path) -> None:
     with LocalPool(2, preload=JOB_MODULES) as pool:
         run = prove_with_jobs("9x9k4", tmp_path / "jobs", backend=pool, job_nodes=2_000)
     assert run.value == "x" and run.check is not None and run.workers == 2
+
+
+def test_jobs_past_64_cells_search_with_the_width_their_folder_keeps(tmp_path: Path) -> None:
+    """``--width`` goes through ``--jobs``: the master tree's attacker moves and each job's
+    search take it, the folder keeps it, and a later run asking for another is refused."""
+    from tictactoe.core import TicTacToeError
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn.jobs import MANIFEST, JobSpec, Node, prove_job, prove_with_jobs
+
+    quiet = Position("9x9k4").play(40).play(41)  # X to move, no threat on the board
+    assert [len(Node(quiet, None, Side.X, w).moves) for w in (None, 1, 2)] == [4, 1, 2]
+    assert len(Node(quiet, None, Side.X, 0).moves) > 4
+    empty = Position("9x9k4").to_string()
+    for width in (0, 4):
+        job = prove_job(JobSpec(empty, "x", 100_000, width=width))
+        direct = WidePnSearch("9x9k4", width=width).prove(empty)
+        assert job.outcome == direct.outcome == "win" and job.nodes == direct.nodes
+    assert prove_job(JobSpec(empty, "x", 100_000, width=0)).nodes != job.nodes
+
+    folder = tmp_path / "jobs"
+    run = prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000, width=0)
+    assert run.value == "x" and run.check is not None and run.check.value == "x"
+    assert json.loads((folder / MANIFEST).read_text())["width"] == 0
+    again = prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000)
+    assert again.value == "x" and again.jobs_run == 0 and again.jobs_reused > 0
+    with pytest.raises(TicTacToeError, match="holds jobs searched with width 0, not 2"):
+        prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000, width=2)
+    result = CliRunner().invoke(app, ["prove", "9x9k4", "--jobs", str(folder), "--width", "2"])
+    assert result.exit_code == 2 and "holds jobs searched with width 0" in result.output
+    default = tmp_path / "default"
+    prove_with_jobs("9x9k4", default, backend=InProcess(), job_nodes=2_000)
+    assert json.loads((default / MANIFEST).read_text())["width"] == 4
 
 
 def test_pass_subtrees_cover_the_quiet_replies_outside_their_zone(tmp_path: Path) -> None:

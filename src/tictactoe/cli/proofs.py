@@ -122,9 +122,10 @@ def prove_command(
                     "(default 0.25, as every search here; 0.6 halved the nodes of (8,8,5)'s "
                     "jobs).", show_default=False)] = None,
     width: Annotated[int | None, typer.Option(
-        min=0, help=f"Past {WIDE_CELLS} cells, without --jobs: the attacker tries its N best "
-                    "moves by shape score at each node (0: every move near a mark). "
-                    "Default: 4.", show_default=False)] = None,
+        min=0, help=f"Past {WIDE_CELLS} cells: the attacker tries its N best moves by shape "
+                    "score at each node (0: every move near a mark). Default: 4; with "
+                    "--jobs, the folder's (it keeps the width its jobs searched with).",
+        show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="With --jobs, when no run uses the folder: drop the jobs no "
                           "proof reads, write older (gzip) job files as xz, and stop.")] \
@@ -148,19 +149,16 @@ def prove_command(
     entered = time.perf_counter()  # --seconds counts from here: loading the engines too
     _writable(out)  # before any search: a typo must not cost a run
     if jobs is not None:
-        if width is not None:
-            raise fail(f"--width is for the search past {WIDE_CELLS} cells without --jobs "
-                       "(the jobs keep the default)")
         if by_replies or (threads is not None and threads > 1):
             raise fail("--jobs splits the search into jobs itself: it does not take "
                        "--by-replies or --threads")
         if compact:
-            _compact_jobs(position, jobs, as_json=as_json)
+            _compact_jobs(position, jobs, as_json=as_json, width=width)
             return
         _prove_jobs(position, jobs, out=out, backend=backend, address=address,
                     workers=workers, job_nodes=job_nodes, max_job_nodes=max_job_nodes,
                     table_mb=table_mb, seconds=seconds or None, nodes=nodes,
-                    epsilon=epsilon, as_json=as_json, entered=entered)
+                    epsilon=epsilon, as_json=as_json, entered=entered, width=width)
         return
     for name, given in (("--backend", backend != "local"), ("--address", address),
                         ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000),
@@ -388,7 +386,8 @@ def _writable(out: Path | None) -> None:
     writable_path(out, "the proof")
 
 
-def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
+def _compact_jobs(position: str, folder: Path, *, as_json: bool,
+                  width: int | None = None) -> None:
     """``ttt prove --jobs DIR --compact``: the jobs no proof reads dropped, older job files
     rewritten as xz."""
     from tictactoe.core import Position
@@ -404,7 +403,7 @@ def _compact_jobs(position: str, folder: Path, *, as_json: bool) -> None:
             bar.update(task, description=f"compacting {folder}: {done:,} of {total:,} "
                                          "older job files")
 
-        jobs = JobFolder(folder, Position(position))
+        jobs = JobFolder(folder, Position(position), width)
         before = jobs.size()
         bar.update(task, description=f"compacting {folder}: reading its master tree")
         dropped = drop_unused_jobs(jobs)
@@ -421,7 +420,7 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 address: str | None, workers: int | None, job_nodes: int,
                 max_job_nodes: int | None, table_mb: float | None, seconds: float | None,
                 nodes: int | None, as_json: bool, epsilon: float | None = None,
-                entered: float | None = None) -> None:
+                entered: float | None = None, width: int | None = None) -> None:
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
     from tictactoe.proof import ProofError, check_proof
     from tictactoe.search.pn.jobs import Assembly, JobProgress, prove_with_jobs
@@ -461,7 +460,7 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                                   address=address, job_nodes=job_nodes,
                                   max_job_nodes=max_job_nodes, table_mb=table_mb, nodes=nodes,
                                   seconds=seconds, out=out, check=False, progress=progress,
-                                  epsilon=epsilon, writing=writing)
+                                  epsilon=epsilon, writing=writing, width=width)
         except KeyboardInterrupt:
             raise fail(f"interrupted: the finished jobs are kept in {folder}; the same "
                        "command goes on from there", code=130) from None

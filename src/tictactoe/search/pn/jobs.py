@@ -136,6 +136,9 @@ class JobSpec:
     to ``.claimed``); that job then kills its own process after its search."""
     epsilon: float | None = None
     """df-pn's threshold factor 1 + `epsilon` (`epsilon_setting`); None: the default."""
+    width: int | None = None
+    """Past 64 cells: the attacker's moves tried at each node (`WidePnSearch`'s `width`);
+    None: the default."""
 
 
 @dataclass(frozen=True)
@@ -167,9 +170,9 @@ class JobResult:
         return data
 
 
-_SEARCHES: dict[tuple[str, float, float | None], Any] = {}
-"""Each worker process's searches, kept between jobs (by variant, table size and
-epsilon)."""
+_SEARCHES: dict[tuple[str, float, float | None, int | None], Any] = {}
+"""Each worker process's searches, kept between jobs (by variant, table size, epsilon and
+width)."""
 
 
 def prove_job(spec: JobSpec) -> JobResult:
@@ -191,15 +194,16 @@ def prove_job(spec: JobSpec) -> JobResult:
 
     started = time.perf_counter()
     position = Position(spec.position)
-    key = (position.variant.name, spec.table_mb, spec.epsilon)
+    key = (position.variant.name, spec.table_mb, spec.epsilon, spec.width)
     search = _SEARCHES.get(key)
     warm = search is not None  # its table holds an earlier job's search
     if search is None:
         _SEARCHES.clear()  # one table per worker
         if position.variant.cells > NARROW_CELLS:
-            from tictactoe.search.pn.wide import EPSILON, WidePnSearch
+            from tictactoe.search.pn.wide import EPSILON, WIDTH, WidePnSearch
 
-            search = WidePnSearch(position.variant, epsilon=spec.epsilon or EPSILON)
+            search = WidePnSearch(position.variant, epsilon=spec.epsilon or EPSILON,
+                                  width=WIDTH if spec.width is None else spec.width)
         else:
             options = {} if spec.epsilon is None else \
                 {"epsilon": epsilon_setting(spec.epsilon)}
@@ -369,22 +373,33 @@ class JobFolder:
     read), and ``proof.txt.gz`` once proven.
 
     Every file is written beside its name and renamed into place, so a run killed at any
-    moment leaves only whole files."""
+    moment leaves only whole files.
 
-    def __init__(self, path: Path | str, position: Position) -> None:
+    Past 64 cells the manifest also keeps the `width` its jobs search with (the attacker's
+    moves at each node, which the master tree's moves follow too); a run that asks for
+    another width is refused. None asks for the folder's own (the default for a new one)."""
+
+    def __init__(self, path: Path | str, position: Position, width: int | None = None) -> None:
         self.path = Path(path)
         self.position = position
         self.done = self.path / "done"
-        self._claim()
+        self.width: int | None = None
+        """Past 64 cells, the width of the folder's jobs; None on smaller boards."""
+        self._claim(width)
 
-    def _claim(self) -> None:
+    def _claim(self, width: int | None) -> None:
         path = self.path
         if path.exists() and not path.is_dir():
             raise JobFolderError(f"the job folder {path} is a file, not a folder")
         manifest = path / MANIFEST
-        wanted = {"format": FORMAT, "kind": "tictactoe-jobs",
-                  "variant": self.position.variant.name,
-                  "position": self.position.to_string()}
+        wanted: dict[str, Any] = {"format": FORMAT, "kind": "tictactoe-jobs",
+                                  "variant": self.position.variant.name,
+                                  "position": self.position.to_string()}
+        wide = self.position.variant.cells > NARROW_CELLS
+        if wide:
+            from tictactoe.search.pn.wide import WIDTH
+
+            wanted["width"] = WIDTH if width is None else width
         if manifest.exists():
             try:
                 found = json.loads(manifest.read_text())
@@ -401,6 +416,15 @@ class JobFolder:
                     f"(position {found.get('position')!r}), not of "
                     f"{self.position.variant.name} (position {wanted['position']!r}): "
                     "choose another folder")
+            if wide:
+                # a folder from before the width was kept searched with the default
+                held = found.get("width", WIDTH)
+                if width is not None and held != width:
+                    raise JobFolderError(
+                        f"the job folder {path} holds jobs searched with width {held}, not "
+                        f"{width}: leave --width out to go on with {held}, or choose "
+                        "another folder")
+                self.width = held
         else:
             if path.is_dir() and any(path.iterdir()):
                 raise JobFolderError(f"{path} is not empty and has no {MANIFEST}: it is not a "
@@ -411,6 +435,7 @@ class JobFolder:
             except OSError as err:
                 raise JobFolderError(f"cannot write to the job folder {path}: "
                                      f"{err.strerror or err}") from None
+            self.width = wanted.get("width")
         self.done.mkdir(exist_ok=True)
 
     def _file(self, position: str, attacker: str, suffix: str = ".xz") -> Path:
@@ -525,10 +550,14 @@ class Node:
 
     __slots__ = ("_moves", "attacker", "budget", "children", "dn", "dn_scale", "focus", "hint",
                  "move", "outcome", "pn", "pn_scale", "position", "replay", "running",
-                 "terminal")
+                 "terminal", "width")
 
-    def __init__(self, position: Position, move: int | None, attacker: Side) -> None:
+    def __init__(self, position: Position, move: int | None, attacker: Side,
+                 width: int | None = None) -> None:
         self.position = position
+        self.width = width
+        """Past 64 cells: the attacker's moves at each node (`WidePnSearch`'s `width`;
+        None: its default)."""
         self.move = move
         self.children: list[Node] | None = None
         self.running = False
@@ -564,25 +593,27 @@ class Node:
         children."""
         if self._moves is None:
             if self.position.variant.cells > NARROW_CELLS:
-                self._moves, self.replay = _wide_search(self.position.variant).moves(
-                    self.position, self.attacker)
+                self._moves, self.replay = _wide_search(
+                    self.position.variant, self.width).moves(self.position, self.attacker)
             else:
                 self._moves = classes(self.position)
         return self._moves
 
 
-def _wide_search(variant: Any) -> Any:
+def _wide_search(variant: Any, width: int | None) -> Any:
     """The driver's search past 64 cells, for its master tree's children (one at a time)."""
-    from tictactoe.search.pn.wide import WidePnSearch
+    from tictactoe.search.pn.wide import WIDTH, WidePnSearch
 
-    search = _MASTER_SEARCH.get(variant.name)
+    key = (variant.name, width)
+    search = _MASTER_SEARCH.get(key)
     if search is None:
         _MASTER_SEARCH.clear()
-        search = _MASTER_SEARCH[variant.name] = WidePnSearch(variant)
+        search = _MASTER_SEARCH[key] = WidePnSearch(
+            variant, width=WIDTH if width is None else width)
     return search
 
 
-_MASTER_SEARCH: dict[str, Any] = {}
+_MASTER_SEARCH: dict[tuple[str, int | None], Any] = {}
 
 
 def _numbers(outcome: str) -> tuple[float, float]:
@@ -748,7 +779,8 @@ def _expand(node: Node, attacker: Side) -> None:
     not settle added 60 to its parent reply's disproof number, and the tree left a reply
     with 37 open third moves for one with 50.)"""
     pn, dn = _open_leaf_numbers(node, attacker)
-    node.children = [Node(node.position.play(c), c, attacker) for c in node.moves]
+    node.children = [Node(node.position.play(c), c, attacker, node.width)
+                     for c in node.moves]
     for child in node.children:
         if not child.solved:
             child.pn, child.dn = _open_leaf_numbers(child, attacker)
@@ -908,7 +940,8 @@ class _Driver:
     def __init__(self, folder: JobFolder, executor: Executor, *, job_nodes: int,
                  max_job_nodes: int, table_mb: float, nodes: int | None,
                  seconds: float | None, progress: Callable[[JobProgress], None] | None,
-                 fault: str | None, epsilon: float | None = None) -> None:
+                 fault: str | None, epsilon: float | None = None,
+                 width: int | None = None) -> None:
         self.folder = folder
         self.executor = executor
         self.job_nodes = job_nodes
@@ -920,6 +953,7 @@ class _Driver:
         self.progress = progress
         self.fault = fault
         self.epsilon = epsilon
+        self.width = width
         self.spent = 0  # nodes of the jobs finished in this run
         self.jobs_run = 0
         self.jobs_reused = 0
@@ -1002,7 +1036,7 @@ class _Driver:
                 self.stopped = "seconds"
                 return
             spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault,
-                           self.epsilon)
+                           self.epsilon, self.width)
             if self._started_at is None:
                 self._started_at = time.perf_counter() - self.started
             busy = {w for _, _, _, w in running.values()}
@@ -1172,7 +1206,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                     seconds: float | None = None, out: Path | str | None = None,
                     check: bool = True, progress: Callable[[JobProgress], None] | None = None,
                     fault: Path | str | None = None, epsilon: float | None = None,
-                    writing: Callable[[Assembly], None] | None = None) -> JobRun:
+                    writing: Callable[[Assembly], None] | None = None,
+                    width: int | None = None) -> JobRun:
     """The game value of `position` by job-level proof-number search, its proof assembled
     from the jobs' fragments (written to `out`, by default ``proof.txt.gz`` in the folder)
     and, with `check`, verified by the checker.
@@ -1186,6 +1221,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     `DEFAULT_JOB_TABLE_MB`). `nodes` bounds the nodes of the jobs run (each job's writing
     counts as much as its search), `seconds` the whole run. `epsilon` sets the jobs' df-pn
     threshold factor 1 + `epsilon` (`epsilon_setting`; default 0.25, as every search here).
+    Past 64 cells `width` is the attacker's moves tried at each node (`WidePnSearch`), kept
+    in the folder: a run asking for another is refused (None: the folder's, or the default).
     A run that a limit stops returns the value ``unknown``; the jobs it finished stay in
     the folder for the next run. `seconds` bounds the proof's assembly too (`writing` hears
     how far it has got): one it stops writes nothing, and the run says how far it got
@@ -1205,6 +1242,12 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
             raise BoardTooLargeError(f"{position.variant.name} has {position.variant.cells} "
                                      f"cells: proof-number search takes boards of at most "
                                      f"{MAX_CELLS}")
+        if width is not None and width < 0:
+            raise TicTacToeError(f"the width must be 0 (every move near a mark) or more, not "
+                                 f"{width}")
+    elif width is not None:
+        raise TicTacToeError(f"the width is for boards of more than {NARROW_CELLS} cells; "
+                             f"{position.variant.name} is proven by df-pn over every move")
     if job_nodes < MIN_JOB_NODES:
         raise TicTacToeError(f"--job-nodes must be at least {MIN_JOB_NODES:,}, not {job_nodes}")
     if epsilon is not None:
@@ -1224,7 +1267,7 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
         from tictactoe.search.pn.proofs import table_mb_for
 
         table_mb = min(DEFAULT_JOB_TABLE_MB, table_mb_for(position, 2 * largest))
-    jobs = JobFolder(folder, position)
+    jobs = JobFolder(folder, position, width)
     executor = backend if not isinstance(backend, str) else \
         open_job_executor(backend, workers, address)
     mover = position.turn
@@ -1234,9 +1277,10 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
         driver = _Driver(jobs, executor, job_nodes=job_nodes, max_job_nodes=largest,
                          table_mb=table_mb, nodes=nodes,
                          seconds=seconds, progress=progress,
-                         fault=None if fault is None else str(fault), epsilon=epsilon)
+                         fault=None if fault is None else str(fault), epsilon=epsilon,
+                         width=jobs.width)
         for attacker in (mover, mover.other):
-            root = Node(position, None, attacker)
+            root = Node(position, None, attacker, jobs.width)
             question = Question(attacker, root)
             questions.append(question)
             _expand(root, attacker)  # the first ply is always split into jobs
@@ -1285,7 +1329,7 @@ def folder_trees(folder: JobFolder) -> list[Question]:
                      progress=None, fault=None)
     questions = []
     for attacker in (position.turn, position.turn.other):
-        root = Node(position, None, attacker)
+        root = Node(position, None, attacker, folder.width)
         question = Question(attacker, root)
         _expand(root, attacker)
         driver._absorb(question, root.children or [])
