@@ -71,9 +71,12 @@ def _no_threats(p: Position) -> bool:
 
 @pytest.mark.parametrize("variant", ["9x9k4", "15x15k5"])
 def test_the_fast_reply_filter_agrees_with_the_full_replay(variant: str) -> None:
-    """`refuters` (reading only the lines through the reply and the forced moves) names the
-    same replies as replaying the whole sequence after each (`refuters` with `full`)."""
+    """`refuters` (replaying only the replies on the cells `breaking` marks, each reading
+    only the lines through the reply and the forced moves) names the same replies as
+    replaying the whole sequence after every reply (`refuters` with `full`), and `breaking`
+    leaves most replies unmarked."""
     rng = random.Random(variant)
+    unmarked = replies = 0
     t = wide_tables(Position(variant).variant)
     search = WidePnSearch(variant)
     tried = 0
@@ -96,6 +99,12 @@ def test_the_fast_reply_filter_agrees_with_the_full_replay(variant: str) -> None
         m = wk.refuters(a, seq, len(found), *args, slow, True)
         assert sorted(fast[:n]) == sorted(slow[:m]), p.to_string()
         assert n < int((search.state == 0).sum())  # the sequence covers some replies
+        mark = np.zeros(p.variant.cells, dtype=np.bool_)
+        assert wk.breaking(a, seq, len(found), *args, mark)
+        assert set(slow[:m].tolist()) <= set(np.nonzero(mark)[0].tolist())
+        unmarked += int(((search.state == 0) & ~mark).sum())
+        replies += int((search.state == 0).sum())
+    assert unmarked > replies // 2
 
 
 def test_9x9_four_in_a_row_is_a_first_player_win_with_a_checked_proof(tmp_path: Path) -> None:

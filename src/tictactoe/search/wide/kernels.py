@@ -384,18 +384,84 @@ def _replay_after(a: int, r: int, seq: np.ndarray, j: int, state: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
+def breaking(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
+             line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+             zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray,
+             mark: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Mark in ``mark`` (all False on entry) every cell where a reply of the defender (side
+    ``1 - a``, to move, neither side with a threat) may stop ``a``'s win by ``seq[:j]``
+    followed strictly (`replay`); False, marking nothing, if the sequence does not win
+    after a pass. A reply on an unmarked empty cell leaves the sequence winning:
+
+    * the cells the sequence uses are marked: its moves, the defender's forced replies and
+      the threat cells of its last move (a reply elsewhere changes none of its steps);
+    * so are the cells of the lines with no mark of ``a`` before the sequence and k-2 or
+      more marks of the defender once its forced replies are counted: only a reply there
+      can give the defender a threat that changes a step."""
+    d = 1 - a
+    k = line_cells.shape[1]
+    n = 0
+    won = False
+    for i in range(j):
+        c = seq[i]
+        blocks, block, _ = threats_of(d, state, counts, line_cells)
+        if blocks == 2 or (blocks == 1 and block != c) or state[c] != 0:
+            break
+        play(c, a, state, counts, through_ptr, through, zobrist, misc)
+        played[n] = c
+        n += 1
+        made, first, second = made_at(c, a, state, counts, line_cells, through_ptr, through)
+        if made == 2:
+            mark[first] = True
+            mark[second] = True
+            won = True
+            break
+        if made == 0:
+            break
+        play(first, d, state, counts, through_ptr, through, zobrist, misc)
+        played[n] = first
+        n += 1
+    for q in range(n - 1, -1, -1):
+        take_back(played[q], a if q % 2 == 0 else d, state, counts, through_ptr, through,
+                  zobrist, misc)
+    if not won:
+        mark[:] = False
+        return False
+    for q in range(n):
+        mark[played[q]] = True
+    # the defender's marks per line with its forced replies: only the lines through them
+    # gain any
+    extra = np.zeros(counts.shape[0], dtype=np.int32)
+    for q in range(1, n, 2):
+        f = played[q]
+        for t in range(through_ptr[f], through_ptr[f + 1]):
+            extra[through[t]] += 1
+    for line in range(counts.shape[0]):
+        if counts[line, a] == 0 and counts[line, d] + extra[line] >= k - 2:
+            for q in range(k):
+                mark[line_cells[line, q]] = True
+    return True
+
+
+@njit(cache=True, nogil=True)
 def refuters(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
              line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
              zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray, out: np.ndarray,
              full: bool = False) -> int:  # pragma: no cover - compiled
     """The defender's (side ``1 - a``, to move) replies after which ``a`` no longer wins by
     the sequence ``seq[:j]`` followed strictly (`replay`): how many, written to ``out``.
-    Neither side may have a threat (the defender's node of df-pn, once those are settled);
-    with `full`, each reply asks `replay` itself, which reads every line (for the tests)."""
+    Neither side may have a threat (the defender's node of df-pn, once those are settled).
+    Only the replies on the cells `breaking` marks are replayed, each reading the lines
+    through the reply and the forced moves only; with `full`, every reply asks `replay`
+    itself, which reads every line (for the tests)."""
     d = 1 - a
     n = 0
+    mark = np.zeros(state.shape[0], dtype=np.bool_)
+    if full or not breaking(a, seq, j, state, counts, line_cells, through_ptr, through,
+                            zobrist, misc, played, mark):
+        mark[:] = True
     for r in range(state.shape[0]):
-        if state[r] != 0:
+        if state[r] != 0 or not mark[r]:
             continue
         play(r, d, state, counts, through_ptr, through, zobrist, misc)
         if full:
