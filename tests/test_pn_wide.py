@@ -107,6 +107,41 @@ def test_the_fast_reply_filter_agrees_with_the_full_replay(variant: str) -> None
     assert unmarked > replies // 2
 
 
+@pytest.mark.parametrize("variant", ["9x9k4", "15x15k5"])
+def test_the_compiled_evaluation_agrees_with_the_python_one(variant: str) -> None:
+    """`_evaluate_after` (one compiled call, `attacker_child`) gives every reply's attacker
+    node the same table entry and win by fours as playing the reply and `_evaluate`, and
+    leaves the board, its counts and the cells near a mark as they were."""
+    rng = random.Random(variant)
+    fast, slow = WidePnSearch(variant), WidePnSearch(variant)
+    kinds = set()
+    tried = 0
+    while tried < 12:
+        p = _random_position(variant, rng.randrange(4, 30), rng)
+        if p is None or not _no_threats(p):
+            continue
+        tried += 1
+        a = p.turn.other.value - 1  # the side that moved last attacks
+        side = 1 - a
+        for search in (fast, slow):
+            search.clear()
+            search._attacker = a
+            search._load(p)
+        before = (fast.state.copy(), fast.counts.copy(), fast.near_count.copy(), fast._key())
+        for c in map(int, np.nonzero(fast.state == 0)[0]):
+            key = fast._key() ^ fast.zobrist[c][side]
+            got = fast._evaluate_after(key, c, side)
+            slow._play(c, side)
+            want = slow._evaluate(key, True)
+            slow._undo(c, side)
+            assert got == want, (p.to_string(), c)
+            assert fast.sequences.get(key) == slow.sequences.get(key)
+            kinds.add((got[0] == 0, got[1] == 0))
+        assert (fast.state == before[0]).all() and (fast.counts == before[1]).all()
+        assert (fast.near_count == before[2]).all() and fast._key() == before[3]
+    assert kinds == {(True, False), (False, True), (False, False)}
+
+
 def test_9x9_four_in_a_row_is_a_first_player_win_with_a_checked_proof(tmp_path: Path) -> None:
     search = WidePnSearch("9x9k4")
     result = search.prove("9x9k4")

@@ -191,6 +191,10 @@ class WidePnSearch:
         (tried first)."""
         self.near_count = np.zeros(n, dtype=np.int32)
         self.neighbours = _neighbours(v, NEAR)
+        self.near_ptr = np.zeros(n + 1, dtype=np.int64)
+        self.near_ptr[1:] = np.cumsum([len(cells) for cells in self.neighbours])
+        self.near_cells = np.concatenate(self.neighbours).astype(np.int64)
+        """`neighbours` as one list: cell c's are ``near_cells[near_ptr[c]:near_ptr[c + 1]]``."""
         self.zobrist = [[int(z) for z in row] for row in self.tables.zobrist]
         self.vcf_budget = vcf_budget
         self.passes = passes
@@ -250,15 +254,14 @@ class WidePnSearch:
 
     def _play(self, c: int, side: int) -> None:
         t = self.tables
-        _wk.play(c, side, self.state, self.counts, t.through_ptr, t.through, t.zobrist,
-                 self.misc)
-        self.near_count[self.neighbours[c]] += 1
+        _wk.play_near(c, side, self.state, self.counts, t.through_ptr, t.through, t.zobrist,
+                      self.misc, self.near_count, self.near_ptr, self.near_cells)
 
     def _undo(self, c: int, side: int) -> None:
         t = self.tables
-        _wk.take_back(c, side, self.state, self.counts, t.through_ptr, t.through, t.zobrist,
-                      self.misc)
-        self.near_count[self.neighbours[c]] -= 1
+        _wk.take_back_near(c, side, self.state, self.counts, t.through_ptr, t.through,
+                           t.zobrist, self.misc, self.near_count, self.near_ptr,
+                           self.near_cells)
 
     def _key(self) -> int:
         return int(self.misc[_wk.HASH]) & (2**64 - 1)
@@ -316,6 +319,31 @@ class WidePnSearch:
         return out
 
     # ------------------------------------------------------------------ nodes
+    def _evaluate_after(self, key: int, c: int, side: int) -> list[int]:
+        """`_evaluate` of the attacker's node after the defender (`side`) plays `c`, in one
+        compiled call (`kernels.attacker_child`), where `_evaluate` would not ask for the
+        win by threes (``threes`` not ``eager``). The table entry, stored."""
+        self.nodes += 1
+        t = self.tables
+        kind, value, extra = _wk.attacker_child(
+            c, side, self._attacker, self.most, self.vcf_budget, self.state, self.counts,
+            t.line_cells, t.through_ptr, t.through, t.zobrist, self.vcf_keys, self.vcf_depth,
+            self.seen, self.misc, self.seq, self.buf, self.near_count, self.near_ptr,
+            self.near_cells)
+        if kind == _wk.ATTACKER_THREAT:
+            entry = [0, INF, int(value)]
+        elif kind == _wk.ATTACKER_LOST:
+            entry = [INF, 0, -1]
+        elif kind == _wk.ATTACKER_FOURS:
+            self.sequences[key] = tuple(int(x) for x in self.seq[:value])
+            entry = [0, INF, -1]
+        elif self._zone_depth > 0:
+            entry = [INF, 0, -1]  # a pass subtree wins by threats only
+        else:
+            entry = [QUIET_PN, 1 if extra else max(1, int(value)), -1]
+        self.table[key] = entry
+        return entry
+
     def _evaluate(self, key: int, attacker_to_move: bool) -> list[int]:
         """The table entry of the current position, evaluated (and stored)."""
         self.nodes += 1
@@ -565,6 +593,8 @@ class WidePnSearch:
                     self._zone_depth += 1
                     child = self._evaluate(ck, True)
                     self._zone_depth -= 1
+                elif not attacker_to_move and self.threes != "eager":
+                    child = self._evaluate_after(ck, c, side)
                 else:
                     self._play(c, side)
                     child = self._evaluate(ck, not attacker_to_move)

@@ -384,6 +384,87 @@ def _replay_after(a: int, r: int, seq: np.ndarray, j: int, state: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
+def play_near(c: int, side: int, state: np.ndarray, counts: np.ndarray,
+              through_ptr: np.ndarray, through: np.ndarray, zobrist: np.ndarray,
+              misc: np.ndarray, near_count: np.ndarray, near_ptr: np.ndarray,
+              near_cells: np.ndarray) -> None:  # pragma: no cover - compiled
+    """`play`, and count the mark in ``near_count`` of each cell near ``c`` (the cells
+    ``near_cells[near_ptr[c]:near_ptr[c + 1]]``)."""
+    play(c, side, state, counts, through_ptr, through, zobrist, misc)
+    for j in range(near_ptr[c], near_ptr[c + 1]):
+        near_count[near_cells[j]] += 1
+
+
+@njit(cache=True, nogil=True)
+def take_back_near(c: int, side: int, state: np.ndarray, counts: np.ndarray,
+                   through_ptr: np.ndarray, through: np.ndarray, zobrist: np.ndarray,
+                   misc: np.ndarray, near_count: np.ndarray, near_ptr: np.ndarray,
+                   near_cells: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Undo `play_near`."""
+    take_back(c, side, state, counts, through_ptr, through, zobrist, misc)
+    for j in range(near_ptr[c], near_ptr[c + 1]):
+        near_count[near_cells[j]] -= 1
+
+
+ATTACKER_THREAT = 0
+"""`attacker_child`: the attacker has a threat (the value is its first threat cell)."""
+ATTACKER_LOST = 1
+"""`attacker_child`: the defender has threats on two cells, or the board is full."""
+ATTACKER_FOURS = 2
+"""`attacker_child`: the attacker wins by fours (the value is the length, moves in
+``seq``)."""
+ATTACKER_QUIET = 3
+"""`attacker_child`: none of those (the value is the number of empty cells near a mark, the
+extra the defender's threat cells as `threats_of` counts them)."""
+
+
+@njit(cache=True, nogil=True)
+def attacker_child(c: int, side: int, a: int, rem: int, budget: int, state: np.ndarray,
+                   counts: np.ndarray, line_cells: np.ndarray, through_ptr: np.ndarray,
+                   through: np.ndarray, zobrist: np.ndarray, tt_keys: np.ndarray,
+                   tt_depth: np.ndarray, seen: np.ndarray, misc: np.ndarray, seq: np.ndarray,
+                   buf: np.ndarray, near_count: np.ndarray, near_ptr: np.ndarray,
+                   near_cells: np.ndarray) -> tuple[int, int, int]:  # pragma: no cover
+    """What the position after ``side`` plays ``c`` is for the attacker ``a``, to move
+    there: (kind, value, extra), the kind one of `ATTACKER_THREAT`, `ATTACKER_LOST`,
+    `ATTACKER_FOURS` (asking `vcf` with ``rem`` and ``budget``) and `ATTACKER_QUIET`. The
+    position is left as it was. One call instead of a move, two threat counts, a threat
+    search, a count of the cells near a mark and the move taken back, each from Python."""
+    play_near(c, side, state, counts, through_ptr, through, zobrist, misc, near_count,
+              near_ptr, near_cells)
+    kind = ATTACKER_QUIET
+    value = 0
+    extra = 0
+    made, first, _ = threats_of(a, state, counts, line_cells)
+    if made > 0:
+        kind = ATTACKER_THREAT
+        value = first
+    else:
+        blocks, _, _ = threats_of(1 - a, state, counts, line_cells)
+        empty = 0
+        near = 0
+        for x in range(state.shape[0]):
+            if state[x] == 0:
+                empty += 1
+                if near_count[x] > 0:
+                    near += 1
+        if blocks == 2 or empty == 0:
+            kind = ATTACKER_LOST
+        else:
+            found = vcf(a, rem, budget, state, counts, line_cells, through_ptr, through,
+                        zobrist, tt_keys, tt_depth, seen, misc, seq, buf)
+            if found >= 0:
+                kind = ATTACKER_FOURS
+                value = found
+            else:
+                value = near
+                extra = blocks
+    take_back_near(c, side, state, counts, through_ptr, through, zobrist, misc, near_count,
+                   near_ptr, near_cells)
+    return kind, value, extra
+
+
+@njit(cache=True, nogil=True)
 def breaking(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
              line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
              zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray,
