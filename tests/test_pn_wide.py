@@ -109,9 +109,9 @@ def test_the_fast_reply_filter_agrees_with_the_full_replay(variant: str) -> None
 
 @pytest.mark.parametrize("variant", ["9x9k4", "15x15k5"])
 def test_the_compiled_evaluation_agrees_with_the_python_one(variant: str) -> None:
-    """`_evaluate_after` (one compiled call, `attacker_child`) gives every reply's attacker
-    node the same table entry and win by fours as playing the reply and `_evaluate`, and
-    leaves the board, its counts and the cells near a mark as they were."""
+    """`_evaluate_many` (one compiled call for every reply, `attacker_children`) gives each
+    reply's attacker node the same table entry and win by fours as playing the reply and
+    `_evaluate`, and leaves the board, its counts and the cells near a mark as they were."""
     rng = random.Random(variant)
     fast, slow = WidePnSearch(variant), WidePnSearch(variant)
     kinds = set()
@@ -128,9 +128,11 @@ def test_the_compiled_evaluation_agrees_with_the_python_one(variant: str) -> Non
             search._attacker = a
             search._load(p)
         before = (fast.state.copy(), fast.counts.copy(), fast.near_count.copy(), fast._key())
-        for c in map(int, np.nonzero(fast.state == 0)[0]):
-            key = fast._key() ^ fast.zobrist[c][side]
-            got = fast._evaluate_after(key, c, side)
+        cells = [int(c) for c in np.nonzero(fast.state == 0)[0]]
+        keys = [fast._key() ^ fast.zobrist[c][side] for c in cells]
+        for c, key, got in zip(cells, keys, fast._evaluate_many(cells, keys, side),
+                               strict=True):
+            assert fast.table[key] is got
             slow._play(c, side)
             want = slow._evaluate(key, True)
             slow._undo(c, side)

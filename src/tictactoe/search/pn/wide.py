@@ -195,6 +195,10 @@ class WidePnSearch:
         self.near_ptr[1:] = np.cumsum([len(cells) for cells in self.neighbours])
         self.near_cells = np.concatenate(self.neighbours).astype(np.int64)
         """`neighbours` as one list: cell c's are ``near_cells[near_ptr[c]:near_ptr[c + 1]]``."""
+        self.batch = np.zeros(n, dtype=np.int64)
+        self.batch_out = np.zeros((n, 4), dtype=np.int64)
+        self.batch_moves = np.zeros(n * (self.most + 2), dtype=np.int64)
+        """Scratch of `_evaluate_many`: the replies, their results and their wins' moves."""
         self.zobrist = [[int(z) for z in row] for row in self.tables.zobrist]
         self.vcf_budget = vcf_budget
         self.passes = passes
@@ -319,30 +323,38 @@ class WidePnSearch:
         return out
 
     # ------------------------------------------------------------------ nodes
-    def _evaluate_after(self, key: int, c: int, side: int) -> list[int]:
-        """`_evaluate` of the attacker's node after the defender (`side`) plays `c`, in one
-        compiled call (`kernels.attacker_child`), where `_evaluate` would not ask for the
-        win by threes (``threes`` not ``eager``). The table entry, stored."""
-        self.nodes += 1
+    def _evaluate_many(self, cells: list[int], keys: list[int], side: int) -> list[list[int]]:
+        """`_evaluate` of the attacker's node after each of the defender's (`side`) replies
+        `cells` (with their `keys`), in one compiled call (`kernels.attacker_children`),
+        where `_evaluate` would not ask for the win by threes (``threes`` not ``eager``).
+        The table entries, stored."""
+        n = len(cells)
+        self.nodes += n
         t = self.tables
-        kind, value, extra = _wk.attacker_child(
-            c, side, self._attacker, self.most, self.vcf_budget, self.state, self.counts,
-            t.line_cells, t.through_ptr, t.through, t.zobrist, self.vcf_keys, self.vcf_depth,
-            self.seen, self.misc, self.seq, self.buf, self.near_count, self.near_ptr,
-            self.near_cells)
-        if kind == _wk.ATTACKER_THREAT:
-            entry = [0, INF, int(value)]
-        elif kind == _wk.ATTACKER_LOST:
-            entry = [INF, 0, -1]
-        elif kind == _wk.ATTACKER_FOURS:
-            self.sequences[key] = tuple(int(x) for x in self.seq[:value])
-            entry = [0, INF, -1]
-        elif self._zone_depth > 0:
-            entry = [INF, 0, -1]  # a pass subtree wins by threats only
-        else:
-            entry = [QUIET_PN, 1 if extra else max(1, int(value)), -1]
-        self.table[key] = entry
-        return entry
+        self.batch[:n] = cells
+        _wk.attacker_children(
+            self.batch, n, side, self._attacker, self.most, self.vcf_budget, self.state,
+            self.counts, t.line_cells, t.through_ptr, t.through, t.zobrist, self.vcf_keys,
+            self.vcf_depth, self.seen, self.misc, self.seq, self.buf, self.near_count,
+            self.near_ptr, self.near_cells, self.batch_out, self.batch_moves)
+        entries = []
+        quiet = [INF, 0, -1] if self._zone_depth > 0 else None  # a pass subtree: threats only
+        for key, (kind, value, extra, at) in zip(keys, self.batch_out[:n].tolist(),
+                                                 strict=True):
+            if kind == _wk.ATTACKER_THREAT:
+                entry = [0, INF, value]
+            elif kind == _wk.ATTACKER_LOST:
+                entry = [INF, 0, -1]
+            elif kind == _wk.ATTACKER_FOURS:
+                self.sequences[key] = tuple(self.batch_moves[at:at + value].tolist())
+                entry = [0, INF, -1]
+            elif quiet is not None:
+                entry = list(quiet)
+            else:
+                entry = [QUIET_PN, 1 if extra else max(1, value), -1]
+            self.table[key] = entry
+            entries.append(entry)
+        return entries
 
     def _evaluate(self, key: int, attacker_to_move: bool) -> list[int]:
         """The table entry of the current position, evaluated (and stored)."""
@@ -585,21 +597,34 @@ class WidePnSearch:
         """The children's keys and table entries (evaluated where new)."""
         zobrist = self.zobrist
         keys = [self._pass_key(key) if c == PASS else key ^ zobrist[c][side] for c in kids]
+        table = self.table
+        found = [table.get(ck) for ck in keys]
         entries: list[list[int]] = []
-        for c, ck in zip(kids, keys, strict=True):
-            child = self.table.get(ck)
+        # the replies whose attacker's nodes are evaluated together, in order (a run of
+        # them between the others)
+        batched = not attacker_to_move and self.threes != "eager"
+        run: list[int] = []
+        for i, (c, ck) in enumerate(zip(kids, keys, strict=True)):
+            child = found[i]
+            if child is None and batched and c != PASS:
+                run.append(i)
+                continue
+            if run:
+                entries += self._evaluate_many([kids[j] for j in run], [keys[j] for j in run],
+                                               side)
+                run = []
             if child is None:
                 if c == PASS:
                     self._zone_depth += 1
                     child = self._evaluate(ck, True)
                     self._zone_depth -= 1
-                elif not attacker_to_move and self.threes != "eager":
-                    child = self._evaluate_after(ck, c, side)
                 else:
                     self._play(c, side)
                     child = self._evaluate(ck, not attacker_to_move)
                     self._undo(c, side)
             entries.append(child)
+        if run:
+            entries += self._evaluate_many([kids[j] for j in run], [keys[j] for j in run], side)
         return keys, entries
 
     def _all_replies(self, key: int) -> list[int]:

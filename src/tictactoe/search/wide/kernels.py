@@ -465,6 +465,33 @@ def attacker_child(c: int, side: int, a: int, rem: int, budget: int, state: np.n
 
 
 @njit(cache=True, nogil=True)
+def attacker_children(cells: np.ndarray, n: int, side: int, a: int, rem: int, budget: int,
+                      state: np.ndarray, counts: np.ndarray, line_cells: np.ndarray,
+                      through_ptr: np.ndarray, through: np.ndarray, zobrist: np.ndarray,
+                      tt_keys: np.ndarray, tt_depth: np.ndarray, seen: np.ndarray,
+                      misc: np.ndarray, seq: np.ndarray, buf: np.ndarray,
+                      near_count: np.ndarray, near_ptr: np.ndarray, near_cells: np.ndarray,
+                      out: np.ndarray, moves: np.ndarray) -> None:  # pragma: no cover
+    """`attacker_child` for each of ``cells[:n]`` in turn: row i of ``out`` gets the kind,
+    the value, the extra and, for `ATTACKER_FOURS`, where its moves start in ``moves``
+    (one after the other)."""
+    at = 0
+    for i in range(n):
+        kind, value, extra = attacker_child(cells[i], side, a, rem, budget, state, counts,
+                                            line_cells, through_ptr, through, zobrist, tt_keys,
+                                            tt_depth, seen, misc, seq, buf, near_count,
+                                            near_ptr, near_cells)
+        out[i, 0] = kind
+        out[i, 1] = value
+        out[i, 2] = extra
+        out[i, 3] = at
+        if kind == ATTACKER_FOURS:
+            for j in range(value):
+                moves[at + j] = seq[j]
+            at += value
+
+
+@njit(cache=True, nogil=True)
 def breaking(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
              line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
              zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray,
