@@ -12,14 +12,16 @@ so a search that runs out of such moves answers ``unknown``, never ``no-win``.
 * **Defender to move (AND).** A threat of the defender disproves the node; two threats of
   the attacker prove it, one leaves the defender a single reply. Otherwise the attacker's
   win by fours *after a pass* restricts the defender: a reply after which the same
-  sequence, followed move by move, still wins is proven at once (`kernels.refuters`), and
-  only the others become children. The proof file lists them on an ``R ... V h1 ... hj``
+  sequence, followed move by move, still wins is proven at once (`kernels.refuters`, which
+  replays only the replies on the cells that `kernels.breaking` marks), and only the
+  others become children. The proof file lists them on an ``R ... V h1 ... hj``
   line (format version 4), which the checker verifies reply by reply. Without such a
   sequence every empty cell is a child, one per class under the position's symmetries
   while it has few marks.
 * **df-pn** (Nagai) with the 1+epsilon thresholds (Pawlewicz and Lew), a transposition
   table keyed by Zobrist hashes, and every child evaluated when its parent is expanded (a
-  defender's node starts with a proof number equal to its count of children).
+  defender's node starts with a proof number equal to its count of children; its replies'
+  attacker's nodes are evaluated in one compiled call, `kernels.attacker_children`).
 
 >>> search = WidePnSearch("9x9k4")
 >>> result = search.prove("9x9k4")
