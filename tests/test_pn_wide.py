@@ -334,6 +334,11 @@ def test_jobs_past_64_cells_search_with_the_width_their_folder_keeps(tmp_path: P
     default = tmp_path / "default"
     prove_with_jobs("9x9k4", default, backend=InProcess(), job_nodes=2_000)
     assert json.loads((default / MANIFEST).read_text())["width"] == 4
+    small = tmp_path / "small"
+    CliRunner().invoke(app, ["prove", "3x3", "--jobs", str(small), "--nodes", "1000"])
+    result = CliRunner().invoke(app, ["prove", "3x3", "--jobs", str(small), "--compact",
+                                      "--width", "2"])
+    assert result.exit_code == 2 and "the width is for boards of more than 64" in result.output
 
 
 def test_pass_subtrees_cover_the_quiet_replies_outside_their_zone(tmp_path: Path) -> None:

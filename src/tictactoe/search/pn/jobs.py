@@ -400,6 +400,10 @@ class JobFolder:
             from tictactoe.search.pn.wide import WIDTH
 
             wanted["width"] = WIDTH if width is None else width
+        elif width is not None:
+            raise JobFolderError(f"the width is for boards of more than {NARROW_CELLS} cells; "
+                                 f"{self.position.variant.name} is proven by df-pn over every "
+                                 "move")
         if manifest.exists():
             try:
                 found = json.loads(manifest.read_text())
