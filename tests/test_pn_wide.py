@@ -341,6 +341,53 @@ def test_jobs_past_64_cells_search_with_the_width_their_folder_keeps(tmp_path: P
     assert result.exit_code == 2 and "the width is for boards of more than 64" in result.output
 
 
+@pytest.mark.parametrize(("start", "value"), [
+    ("oooo5/9/9/9/1xxxx4/9/9/9/x8 o 5", "o"),
+    ("1oooo4/9/9/9/9/9/9/9/x1x1x1x2 x 5", "o"),
+    ("ooo1xoxoo/ooxxoxoxo/oxoxoxxxx/xxxoxoxo1/oxoxxoxxx/ox1ooxoox/ooxx1oxoo/xxooox2x/"
+     "xxxoxooxo o 5", "unknown")])
+def test_jobs_past_64_cells_where_an_attacker_has_no_win(start: str, value: str,
+                                                         tmp_path: Path) -> None:
+    """Past 64 cells a job that finds no win among the moves it tries is a dead end of the
+    master tree (not split, not run again with more nodes). In the first position X, as
+    attacker, meets a defender's node with no replies to split (X has an open four, O
+    completes its line first), which stopped the run with a ValueError before; in the
+    second X cannot block O's open four. O's win is proven in both. In the third every line
+    is blocked for both: the run answers unknown, never a draw (this search proves wins
+    only)."""
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn.jobs import JobResult, Node, _exhausted, _expand, prove_with_jobs
+
+    position = Position(start)
+    if position.turn is Side.O and value == "o":  # X's question: the defender's node
+        node = Node(position, None, Side.X, 4)
+        assert node.moves == []
+        _expand(node, Side.X)  # left a leaf for a job to decide
+        assert node.children is None
+        job = WidePnSearch(position.variant).prove(position, attacker=Side.X)
+        assert job.outcome == "unknown" and job.root_dn == 0 and job.stopped is None
+        assert _exhausted(JobResult(start, "x", "unknown", job.nodes, job.seconds,
+                                    job.root_pn, job.root_dn, 1_000))
+    run = prove_with_jobs(start, tmp_path / "jobs", backend=InProcess(), job_nodes=1_000,
+                          seconds=120)
+    assert run.value == value and run.stopped is None and run.jobs_run <= 40
+    assert [q.outcome for q in run.questions] == (
+        ["win"] if position.turn is Side.O and value == "o" else
+        ["no-win", "win"] if value == "o" else ["no-win", "no-win"])
+    if value == "o":
+        assert run.check is not None and run.check.value == "o"
+    else:
+        assert run.proof is None
+    result = CliRunner().invoke(app, ["prove", start, "--jobs", str(tmp_path / "cli"),
+                                      "--workers", "1"])
+    if value == "o":
+        assert result.exit_code == 0 and "O wins" in result.output, result.output
+    else:
+        assert result.exit_code == 1, result.output
+        assert "unproven: no win found trying the 4 best moves near the marks" in \
+            result.output
+
+
 def test_pass_subtrees_cover_the_quiet_replies_outside_their_zone(tmp_path: Path) -> None:
     """With pass subtrees (the default; here with the win by threes asked eagerly, so that
     pass subtrees may use threes) a quiet defender's node lists only the replies in

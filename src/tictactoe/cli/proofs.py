@@ -366,8 +366,7 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
         if result.proven:
             text = f"{result.attacker.upper()} wins"
         else:
-            tried = {0: "every move near the marks", 1: "the best move near the marks"}.get(
-                search.width, f"the {search.width} best moves near the marks")
+            tried = _tried(search.width)
             why = f"stopped by the {result.stopped} limit" if result.stopped else \
                 f"no win found trying {tried} (this search proves wins only)"
             text = (f"unproven: {why}, root pn {_number(result.root_pn)}, "
@@ -379,6 +378,12 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
                           "checked: valid", soft_wrap=True)
     if not result.proven:
         raise typer.Exit(1)
+
+
+def _tried(width: int) -> str:
+    """The attacker's moves that the search past 64 cells tries, in words."""
+    return {0: "every move near the marks", 1: "the best move near the marks"}.get(
+        width, f"the {width} best moves near the marks")
 
 
 def _writable(out: Path | None) -> None:
@@ -424,6 +429,7 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
     from tictactoe.proof import ProofError, check_proof
     from tictactoe.search.pn.jobs import Assembly, JobProgress, prove_with_jobs
+    from tictactoe.search.pn.wide import WIDTH
 
     if backend not in ("local", "dask"):
         raise fail(f"unknown backend {backend!r}: choose local or dask")
@@ -490,7 +496,12 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
     else:
         text = {"x": "X wins", "o": "O wins", "draw": "a draw"}.get(run.value)
         last = run.questions[-1]
-        if text is None:
+        if text is None and run.stopped is None and last.outcome == "no-win":
+            # past 64 cells: the jobs found no win among the moves they try
+            width = WIDTH if last.root.width is None else last.root.width
+            text = (f"unproven: no win found trying {_tried(width)} (this search proves wins "
+                    f"only); the finished jobs are kept in {folder}")
+        elif text is None:
             why = {"seconds": "the time limit", "nodes": "the node limit"}.get(
                 run.stopped or "", "a limit")
             text = (f"unproven: stopped by {why} with root pn {_number(last.root.pn)}, dn "

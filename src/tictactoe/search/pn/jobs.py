@@ -620,6 +620,19 @@ def _wide_search(variant: Any, width: int | None) -> Any:
 _MASTER_SEARCH: dict[tuple[str, int | None], Any] = {}
 
 
+def _wide(position: Position) -> bool:
+    """Whether `position` is proven by the search past 64 cells (wins only)."""
+    return position.variant.cells > NARROW_CELLS
+
+
+def _exhausted(result: JobResult) -> bool:
+    """Whether a job past 64 cells found no win among the moves its search tries (its
+    root disproven, not stopped by a limit): splitting it or giving it more nodes would
+    try the same moves again."""
+    return result.outcome == "unknown" and not result.cut and result.root_dn == 0 and \
+        _wide(Position(result.position))
+
+
 def _numbers(outcome: str) -> tuple[float, float]:
     return {"win": (0, INF), "no-win": (INF, 0)}.get(outcome, (1, 1))
 
@@ -782,6 +795,8 @@ def _expand(node: Node, attacker: Side) -> None:
     the attacker's moves, about 60 on 8x8. On (8,8,5) one hard third move that its job did
     not settle added 60 to its parent reply's disproof number, and the tree left a reply
     with 37 open third moves for one with 50.)"""
+    if not node.moves:
+        return  # past 64 cells, a node the search settles at once: a job decides it
     pn, dn = _open_leaf_numbers(node, attacker)
     node.children = [Node(node.position.play(c), c, attacker, node.width)
                      for c in node.moves]
@@ -1109,7 +1124,7 @@ class _Driver:
     def _grows(self, result: JobResult) -> bool:
         """Whether a job that its budget stopped runs again with more nodes rather than
         being split (`_regrow`)."""
-        return self._regrow(result) > result.budget
+        return not _exhausted(result) and self._regrow(result) > result.budget
 
     def _deep_enough(self, result: JobResult) -> bool:
         """Whether the job is `GROWTH_PLY` plies below the folder's position or deeper."""
@@ -1173,7 +1188,12 @@ class _Driver:
         """A job's result into the master tree (its numbers are not updated here)."""
         attacker = question.attacker
         question.outcomes[result.outcome] = question.outcomes.get(result.outcome, 0) + 1
-        if self._grows(result) and not result.cut:
+        if result.outcome == "unknown" and not result.cut and (
+                _exhausted(result) or (_wide(leaf.position) and not leaf.moves)):
+            # past 64 cells: no win among the moves the search tries, and a split would
+            # try the same moves (or none): a dead end of the master tree, not a proof
+            leaf.outcome = "no-win"
+        elif self._grows(result) and not result.cut:
             # it runs again with more nodes (`_fill` reads them from its file), on the same
             # worker: that worker's table holds its search
             if worker >= 0:
@@ -1297,10 +1317,10 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     last = questions[-1]
     if last.outcome == "win":
         value = last.attacker.symbol
-    elif last.outcome == "no-win":
+    elif last.outcome == "no-win" and not _wide(position):
         value = "draw"
     else:
-        value = "unknown"
+        value = "unknown"  # past 64 cells a no-win is only no win among the moves tried
     run = JobRun(position.to_string(), value, questions, driver.spent,
                  time.perf_counter() - driver.started, driver.jobs_run, driver.jobs_reused,
                  used, name, driver.stopped, restarts=driver.restarts)
