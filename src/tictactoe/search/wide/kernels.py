@@ -294,18 +294,19 @@ def vcf(a: int, rem: int, budget: int, state: np.ndarray, counts: np.ndarray,
                 tt_keys, tt_depth, seen, misc, seq, buf)
 
 
-@njit(cache=True, nogil=True)
-def replay(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
-           line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
-           zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray) -> bool:  # pragma: no cover
-    """Whether side ``a``, to move, wins by the threat sequence whose moves are exactly
-    ``seq[:j]``, followed strictly (the proof format's ``V`` rule): each move answers the
-    defender's only threat cell if it has one and makes threats, the defender's reply is
-    forced, and a move that leaves threats on two cells (or a threat of ``a`` at its turn)
-    wins. The position is left as it was; ``played`` is scratch (``2 * j`` cells)."""
+@njit(cache=True, nogil=True, inline="always")
+def _follow(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
+            line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+            zobrist: np.ndarray, misc: np.ndarray,
+            played: np.ndarray) -> tuple[bool, int, int, int]:  # pragma: no cover
+    """`replay`'s walk: whether it wins, how many cells it played (in ``played``: the moves
+    at even places, the defender's forced replies at odd ones), and the two threat cells of
+    a last move that won with threats on two cells (-1, -1 if it won by a threat of ``a``
+    at its turn, or failed). The position is left as it was."""
     d = 1 - a
     n = 0
     won = False
+    first = second = -1
     for i in range(j + 1):
         made, _, _ = threats_of(a, state, counts, line_cells)
         if made > 0:
@@ -320,18 +321,33 @@ def replay(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarra
         play(c, a, state, counts, through_ptr, through, zobrist, misc)
         played[n] = c
         n += 1
-        made, first, _ = made_at(c, a, state, counts, line_cells, through_ptr, through)
+        made, t, u = made_at(c, a, state, counts, line_cells, through_ptr, through)
         if made == 2:
             won = True
+            first, second = t, u
             break
         if made == 0:
             break
-        play(first, d, state, counts, through_ptr, through, zobrist, misc)
-        played[n] = first
+        play(t, d, state, counts, through_ptr, through, zobrist, misc)
+        played[n] = t
         n += 1
     for q in range(n - 1, -1, -1):  # take back, the defender's replies at odd places
         take_back(played[q], a if q % 2 == 0 else d, state, counts, through_ptr, through,
                   zobrist, misc)
+    return won, n, first, second
+
+
+@njit(cache=True, nogil=True)
+def replay(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndarray,
+           line_cells: np.ndarray, through_ptr: np.ndarray, through: np.ndarray,
+           zobrist: np.ndarray, misc: np.ndarray, played: np.ndarray) -> bool:  # pragma: no cover
+    """Whether side ``a``, to move, wins by the threat sequence whose moves are exactly
+    ``seq[:j]``, followed strictly (the proof format's ``V`` rule): each move answers the
+    defender's only threat cell if it has one and makes threats, the defender's reply is
+    forced, and a move that leaves threats on two cells (or a threat of ``a`` at its turn)
+    wins. The position is left as it was; ``played`` is scratch (``2 * j`` cells)."""
+    won, _, _, _ = _follow(a, seq, j, state, counts, line_cells, through_ptr, through,
+                           zobrist, misc, played)
     return won
 
 
@@ -508,33 +524,12 @@ def breaking(a: int, seq: np.ndarray, j: int, state: np.ndarray, counts: np.ndar
       can give the defender a threat that changes a step."""
     d = 1 - a
     k = line_cells.shape[1]
-    n = 0
-    won = False
-    for i in range(j):
-        c = seq[i]
-        blocks, block, _ = threats_of(d, state, counts, line_cells)
-        if blocks == 2 or (blocks == 1 and block != c) or state[c] != 0:
-            break
-        play(c, a, state, counts, through_ptr, through, zobrist, misc)
-        played[n] = c
-        n += 1
-        made, first, second = made_at(c, a, state, counts, line_cells, through_ptr, through)
-        if made == 2:
-            mark[first] = True
-            mark[second] = True
-            won = True
-            break
-        if made == 0:
-            break
-        play(first, d, state, counts, through_ptr, through, zobrist, misc)
-        played[n] = first
-        n += 1
-    for q in range(n - 1, -1, -1):
-        take_back(played[q], a if q % 2 == 0 else d, state, counts, through_ptr, through,
-                  zobrist, misc)
-    if not won:
-        mark[:] = False
-        return False
+    won, n, first, second = _follow(a, seq, j, state, counts, line_cells, through_ptr,
+                                    through, zobrist, misc, played)
+    if not won or first < 0:
+        return False  # (a win by a standing threat cannot happen without threats now)
+    mark[first] = True
+    mark[second] = True
     for q in range(n):
         mark[played[q]] = True
     # the defender's marks per line with its forced replies: only the lines through them
