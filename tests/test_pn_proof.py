@@ -8,13 +8,10 @@ import io
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from subprocesses import take_ctrl_c
+from subprocesses import ttt_stopped
 from typer.testing import CliRunner
 
 import tictactoe.proof
@@ -102,22 +99,10 @@ def test_ttt_prove_stops_at_a_limit_and_refuses_bad_input(tmp_path: Path) -> Non
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 def test_ctrl_c_stops_ttt_prove_cleanly(tmp_path: Path) -> None:
     target = tmp_path / "cube.proof"
-    code = "from tictactoe.cli import main; main()"
-    with subprocess.Popen(
-            [sys.executable, "-c", code, "prove", "4x4x4", "--out", str(target),
-             "--table-mb", "32"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=take_ctrl_c) as process:
-        try:
-            time.sleep(5)  # past start-up: well into the search
-            assert process.poll() is None, process.communicate()
-            sent = time.monotonic()
-            process.send_signal(signal.SIGINT)
-            _, err = process.communicate(timeout=20)
-            stopped_after = time.monotonic() - sent
-        finally:
-            process.kill()
-    assert process.returncode == 130
+    code, err, stopped_after = ttt_stopped(
+        ["prove", "4x4x4", "--out", str(target), "--table-mb", "32"], signal.SIGINT,
+        5)  # past start-up: well into the search
+    assert code == 130
     assert "interrupted" in err and "Traceback" not in err
     assert stopped_after < 5
     assert not target.exists()

@@ -8,13 +8,11 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from subprocesses import ttt_stopped
 from typer.testing import CliRunner
 
 from tictactoe.cli import app
@@ -203,19 +201,9 @@ def test_ttt_prove_past_64_cells_says_what_it_could_not_do(tmp_path: Path) -> No
 def test_sigterm_stops_ttt_prove_past_64_cells_as_an_interruption() -> None:
     """``timeout`` or a batch system's limit sends SIGTERM: the command stops at once and
     says it was interrupted (not stopped by Ctrl-C, which nobody pressed)."""
-    code = "from tictactoe.cli import main; main()"
-    with subprocess.Popen([sys.executable, "-c", code, "prove", "15x15k5", "--width", "0"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
-        try:
-            time.sleep(6)  # past start-up: well into the search
-            assert process.poll() is None, process.communicate()
-            sent = time.monotonic()
-            process.send_signal(signal.SIGTERM)
-            _, err = process.communicate(timeout=20)
-            stopped_after = time.monotonic() - sent
-        finally:
-            process.kill()
-    assert process.returncode == 130, err
+    code, err, stopped_after = ttt_stopped(["prove", "15x15k5", "--width", "0"],
+                                           signal.SIGTERM, 6)  # well into the search
+    assert code == 130, err
     assert "error: interrupted; nothing was written" in err and "Ctrl-C" not in err
     assert "Traceback" not in err and stopped_after < 5
 
