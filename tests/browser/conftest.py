@@ -56,8 +56,23 @@ def wait_until(page: Any, expression: str, timeout: float = 30_000) -> Any:
         if value:
             return value
         if time.monotonic() > deadline:
-            raise TimeoutError(f"still false after {timeout / 1000:g} s: {expression}")
+            raise TimeoutError(f"still false after {timeout / 1000:g} s: {expression}\n"
+                               f"the page then: {page.evaluate(PAGE_STATE)}")
         page.wait_for_timeout(50)
+
+
+PAGE_STATE = """({
+  status: (document.querySelector('#status') || {}).textContent,
+  notes: [...document.querySelectorAll('.note[role=status]:not([hidden]), .error')]
+    .map((n) => n.id + ': ' + n.textContent.trim()).filter((t) => !t.endsWith(': ')),
+  dialog: (document.querySelector('#confirm') || {}).open,
+  stored: localStorage.getItem('tictactoe.current'),
+  marks: document.querySelectorAll('#board .cell svg').length,
+  open_cells: document.querySelectorAll('#board .cell[aria-disabled=false]').length,
+  level: (document.querySelector('#level') || {}).value,
+})"""
+"""What a page shows when a wait for it times out: its status line, its notes and errors,
+whether its dialog is open, its stored game, and its board's marks and playable cells."""
 
 
 YOUR_TURN = "document.querySelector('#board .cell[aria-disabled=false]') !== null"
