@@ -84,6 +84,33 @@ def test_a_setup_change_asks_and_the_left_game_resumes_from_history(page: Any, s
     assert page.locator("[data-name=b2]").get_attribute("aria-label") == "b2, X"
 
 
+def test_a_question_asked_before_the_last_one_has_closed_waits_for_its_own_answer(
+        page: Any, server: Any) -> None:
+    """A dialog's ``close`` event comes a task after it closes. A new question asked in
+    between (the level changed right after Escape) is answered by its own buttons, not by
+    the earlier question's late event."""
+    open_page(page, server.url)
+    play_in(page, "b2")
+    first = page.evaluate(CURRENT)
+    page.locator("body").press("n")
+    wait_until(page, ASKING)
+    # Escape's "no" and the change of level in one task: the close event is still to come
+    page.evaluate(f"""(() => {{
+      document.querySelector('#confirm').close();
+      const level = document.querySelector('#level');
+      level.value = '{OTHER_LEVEL}';
+      level.dispatchEvent(new Event('change'));
+    }})()""")
+    page.wait_for_timeout(300)
+    assert page.evaluate(ASKING), "the new question is still open"
+    assert page.locator("#level").input_value() == OTHER_LEVEL
+    page.click("#confirm-yes")
+    wait_until(page, f"({CURRENT}) && {CURRENT} !== '{first}' && ({YOUR_TURN})"
+                     " && document.querySelectorAll('#board .cell svg').length === 0")
+    assert stored_game(server.url, page.evaluate(CURRENT))["game"]["players"] == {
+        "x": "human", "o": OTHER_LEVEL}
+
+
 def test_arrow_keys_on_a_select_ask_once_when_the_choice_is_committed(page: Any,
                                                                      server: Any) -> None:
     """Arrow keys step through the Level and Board lists without asking at each step: the

@@ -99,6 +99,7 @@ export class PlayView {
     this.viewEpoch = 0;
     this.hintEpoch = 0;
     this.opened = null;         // a game from a record file or link: { record, link, from }
+    this.answerQuestion = null; // answers the open question from the dialog (see ask)
     this.moveList = new MoveList(elements.moves, (step) => this.showStep(step));
     this.sounds = new Sounds(elements.sound);
     this.records = new RecordTools(elements, this);
@@ -224,14 +225,25 @@ export class PlayView {
   }
 
   ask(title, text, yes) {
-    // the page's own confirm dialog (modal: focus stays in it, Escape answers no)
+    // the page's own confirm dialog (modal: focus stays in it, Escape answers no). Its
+    // "close" event comes a task after it closes: a question asked in between first takes
+    // the last one's answer from the dialog, and a late event that finds the dialog open
+    // again belongs to that earlier question
     const dialog = this.el.confirm;
+    if (this.answerQuestion) this.answerQuestion();
     this.el.confirmTitle.textContent = title;
     this.el.confirmText.textContent = text;
     this.el.confirmYes.textContent = yes;
     dialog.returnValue = "";
     return new Promise((resolve) => {
-      dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+      const answer = () => {
+        dialog.removeEventListener("close", closed);
+        this.answerQuestion = null;
+        resolve(dialog.returnValue === "yes");
+      };
+      const closed = () => { if (!dialog.open) answer(); };
+      this.answerQuestion = answer;
+      dialog.addEventListener("close", closed);
       dialog.showModal();
     });
   }
