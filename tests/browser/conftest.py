@@ -120,14 +120,19 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, "-c", "from tictactoe.cli import main; main()", "serve",
                    "--port", str(self.port), "--data", str(data)]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
+        # its output goes to a file: a pipe nobody reads would stop the server once full
+        self.log = data.with_name(f"{data.name}-server.log")
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        self._output = self.log.open("w")
+        self.process = subprocess.Popen(command, stdout=self._output,
                                         stderr=subprocess.STDOUT, text=True,
                                         env={**os.environ, "TICTACTOE_GAME_LIMIT": "off",
                                              **(env or {})})
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"the server stopped: {self.process.stdout.read()}")  # type: ignore[union-attr]
+                self._output.close()
+                raise RuntimeError(f"the server stopped: {self.log.read_text()}")
             try:
                 if httpx.get(f"{self.url}/api/options", timeout=1).status_code == 200:
                     return
@@ -144,8 +149,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process.stdout:
-            self.process.stdout.close()
+        self._output.close()
 
 
 @pytest.fixture(scope="session")
