@@ -7,6 +7,7 @@ counts, times, node rates and ratios, and checks every proof it writes.
     python scripts/bench_wide_pn.py settings [--count 12] [--seconds 40]
     python scripts/bench_wide_pn.py width [--count 20] [--seed 7] [--seconds 8] [--widths 0,3,4,6]
     python scripts/bench_wide_pn.py passes [--count 40] [--seed 3]
+    python scripts/bench_wide_pn.py nest [--nests 1,2,3] [--count 16] [--seconds 20]
 
 Every section takes ``--threes eager|lazy|off`` (when the win by threats with threes is
 asked; default: the library's).
@@ -33,8 +34,13 @@ openings (X on h8, the other marks on the 5x5 square around it, O to move; 3, 5,
 marks) where neither side wins by fours and X has no win by fours after a pass, searched
 with 2, 3 and 5 threes.
 
-``open``: the open k=5 boards, each within a fixed budget; it prints the root's proof and
-disproof numbers where the search does not finish, and saves them to
+``nest``: how deep pass subtrees may nest (`NEST`), side by side: 9x9 and 10x10 (k=4) from
+the empty board; 9x9 and 15x15 (k=5) from the empty board, 1,000,000 nodes each (``--nodes``),
+where the root's proof number shows how far the search sees a win; and quiet 15x15
+positions (as in ``width``, ``--seconds`` each).
+
+``open``: the open k=5 boards, each within a fixed budget (``--nest``); it prints the root's
+proof and disproof numbers where the search does not finish, and saves them to
 ``.bench/open-boards.json``.
 """
 
@@ -51,7 +57,7 @@ from typing import Any
 
 from tictactoe.core import Position
 from tictactoe.proof import check_proof
-from tictactoe.search.pn.wide import DEFAULT_THREES, THREES, WidePnSearch
+from tictactoe.search.pn.wide import DEFAULT_THREES, NEST, THREES, WidePnSearch
 from tictactoe.search.wide import WideThreats
 
 
@@ -132,8 +138,9 @@ def _compare(positions: list[tuple[str, Position]], settings: list[Setting],
                 t[1] += int(row["nodes"])  # type: ignore[call-overload]
                 t[2] += float(row["seconds"])  # type: ignore[arg-type]
                 t[3] += int(row["lines"])  # type: ignore[call-overload]
+                unsolved = "" if row["outcome"] == "win" else f" (pn {row['root_pn']:,})"
                 line.append(f"{label}: {row['outcome']:>7} {row['nodes']:>9,} nodes "
-                            f"{row['seconds']:6.2f} s {row['lines']:>6,} lines")
+                            f"{row['seconds']:6.2f} s {row['lines']:>6,} lines{unsolved}")
             print("  ".join(line), flush=True)
     for label, _ in settings:
         won, n, s, lines = totals[label]
@@ -205,7 +212,8 @@ def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("section",
-                        choices=["threes", "empty", "open", "settings", "width", "passes"])
+                        choices=["threes", "empty", "open", "settings", "width", "passes",
+                                 "nest"])
     parser.add_argument("--count", type=int, default=None,
                         help="default 12 (width: 20, passes: 40)")
     parser.add_argument("--seed", type=int, default=None,
@@ -218,7 +226,20 @@ def main() -> int:
                         help="the widths the width section compares (0: every move)")
     parser.add_argument("--threes", choices=THREES, default=DEFAULT_THREES,
                         help="when the win by threats with threes is asked")
+    parser.add_argument("--nest", type=int, default=NEST,
+                        help="how deep pass subtrees may nest (open)")
+    parser.add_argument("--nests", default="1,2,3", help="the nests the nest section compares")
     args = parser.parse_args()
+    if args.section == "nest":
+        nests: list[Setting] = [(f"nest {n}", {"threes": args.threes, "nest": int(n)})
+                                for n in args.nests.split(",")]
+        _compare([(b, Position(b)) for b in ("9x9k4", "10x10k4")], nests, None)
+        _compare([(b, Position(b)) for b in ("9x9k5", "15x15k5")], nests,
+                 args.nodes or 1_000_000)
+        quiet = quiet_positions(args.count or 16, 7 if args.seed is None else args.seed)
+        _compare([(f"#{i + 1}", p) for i, p in enumerate(quiet)], nests, None,
+                 args.seconds or 20.0)
+        return 0
     if args.section == "passes":
         pass_rates(args.count or 40, 3 if args.seed is None else args.seed)
         return 0
@@ -263,10 +284,10 @@ def main() -> int:
     results = json.loads(saved.read_text()) if saved.exists() else {}
     with tempfile.TemporaryDirectory() as tmp:
         for board in boards:
-            row = _prove(Position(board), {"threes": args.threes}, args.nodes, args.seconds,
-                         Path(tmp), board)
+            row = _prove(Position(board), {"threes": args.threes, "nest": args.nest},
+                         args.nodes, args.seconds, Path(tmp), board)
             row.update(budget_seconds=args.seconds, budget_nodes=args.nodes,
-                       threes=args.threes)
+                       threes=args.threes, nest=args.nest)
             results[board] = row
             saved.write_text(json.dumps(results, indent=1))
             rate = int(row["nodes"]) / max(float(row["seconds"]), 1e-9)  # type: ignore[call-overload, arg-type]

@@ -425,15 +425,15 @@ def test_every_setting_of_the_win_by_threes_proves_and_checks(threes: str, tmp_p
 
 def test_a_full_table_forgets_the_open_positions_and_the_proof_still_checks(tmp_path: Path
                                                                             ) -> None:
-    """With a table of 2,000 entries the search forgets its unsolved positions several
+    """With a table of 1,500 entries the search forgets its unsolved positions several
     times (not those it is searching) and still proves 10x10 (k=4) with a proof that
     checks; when the solved positions alone fill the table it stops with ``table``."""
     roomy = WidePnSearch("10x10k4")
     assert roomy.prove("10x10k4").outcome == "win" and roomy.collections == 0
-    small = WidePnSearch("10x10k4", table_entries=2_000)
+    small = WidePnSearch("10x10k4", table_entries=1_500)
     result = small.prove("10x10k4")
     assert result.outcome == "win" and small.collections >= 2
-    assert len(small.table) <= 2_000
+    assert len(small.table) <= 1_500
     out = tmp_path / "p.txt"
     small.write_proof("10x10k4", out)
     assert check_proof(out).value == "x"
@@ -490,3 +490,106 @@ def test_the_attacker_tries_its_best_moves_by_shape_score() -> None:
             assert len(search._or_moves(worst)) == len(kept)
     with pytest.raises(ValueError, match="width must be 0"):
         WidePnSearch("9x9k4", width=-1)
+
+
+QUIET_15X15 = "15/15/15/15/15/9o5/7o7/5x4x4/15/6xo7/6x3o4/15/15/15/15 x 5"
+"""A quiet 15x15 position (X to move; no win by fours for either side, none by threats with
+two threes for X) that the search proves within 30,000 nodes with nested pass subtrees and
+not without them."""
+
+
+def _deepest_pass(text: str) -> int:
+    """How many pass subtrees (``R ... Y``) lie inside each other at most in the tree of a
+    proof file with one section."""
+    tokens = iter([line.split() for line in text.splitlines()[1:]
+                   if line and not line.startswith("S ")])
+
+    def walk(depth: int) -> int:
+        kind, *rest = next(tokens)
+        if kind == "M":
+            return walk(depth)
+        if kind != "R":
+            return depth
+        deepest = depth
+        for _ in range(int(rest[0])):
+            deepest = max(deepest, walk(depth))
+        return max(deepest, walk(depth + 1)) if rest[-1] == "Y" else deepest
+
+    return walk(0)
+
+
+def test_nested_pass_subtrees_let_the_attacker_play_quiet_moves_after_a_pass(
+        tmp_path: Path) -> None:
+    """With ``nest`` 1 the attacker must keep forcing after a pass; with more, a pass
+    subtree may hold quiet moves of the attacker and, at a quiet defender's node, a pass
+    subtree of its own. The quiet 15x15 position is proven within 30,000 nodes with the
+    default (3) and not with 1; 10x10 (k=4) takes fewer nodes and about half the proof, whose
+    pass subtrees hold quiet moves. Every proof checks."""
+    from tictactoe.search.pn.wide import NEST
+
+    assert NEST == 3
+    runs = {}
+    for nest in (1, NEST):
+        search = WidePnSearch("15x15k5", nest=nest)
+        runs[nest] = search.prove(QUIET_15X15, nodes=30_000).outcome
+        if runs[nest] == "win":
+            out = tmp_path / f"quiet-{nest}.txt"
+            search.write_proof(QUIET_15X15, out)
+            assert check_proof(out).value == "x"
+    assert runs == {1: "unknown", NEST: "win"}
+    proofs = {}
+    for nest in (1, 2):
+        search = WidePnSearch("10x10k4", nest=nest)
+        result = search.prove("10x10k4")
+        out = tmp_path / f"10x10-{nest}.txt"
+        lines = search.write_proof("10x10k4", out)
+        assert result.outcome == "win" and check_proof(out).value == "x"
+        proofs[nest] = (result.nodes, lines, _deepest_pass(out.read_text()))
+    assert proofs[2][0] < proofs[1][0] and proofs[2][1] < 0.6 * proofs[1][1]
+    assert proofs[1][2] == 0 and proofs[2][2] == 1  # nest 1: no pass subtree won by fours
+    with pytest.raises(ValueError, match="nest must be 1 to 4, not 0"):
+        WidePnSearch("9x9k4", nest=0)
+
+
+def test_ttt_prove_past_64_cells_takes_the_nest_and_jobs_keep_theirs(tmp_path: Path) -> None:
+    """``--nest N`` is the single search's (and in its JSON); a job folder keeps the nest
+    of its jobs (the default for a new one, 1 for one written before it was kept)."""
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn.jobs import MANIFEST, JobSpec, prove_job, prove_with_jobs
+    from tictactoe.search.pn.wide import NEST
+
+    runs = {}
+    for given in (None, "1"):
+        args = ["prove", "10x10k4", "--json"] + ([] if given is None else ["--nest", given])
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        runs[given] = json.loads(result.output)
+    assert runs[None]["nest"] == NEST and runs["1"]["nest"] == 1
+    assert runs[None]["value"] == runs["1"]["value"] == "x"
+    assert runs[None]["nodes"] < runs["1"]["nodes"]
+    for args, message in ((["3x3"], "--nest is for boards of more than 64 cells"),
+                          (["9x9k4", "--jobs", str(tmp_path / "j")],
+                           "--nest is for the search without --jobs")):
+        result = CliRunner().invoke(app, ["prove", *args, "--nest", "2"])
+        assert result.exit_code == 2 and message in result.output, result.output
+    result = CliRunner().invoke(app, ["prove", "9x9k4", "--nest", "5"])
+    assert result.exit_code == 2
+
+    empty = Position("10x10k4").to_string()
+    for depth in (1, 2):
+        job = prove_job(JobSpec(empty, "x", 100_000, nest=depth))
+        direct = WidePnSearch("10x10k4", nest=depth).prove(empty)
+        assert job.outcome == direct.outcome == "win" and job.nodes == direct.nodes
+    folder = tmp_path / "jobs"
+    run = prove_with_jobs("9x9k4", folder, backend=InProcess(), job_nodes=2_000)
+    assert run.value == "x" and run.check is not None
+    manifest = json.loads((folder / MANIFEST).read_text())
+    assert manifest["nest"] == NEST
+    old = tmp_path / "old"  # a folder from before the nest was kept
+    del manifest["nest"]
+    old.mkdir()
+    (old / MANIFEST).write_text(json.dumps(manifest))
+    from tictactoe.search.pn.jobs import JobFolder
+
+    assert JobFolder(old, Position("9x9k4")).nest == 1
+    assert JobFolder(folder, Position("9x9k4")).nest == NEST

@@ -126,6 +126,11 @@ def prove_command(
                     "score at each node (0: every move near a mark). Default: 4; with "
                     "--jobs, the folder's (it keeps the width its jobs searched with).",
         show_default=False)] = None,
+    nest: Annotated[int | None, typer.Option(
+        min=1, max=4, help=f"Past {WIDE_CELLS} cells, without --jobs: how deep the "
+                           "attacker's wins after a pass may lie inside each other (1: "
+                           "none inside another). Default: 3; a job folder keeps its own.",
+        show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="With --jobs, when no run uses the folder: drop the jobs no "
                           "proof reads, write older (gzip) job files as xz, and stop.")] \
@@ -152,6 +157,9 @@ def prove_command(
         if by_replies or (threads is not None and threads > 1):
             raise fail("--jobs splits the search into jobs itself: it does not take "
                        "--by-replies or --threads")
+        if nest is not None:
+            raise fail("--nest is for the search without --jobs: a job folder keeps the "
+                       "nest its jobs searched with")
         if compact:
             _compact_jobs(position, jobs, as_json=as_json, width=width)
             return
@@ -176,11 +184,12 @@ def prove_command(
                 raise fail(f"{flag} is for boards of at most {WIDE_CELLS} cells; "
                            f"{root.variant.name} is proven by the search past them")
         _prove_wide(root, out=out, seconds=seconds or None, nodes=nodes, as_json=as_json,
-                    entered=entered, width=width)
+                    entered=entered, width=width, nest=nest)
         return
-    if width is not None:
-        raise fail(f"--width is for boards of more than {WIDE_CELLS} cells; "
-                   f"{root.variant.name} is proven by df-pn over every move")
+    for flag, given in (("--width", width), ("--nest", nest)):
+        if given is not None:
+            raise fail(f"{flag} is for boards of more than {WIDE_CELLS} cells; "
+                       f"{root.variant.name} is proven by df-pn over every move")
     from tictactoe.search.pn import PnSearch
     from tictactoe.search.pn.proofs import (
         ProofUnavailableError,
@@ -305,17 +314,18 @@ def _left(seconds: float | None, since: float) -> float | None:
 
 def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
                 nodes: int | None, as_json: bool, entered: float | None = None,
-                width: int | None = None) -> None:
+                width: int | None = None, nest: int | None = None) -> None:
     """``ttt prove`` past 64 cells: does the side to move win? (then, on a board with
     marks, does the other side?); the proof written and checked. `seconds` counts from
-    `entered` (default: now), the loading of the compiled search included; `width` is
-    `WidePnSearch`'s (default `WIDTH`)."""
+    `entered` (default: now), the loading of the compiled search included; `width` and
+    `nest` are `WidePnSearch`'s (default `WIDTH`, `NEST`)."""
     started = time.perf_counter() if entered is None else entered
     from tictactoe.proof import check_proof
-    from tictactoe.search.pn.wide import WIDTH, WidePnResult, WidePnSearch
+    from tictactoe.search.pn.wide import NEST, WIDTH, WidePnResult, WidePnSearch
 
     _writable(out)
-    search = WidePnSearch(root.variant, width=WIDTH if width is None else width)
+    search = WidePnSearch(root.variant, width=WIDTH if width is None else width,
+                          nest=NEST if nest is None else nest)
     attackers = [root.turn]
     if root.x | root.o:  # on the empty board the second player cannot win
         attackers.append(root.turn.other)
@@ -354,7 +364,7 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
         raise fail("interrupted; nothing was written", code=130)
     figures = {"position": root.to_string(), "value": value, "nodes": total,
                "seconds": round(elapsed, 3), "search": "past 64 cells (wins only)",
-               "width": search.width,
+               "width": search.width, "nest": search.nest,
                "questions": [{"attacker": q.attacker, "outcome": q.outcome, "nodes": q.nodes,
                               "root_pn": q.root_pn, "root_dn": q.root_dn,
                               "stopped": q.stopped} for q in questions]}

@@ -139,6 +139,9 @@ class JobSpec:
     width: int | None = None
     """Past 64 cells: the attacker's moves tried at each node (`WidePnSearch`'s `width`);
     None: the default."""
+    nest: int | None = None
+    """Past 64 cells: how deep pass subtrees may nest (`WidePnSearch`'s `nest`); None: the
+    default."""
 
 
 @dataclass(frozen=True)
@@ -170,9 +173,9 @@ class JobResult:
         return data
 
 
-_SEARCHES: dict[tuple[str, float, float | None, int | None], Any] = {}
-"""Each worker process's searches, kept between jobs (by variant, table size, epsilon and
-width)."""
+_SEARCHES: dict[tuple[str, float, float | None, int | None, int | None], Any] = {}
+"""Each worker process's searches, kept between jobs (by variant, table size, epsilon,
+width and nest)."""
 
 
 def prove_job(spec: JobSpec) -> JobResult:
@@ -194,16 +197,17 @@ def prove_job(spec: JobSpec) -> JobResult:
 
     started = time.perf_counter()
     position = Position(spec.position)
-    key = (position.variant.name, spec.table_mb, spec.epsilon, spec.width)
+    key = (position.variant.name, spec.table_mb, spec.epsilon, spec.width, spec.nest)
     search = _SEARCHES.get(key)
     warm = search is not None  # its table holds an earlier job's search
     if search is None:
         _SEARCHES.clear()  # one table per worker
         if position.variant.cells > NARROW_CELLS:
-            from tictactoe.search.pn.wide import EPSILON, WIDTH, WidePnSearch
+            from tictactoe.search.pn.wide import EPSILON, NEST, WIDTH, WidePnSearch
 
             search = WidePnSearch(position.variant, epsilon=spec.epsilon or EPSILON,
-                                  width=WIDTH if spec.width is None else spec.width)
+                                  width=WIDTH if spec.width is None else spec.width,
+                                  nest=NEST if spec.nest is None else spec.nest)
         else:
             options = {} if spec.epsilon is None else \
                 {"epsilon": epsilon_setting(spec.epsilon)}
@@ -377,7 +381,9 @@ class JobFolder:
 
     Past 64 cells the manifest also keeps the `width` its jobs search with (the attacker's
     moves at each node, which the master tree's moves follow too); a run that asks for
-    another width is refused. None asks for the folder's own (the default for a new one)."""
+    another width is refused. None asks for the folder's own (the default for a new one).
+    It keeps their `nest` too (how deep pass subtrees may nest: the default for a new
+    folder, 1 for one from before it was kept)."""
 
     def __init__(self, path: Path | str, position: Position, width: int | None = None) -> None:
         self.path = Path(path)
@@ -385,6 +391,8 @@ class JobFolder:
         self.done = self.path / "done"
         self.width: int | None = None
         """Past 64 cells, the width of the folder's jobs; None on smaller boards."""
+        self.nest: int | None = None
+        """Past 64 cells, how deep its jobs' pass subtrees may nest; None on smaller boards."""
         self._claim(width)
 
     def _claim(self, width: int | None) -> None:
@@ -397,9 +405,10 @@ class JobFolder:
                                   "position": self.position.to_string()}
         wide = self.position.variant.cells > NARROW_CELLS
         if wide:
-            from tictactoe.search.pn.wide import WIDTH
+            from tictactoe.search.pn.wide import NEST, WIDTH
 
             wanted["width"] = WIDTH if width is None else width
+            wanted["nest"] = NEST
         elif width is not None:
             raise JobFolderError(f"the width is for boards of more than {NARROW_CELLS} cells; "
                                  f"{self.position.variant.name} is proven by df-pn over every "
@@ -429,6 +438,8 @@ class JobFolder:
                         f"{width}: leave --width out to go on with {held}, or choose "
                         "another folder")
                 self.width = held
+                # and without nested pass subtrees, before their depth was kept
+                self.nest = found.get("nest", 1)
         else:
             if path.is_dir() and any(path.iterdir()):
                 raise JobFolderError(f"{path} is not empty and has no {MANIFEST}: it is not a "
@@ -440,6 +451,7 @@ class JobFolder:
                 raise JobFolderError(f"cannot write to the job folder {path}: "
                                      f"{err.strerror or err}") from None
             self.width = wanted.get("width")
+            self.nest = wanted.get("nest")
         self.done.mkdir(exist_ok=True)
 
     def _file(self, position: str, attacker: str, suffix: str = ".xz") -> Path:
@@ -960,7 +972,7 @@ class _Driver:
                  max_job_nodes: int, table_mb: float, nodes: int | None,
                  seconds: float | None, progress: Callable[[JobProgress], None] | None,
                  fault: str | None, epsilon: float | None = None,
-                 width: int | None = None) -> None:
+                 width: int | None = None, nest: int | None = None) -> None:
         self.folder = folder
         self.executor = executor
         self.job_nodes = job_nodes
@@ -973,6 +985,7 @@ class _Driver:
         self.fault = fault
         self.epsilon = epsilon
         self.width = width
+        self.nest = nest
         self.spent = 0  # nodes of the jobs finished in this run
         self.jobs_run = 0
         self.jobs_reused = 0
@@ -1055,7 +1068,7 @@ class _Driver:
                 self.stopped = "seconds"
                 return
             spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault,
-                           self.epsilon, self.width)
+                           self.epsilon, self.width, self.nest)
             if self._started_at is None:
                 self._started_at = time.perf_counter() - self.started
             busy = {w for _, _, _, w in running.values()}
@@ -1302,7 +1315,7 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                          table_mb=table_mb, nodes=nodes,
                          seconds=seconds, progress=progress,
                          fault=None if fault is None else str(fault), epsilon=epsilon,
-                         width=jobs.width)
+                         width=jobs.width, nest=jobs.nest)
         for attacker in (mover, mover.other):
             root = Node(position, None, attacker, jobs.width)
             question = Question(attacker, root)

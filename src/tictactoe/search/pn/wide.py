@@ -117,6 +117,15 @@ ZONE_KEY = 0x2545F4914F6CDD1D
 """Xor-ed into the keys of positions inside a pass subtree, whose proofs obey the pass
 subtree's rules (no symmetry)."""
 
+NEST_KEYS = (ZONE_KEY, 0x9E3779B97F4A7C15, 0xD1B54A32D192ED03, 0x8CB92BA72F3D8DD7)
+"""Xor-ed into a key as it enters a pass subtree `NEST_KEYS[d]` deep (d = 0: one outside
+pass subtrees), so that each depth keeps its own entries: its rules differ (`nest`)."""
+
+NEST = 3
+"""How deep pass subtrees may lie inside each other (`WidePnSearch(..., nest=N)`): at the
+deepest, the attacker must keep forcing; above it, a quiet defender's node opens a pass
+subtree of its own, and the attacker may make quiet moves."""
+
 TABLE_ENTRIES = 3_000_000
 """Positions the search's table holds (about 300 bytes each, with their children's moves)
 before it forgets the ones neither proven nor disproven (`WidePnSearch.collect`)."""
@@ -161,11 +170,13 @@ class WidePnSearch:
     def __init__(self, variant: Variant | str, *, vcf_budget: int = VCF_BUDGET,
                  epsilon: float = EPSILON, passes: bool = True,
                  threes: str = DEFAULT_THREES, table_entries: int = TABLE_ENTRIES,
-                 width: int = WIDTH) -> None:
+                 width: int = WIDTH, nest: int = NEST) -> None:
         if threes not in THREES:
             raise ValueError(f"threes must be one of {', '.join(THREES)}, not {threes!r}")
         if width < 0:
             raise ValueError(f"width must be 0 (every move near a mark) or more, not {width}")
+        if not 1 <= nest <= len(NEST_KEYS):
+            raise ValueError(f"nest must be 1 to {len(NEST_KEYS)}, not {nest}")
         self.variant = Variant.parse(variant) if isinstance(variant, str) else variant
         if self.variant.cells > MAX_CELLS:
             raise BoardTooLargeError(f"{self.variant.name} has {self.variant.cells} cells; "
@@ -209,6 +220,8 @@ class WidePnSearch:
         """Entries of `table` past which `collect` runs."""
         self.width = width
         """The attacker's moves tried at a node (`WIDTH`)."""
+        self.nest = nest
+        """How deep pass subtrees may lie inside each other (`NEST`)."""
         self.attack, self.defend = move_weights(v.k)
         self.scores = np.zeros(n, dtype=np.int64)
         self.collections = 0
@@ -340,7 +353,8 @@ class WidePnSearch:
             self.vcf_depth, self.seen, self.misc, self.seq, self.buf, self.near_count,
             self.near_ptr, self.near_cells, self.batch_out, self.batch_moves)
         entries = []
-        quiet = [INF, 0, -1] if self._zone_depth > 0 else None  # a pass subtree: threats only
+        # the deepest pass subtree: threats only
+        quiet = [INF, 0, -1] if self._zone_depth >= self.nest else None
         for key, (kind, value, extra, at) in zip(keys, self.batch_out[:n].tolist(),
                                                  strict=True):
             if kind == _wk.ATTACKER_THREAT:
@@ -383,8 +397,8 @@ class WidePnSearch:
                         near = np.count_nonzero((self.state == 0) & (self.near_count > 0))
                         entry = [1 if hint >= 0 else QUIET_PN,
                                  1 if blocks else max(1, int(near)), -1]
-                        if hint < 0 and self._zone_depth > 0:
-                            entry = [INF, 0, -1]  # a pass subtree wins by threats only
+                        if hint < 0 and self._zone_depth >= self.nest:
+                            entry = [INF, 0, -1]  # the deepest pass subtree: threats only
         else:
             blocks, _ = self._threats(d)
             made, first = self._threats(a)
@@ -454,8 +468,8 @@ class WidePnSearch:
             self.sequences[key] = found
             return [int(c) for c in self.out[:n]]
         if self.passes if passes is None else passes:
-            if self._zone_depth > 0:
-                return [QUIET]  # inside a pass subtree the attacker keeps forcing
+            if self._zone_depth >= self.nest:
+                return [QUIET]  # inside the deepest pass subtree the attacker keeps forcing
             return [PASS]
         return self._replies()
 
@@ -592,7 +606,7 @@ class WidePnSearch:
             entries[best] = self.table[keys[best]]
 
     def _pass_key(self, key: int) -> int:
-        return key ^ PASS_KEY ^ (ZONE_KEY if self._zone_depth == 0 else 0)
+        return key ^ PASS_KEY ^ NEST_KEYS[self._zone_depth]
 
     def _child_entries(self, key: int, kids: list[int], side: int, attacker_to_move: bool
                        ) -> tuple[list[int], list[list[int]]]:
