@@ -114,8 +114,8 @@ PASS_KEY = 0x5851F42D4C957F2D
 """Xor-ed into a key for each pass (the same marks with the other side to move)."""
 
 ZONE_KEY = 0x2545F4914F6CDD1D
-"""Xor-ed into the keys of positions inside a pass subtree, whose proofs obey the pass
-subtree's rules (no symmetry)."""
+"""Xor-ed into a key as it enters a pass subtree from outside one (the first of
+`NEST_KEYS`): inside, proofs obey the pass subtree's rules (no symmetry)."""
 
 NEST_KEYS = (ZONE_KEY, 0x9E3779B97F4A7C15, 0xD1B54A32D192ED03, 0x8CB92BA72F3D8DD7)
 """Xor-ed into a key as it enters a pass subtree `NEST_KEYS[d]` deep (d = 0: one outside
