@@ -592,3 +592,95 @@ def test_ttt_prove_past_64_cells_takes_the_nest_and_jobs_keep_theirs(tmp_path: P
 
     assert JobFolder(old, Position("9x9k4")).nest == 1
     assert JobFolder(folder, Position("9x9k4")).nest == NEST
+
+
+QUIET_15X15_DEFENDER = "15/15/15/15/15/15/7ox6/7x1x5/6o8/15/15/15/15/15/15 o 5"
+"""O to move and quiet: X has no threat, and no win by fours if O passes."""
+
+
+def test_a_pass_subtree_is_proven_on_its_own_as_the_search_proves_it_inside() -> None:
+    """``prove(..., passed=True)`` proves the attacker's win after the defender passes,
+    under the pass subtree's rules; the replies its zone leaves (`zone_replies`) are those
+    the search lists below the pass when it proves the defender's node itself."""
+    position = Position(QUIET_15X15_DEFENDER)
+    search = WidePnSearch("15x15k5")
+    assert search.quiet(position, Side.X)
+    assert not search.quiet(position.play(0), Side.X)  # X to move: not a defender's node
+    assert not search.quiet(Position("15/15/15/15/15/15/7ox6/7xxx5/6o8/15/15/15/15/15/15 o 5"),
+                            Side.X)  # X's open three wins by fours after a pass
+    result = search.prove(position, attacker=Side.X, passed=True, nodes=50_000)
+    assert result.outcome == "win"
+    lines = search.fragment(position, passed=True)
+    zone = search.zone_replies(position, Side.X, lines)
+    assert 0 < len(zone) < 220 - 100  # most replies are covered
+
+    inside = WidePnSearch("15x15k5")
+    inside.prove(position, attacker=Side.X, nodes=3_000)
+    inside._enter(position, Side.X)
+    kids = inside.kids[inside._key()]
+    assert kids[0] == -1 and sorted(kids[1:]) == sorted(zone)  # the pass, then the zone
+    with pytest.raises(ValueError, match="x is to move here"):
+        search.prove(position.play(0), attacker=Side.X, passed=True)
+
+
+def test_the_master_tree_splits_a_quiet_defenders_node_into_its_pass_subtree_first(
+        tmp_path: Path) -> None:
+    """``--jobs`` past 64 cells: a quiet defender's node of the master tree is split into
+    its pass subtree (one job) first, then only the replies in that proof's zone; a folder
+    from before keeps splitting into every reply. The pass subtree's job is kept apart from
+    the position's own, the run goes on from the folder, and the proofs check."""
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn import jobs
+
+    def run(folder: Path) -> jobs.JobRun:
+        jobs._SEARCHES.clear()  # each run from cold tables
+        jobs._MASTER_SEARCH.clear()
+        return jobs.prove_with_jobs("10x10k4", folder, backend=InProcess(), job_nodes=1_000)
+
+    new, old = tmp_path / "new", tmp_path / "old"
+    jobs.JobFolder(old, Position("10x10k4"))
+    manifest = json.loads((old / jobs.MANIFEST).read_text())
+    assert manifest.pop("passes") is True  # a new folder's master tree has pass subtrees
+    (old / jobs.MANIFEST).write_text(json.dumps(manifest))
+    assert not jobs.JobFolder(old, Position("10x10k4")).passes
+    runs = {name: run(folder) for name, folder in (("new", new), ("old", old))}
+    for name, finished in runs.items():
+        assert finished.value == "x" and finished.check is not None, name
+        assert finished.check.value == "x"
+    passed = sorted(p.name for p in (new / "done").iterdir() if p.name.startswith("xp-"))
+    assert passed and not any(p.name.startswith("xp-") for p in (old / "done").iterdir())
+    assert runs["new"].jobs_run < runs["old"].jobs_run
+    assert runs["new"].lines < runs["old"].lines
+
+    again = run(new)  # everything from the folder, the pass subtrees' jobs too
+    assert again.value == "x" and again.jobs_run == 0 and again.jobs_reused > len(passed)
+    assert not [p for p in jobs.unused_jobs(jobs.JobFolder(new, Position("10x10k4")))
+                if p.name in passed]
+
+
+def test_a_pass_subtree_not_won_leaves_its_node_every_reply() -> None:
+    """The master tree's quiet defender's node: its pass subtree first, the other replies
+    pending; won, the zone's replies beside it; not won, every reply and no pass."""
+    from tictactoe.search.pn import jobs
+
+    position = Position(QUIET_15X15_DEFENDER)
+    for won in (True, False):
+        node = jobs.Node(position, None, Side.X, passes=True)
+        jobs._expand(node, Side.X)
+        assert node.children is not None and len(node.children) == 1
+        (passed,) = node.children
+        assert passed.passed and passed.attacker_moves and node.pending == node.moves
+        lines = None
+        if won:
+            search = WidePnSearch("15x15k5")
+            search.prove(position, attacker=Side.X, passed=True, nodes=50_000)
+            lines = search.fragment(position, passed=True)
+        added = jobs._settle_pass(passed, lines)
+        assert node.pending is None
+        if won:
+            assert node.children[0] is passed and 0 < len(added) < len(node.moves)
+        else:
+            assert [c.move for c in node.children] == node.moves and passed not in added
+    old = jobs.Node(position, None, Side.X)  # a folder from before: every reply
+    jobs._expand(old, Side.X)
+    assert old.children is not None and [c.move for c in old.children] == old.moves

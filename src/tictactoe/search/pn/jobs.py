@@ -142,6 +142,9 @@ class JobSpec:
     nest: int | None = None
     """Past 64 cells: how deep pass subtrees may nest (`WidePnSearch`'s `nest`); None: the
     default."""
+    passed: bool = False
+    """Past 64 cells: the job is the pass subtree of a quiet defender's node `position`
+    (does the attacker win if the defender passes?)."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,8 @@ class JobResult:
     worker: int = 0
     regrow: int = 0
     """For an ``unknown`` job: the nodes it runs again with (0: it is split instead)."""
+    passed: bool = False
+    """The job is a pass subtree (`JobSpec.passed`)."""
 
     def meta(self) -> dict[str, Any]:
         """The fields but the fragment (the first line of the job's file)."""
@@ -215,6 +220,8 @@ def prove_job(spec: JobSpec) -> JobResult:
         _SEARCHES[key] = search
     if position.variant.cells > NARROW_CELLS:
         return _attempt_wide(spec, position, search, started)
+    if spec.passed:
+        raise ValueError(f"pass subtrees are for boards of more than {NARROW_CELLS} cells")
     result, stop = _attempt(spec, position, search, started, spent=0)
     if stop == "nodes" and warm:
         search.clear()
@@ -278,21 +285,21 @@ def _attempt_wide(spec: JobSpec, position: Position, search: Any, started: float
     with its fragment, or ``unknown``."""
     seconds = spec.seconds
     result = search.prove(position, attacker=Side.parse(spec.attacker), nodes=spec.nodes,
-                          seconds=seconds)
+                          seconds=seconds, passed=spec.passed)
     if spec.fault is not None:
         _maybe_fail(Path(spec.fault))
     if result.outcome != "win":
         return JobResult(spec.position, spec.attacker, "unknown", result.nodes,
                          time.perf_counter() - started, result.root_pn, result.root_dn,
                          spec.nodes, cut=result.stopped not in (None, "nodes"),
-                         worker=os.getpid())
-    lines = search.fragment(position)
+                         worker=os.getpid(), passed=spec.passed)
+    lines = search.fragment(position, passed=spec.passed)
     return JobResult(spec.position, spec.attacker, "win", result.nodes,
                      time.perf_counter() - started, result.root_pn, result.root_dn,
                      spec.nodes, lines=len(lines),
                      fragment=lzma.compress("\n".join(lines).encode("ascii"),
                                             preset=FRAGMENT_PRESET),
-                     worker=os.getpid())
+                     worker=os.getpid(), passed=spec.passed)
 
 
 def _maybe_fail(fault: Path) -> None:
@@ -383,7 +390,9 @@ class JobFolder:
     moves at each node, which the master tree's moves follow too); a run that asks for
     another width is refused. None asks for the folder's own (the default for a new one).
     It keeps their `nest` too (how deep pass subtrees may nest: the default for a new
-    folder, 1 for one from before it was kept)."""
+    folder, 1 for one from before it was kept), and whether its master tree gives a quiet
+    defender's node a pass subtree (`passes`: yes for a new folder, no for one from before
+    it could)."""
 
     def __init__(self, path: Path | str, position: Position, width: int | None = None) -> None:
         self.path = Path(path)
@@ -393,6 +402,9 @@ class JobFolder:
         """Past 64 cells, the width of the folder's jobs; None on smaller boards."""
         self.nest: int | None = None
         """Past 64 cells, how deep its jobs' pass subtrees may nest; None on smaller boards."""
+        self.passes = False
+        """Past 64 cells, whether a quiet defender's node of the master tree is split into
+        a pass subtree first, then only the replies in its zone."""
         self._claim(width)
 
     def _claim(self, width: int | None) -> None:
@@ -409,6 +421,7 @@ class JobFolder:
 
             wanted["width"] = WIDTH if width is None else width
             wanted["nest"] = NEST
+            wanted["passes"] = True
         elif width is not None:
             raise JobFolderError(f"the width is for boards of more than {NARROW_CELLS} cells; "
                                  f"{self.position.variant.name} is proven by df-pn over every "
@@ -440,6 +453,8 @@ class JobFolder:
                 self.width = held
                 # and without nested pass subtrees, before their depth was kept
                 self.nest = found.get("nest", 1)
+                # and with every quiet reply in the master tree, before its pass subtrees
+                self.passes = bool(found.get("passes", False))
         else:
             if path.is_dir() and any(path.iterdir()):
                 raise JobFolderError(f"{path} is not empty and has no {MANIFEST}: it is not a "
@@ -452,31 +467,41 @@ class JobFolder:
                                      f"{err.strerror or err}") from None
             self.width = wanted.get("width")
             self.nest = wanted.get("nest")
+            self.passes = bool(wanted.get("passes", False))
         self.done.mkdir(exist_ok=True)
 
-    def _file(self, position: str, attacker: str, suffix: str = ".xz") -> Path:
+    def _file(self, position: str, attacker: str, suffix: str = ".xz", passed: bool = False
+              ) -> Path:
         digest = hashlib.sha1(position.encode()).hexdigest()[:20]
-        return self.done / f"{attacker}-{digest}{suffix}"
+        return self.done / f"{attacker}{'p' if passed else ''}-{digest}{suffix}"
 
     def save(self, result: JobResult) -> None:
         """Keep a finished job (not one the run's limits cut): two xz streams, its figures
         (a JSON line) and its fragment as the worker compressed it."""
-        head = lzma.compress(json.dumps(result.meta()).encode() + b"\n", preset=1)
-        _write_atomic(self._file(result.position, result.attacker), head + result.fragment)
-        # an older gzip file of the same job (a job run again with more nodes) is stale now
-        self._file(result.position, result.attacker, ".gz").unlink(missing_ok=True)
+        meta = result.meta()
+        if not result.passed:
+            del meta["passed"]  # as a folder from before pass subtrees has it
+        head = lzma.compress(json.dumps(meta).encode() + b"\n", preset=1)
+        _write_atomic(self._file(result.position, result.attacker, passed=result.passed),
+                      head + result.fragment)
+        if not result.passed:
+            # an older gzip file of the same job (a job run again with more nodes) is stale
+            self._file(result.position, result.attacker, ".gz").unlink(missing_ok=True)
 
     def has(self, position: str, attacker: str) -> bool:
         """Whether a run finished the job (without reading it)."""
         return self._file(position, attacker).exists() or \
             self._file(position, attacker, ".gz").exists()
 
-    def load(self, position: str, attacker: str) -> JobResult | None:
-        """The job's result if a run finished it, else None."""
-        path = self._file(position, attacker)
+    def load(self, position: str, attacker: str, passed: bool = False) -> JobResult | None:
+        """The job's result if a run finished it, else None; `passed`: the job of the
+        position's pass subtree."""
+        path = self._file(position, attacker, passed=passed)
         try:
             data = path.read_bytes()
         except FileNotFoundError:
+            if passed:
+                return None
             path = self._file(position, attacker, ".gz")  # a folder written before
             try:
                 data = path.read_bytes()
@@ -495,7 +520,8 @@ class JobFolder:
         except (OSError, EOFError, lzma.LZMAError, ValueError) as err:
             raise JobFolderError(f"cannot read the job file {path}: {err}; delete it to "
                                  "run that job again") from None
-        if meta.get("position") != position or meta.get("attacker") != attacker:
+        if meta.get("position") != position or meta.get("attacker") != attacker or \
+                meta.get("passed", False) != passed:
             raise JobFolderError(f"the job file {path} is for another job")
         return JobResult(**meta, fragment=fragment)
 
@@ -565,15 +591,26 @@ class Node:
     the attacker moves, an AND node where the defender does."""
 
     __slots__ = ("_moves", "attacker", "budget", "children", "dn", "dn_scale", "focus", "hint",
-                 "move", "outcome", "pn", "pn_scale", "position", "replay", "running",
-                 "terminal", "width")
+                 "move", "outcome", "owner", "passed", "passes", "pending", "pn", "pn_scale",
+                 "position", "replay", "running", "terminal", "width")
 
     def __init__(self, position: Position, move: int | None, attacker: Side,
-                 width: int | None = None) -> None:
+                 width: int | None = None, passes: bool = False,
+                 owner: Node | None = None) -> None:
         self.position = position
         self.width = width
         """Past 64 cells: the attacker's moves at each node (`WidePnSearch`'s `width`;
         None: its default)."""
+        self.passes = passes
+        """Past 64 cells: a quiet defender's node is split into its pass subtree first
+        (`JobFolder.passes`)."""
+        self.owner = owner
+        """For a pass subtree (a leaf, one job: the attacker moves though `position` has the
+        defender to move), the defender's node it belongs to; else None."""
+        self.passed = owner is not None
+        self.pending: list[int] | None = None
+        """At a quiet defender's node split into its pass subtree, the replies until that
+        subtree is settled: then its zone's (if won) or all of them become children."""
         self.move = move
         self.children: list[Node] | None = None
         self.running = False
@@ -591,7 +628,7 @@ class Node:
         self.replay: tuple[int, ...] = ()
         """Past 64 cells, at the defender's turn: the attacker's fours after a pass that
         cover the replies not in `moves` (the proof's ``V``)."""
-        self.terminal = position.is_game_over()
+        self.terminal = not self.passed and position.is_game_over()
         if self.terminal:
             self.outcome = "win" if position.winner() is attacker else "no-win"
         self.pn, self.dn = _numbers(self.outcome)
@@ -601,6 +638,11 @@ class Node:
     @property
     def solved(self) -> bool:
         return self.outcome != "unknown"
+
+    @property
+    def attacker_moves(self) -> bool:
+        """Whether the attacker moves here (an OR node): its turn, or a pass subtree."""
+        return self.passed or self.position.turn is self.attacker
 
     @property
     def moves(self) -> list[int]:
@@ -649,6 +691,11 @@ def _numbers(outcome: str) -> tuple[float, float]:
     return {"win": (0, INF), "no-win": (INF, 0)}.get(outcome, (1, 1))
 
 
+PASS_ZONE_PN = 24
+"""A quiet defender's node whose pass subtree is not settled counts this many replies in
+its proof number beside the pass subtree's (as `tictactoe.search.pn.wide` counts them)."""
+
+
 def _open_leaf_numbers(node: Node, attacker: Side) -> tuple[float, float]:
     """An open leaf's proof and disproof numbers: 1 for the side that needs one move, and
     the count of moves (up to symmetry) for the side that needs them all, as df-pn counts
@@ -657,8 +704,10 @@ def _open_leaf_numbers(node: Node, attacker: Side) -> tuple[float, float]:
     reply never tried, so every reply was tried, each as a job of the largest budget,
     before any went deeper; counted by moves, a split reply whose children are mostly
     settled is gone on with."""
+    if node.passed:
+        return 1, 1
     count = max(1, len(node.moves))
-    return (1, count) if node.position.turn is attacker else (count, 1)
+    return (1, count) if node.attacker_moves else (count, 1)
 
 
 @dataclass
@@ -696,7 +745,7 @@ def _update(node: Node, attacker: Side) -> None:
     for child in node.children:
         _update(child, attacker)
     outcomes = [c.outcome for c in node.children]
-    good, bad = ("win", "no-win") if node.position.turn is attacker else ("no-win", "win")
+    good, bad = ("win", "no-win") if node.attacker_moves else ("no-win", "win")
     if good in outcomes:
         node.outcome = good
     elif all(o == bad for o in outcomes):
@@ -715,8 +764,10 @@ def _combine(node: Node, attacker: Side) -> tuple[float, float]:
     assert node.children is not None
     pns = [c.pn for c in node.children]
     dns = [c.dn for c in node.children]
-    if node.position.turn is attacker:  # OR
+    if node.attacker_moves:  # OR
         return min(pns), min(INF, sum(dns))
+    if node.pending is not None:  # the pass subtree alone, its zone's replies to come
+        return min(INF, pns[0] + PASS_ZONE_PN), dns[0]
     return min(INF, sum(pns)), min(dns)
 
 
@@ -755,7 +806,7 @@ def _select(root: Node, attacker: Side, memo: dict[int, bool]) -> Node | None:
 
     while node.children is not None:
         options = [c for c in node.children if _selectable(c, memo)]
-        if node.position.turn is attacker:
+        if node.attacker_moves:
             chosen = _focus(node, options, lambda c: c.pn, running_below)
         else:
             chosen = _focus(node, options, lambda c: c.dn, running_below)
@@ -807,17 +858,50 @@ def _expand(node: Node, attacker: Side) -> None:
     the attacker's moves, about 60 on 8x8. On (8,8,5) one hard third move that its job did
     not settle added 60 to its parent reply's disproof number, and the tree left a reply
     with 37 open third moves for one with 50.)"""
-    if not node.moves:
-        return  # past 64 cells, a node the search settles at once: a job decides it
+    if node.passed or not node.moves:
+        # past 64 cells, a node the search settles at once (a job decides it), or a pass
+        # subtree (one job, never split)
+        return
+    if node.passes and not node.attacker_moves and _wide(node.position) and \
+            _wide_search(node.position.variant, node.width).quiet(node.position, attacker):
+        # its pass subtree first: if won, only the replies in its zone (`_settle_pass`)
+        node.pending = list(node.moves)
+        node.children = [Node(node.position, None, attacker, node.width, owner=node)]
+        node.pn_scale = node.dn_scale = 1.0
+        return
     pn, dn = _open_leaf_numbers(node, attacker)
-    node.children = [Node(node.position.play(c), c, attacker, node.width)
-                     for c in node.moves]
+    node.children = _replies(node, node.moves)
     for child in node.children:
         if not child.solved:
             child.pn, child.dn = _open_leaf_numbers(child, attacker)
     joint_pn, joint_dn = _combine(node, attacker)
     node.pn_scale = pn / joint_pn if 0 < joint_pn < INF else 1.0
     node.dn_scale = dn / joint_dn if 0 < joint_dn < INF else 1.0
+
+
+def _replies(node: Node, moves: list[int]) -> list[Node]:
+    """The children of `node` for these moves."""
+    return [Node(node.position.play(c), c, node.attacker, node.width, node.passes)
+            for c in moves]
+
+
+def _settle_pass(leaf: Node, lines: list[str] | None) -> list[Node]:
+    """A pass subtree is settled: its node (the quiet defender's) takes as children the
+    pass and the replies in its zone, given the subtree's node `lines` (won), or every
+    reply (None: not won). The new children."""
+    node = leaf.owner
+    assert node is not None and node.pending is not None and node.children == [leaf]
+    if lines is None:
+        node.children = _replies(node, node.pending)
+    else:
+        search = _wide_search(node.position.variant, node.width)
+        zone = search.zone_replies(node.position, node.attacker, lines)
+        node.children = [leaf, *_replies(node, zone)]
+    node.pending = None
+    for child in node.children:
+        if not child.solved:
+            child.pn, child.dn = _open_leaf_numbers(child, node.attacker)
+    return [c for c in node.children if c is not leaf]
 
 
 def _frontier(node: Node) -> tuple[int, int]:
@@ -850,7 +934,7 @@ def _share_toward(node: Node, attacker: Side, win: bool) -> float:
     if node.children is None:
         return 0.0
     shares = [_share_toward(c, attacker, win) for c in node.children]
-    if (node.position.turn is attacker) == win:
+    if node.attacker_moves == win:
         return max(shares)
     return sum(shares) / len(shares)
 
@@ -1050,7 +1134,7 @@ class _Driver:
             if leaf is None:
                 return
             text = leaf.position.to_string()
-            found = self.folder.load(text, attacker.symbol)
+            found = self.folder.load(text, attacker.symbol, leaf.passed)
             if found is not None and not self._grows(found):
                 self._absorb(question, [leaf])
                 continue
@@ -1068,7 +1152,7 @@ class _Driver:
                 self.stopped = "seconds"
                 return
             spec = JobSpec(text, attacker.symbol, budget, left, self.table_mb, self.fault,
-                           self.epsilon, self.width, self.nest)
+                           self.epsilon, self.width, self.nest, leaf.passed)
             if self._started_at is None:
                 self._started_at = time.perf_counter() - self.started
             busy = {w for _, _, _, w in running.values()}
@@ -1114,7 +1198,7 @@ class _Driver:
                 self._apply(question, leaf, result, worker)
                 continue
             if (result.outcome == "unknown" and result.budget < self.max_job_nodes
-                    and self._deep_enough(result)):
+                    and (result.passed or self._deep_enough(result))):
                 result = replace(result, regrow=min(self.max_job_nodes,
                                                     result.budget * JOB_GROWTH))
             self.folder.save(result)
@@ -1150,12 +1234,14 @@ class _Driver:
         children has a job in the folder, grows again too (`JOB_GROWTH`): a run with more
         nodes to give may settle it as one job, where its children are many jobs. Else a
         folder's jobs are split as the runs before decided."""
-        if result.outcome != "unknown" or not self._deep_enough(result):
+        if result.outcome != "unknown" or not (result.passed or self._deep_enough(result)):
             return 0
         if result.regrow:
             return min(result.regrow, self.max_job_nodes)
         if result.budget >= self.max_job_nodes:
             return 0
+        if result.passed:  # a pass subtree is never split
+            return min(self.max_job_nodes, result.budget * JOB_GROWTH)
         key = result.position
         if key not in self._split_before:
             position = Position(key)
@@ -1167,9 +1253,11 @@ class _Driver:
 
     def _apply(self, question: Question, leaf: Node, result: JobResult,
                worker: int = -1) -> None:
-        self._take(question, leaf, result, worker)
+        opened = self._take(question, leaf, result, worker)
         if leaf.children is not None:
             self._absorb(question, leaf.children)
+        if opened:
+            self._absorb(question, opened)
         _update(question.root, question.attacker)
 
     def _absorb(self, question: Question, leaves: list[Node]) -> None:
@@ -1185,22 +1273,40 @@ class _Driver:
             if leaf.solved or leaf.running or leaf.children is not None:
                 continue
             key = leaf.position.to_string()
-            found = self.folder.load(key, attacker.symbol)
+            found = self.folder.load(key, attacker.symbol, leaf.passed)
             if found is None or self._grows(found):
                 continue
-            if key not in question.reused:
-                question.reused.add(key)
+            name = key + " pass" if leaf.passed else key
+            if name not in question.reused:
+                question.reused.add(name)
                 self.jobs_reused += 1
-            self._take(question, leaf, found)
+            stack.extend(self._take(question, leaf, found))
             stack.extend(leaf.children or ())
         _update(question.root, attacker)
         self._reused_share += _share(question.root, attacker) - before
 
     def _take(self, question: Question, leaf: Node, result: JobResult,
-              worker: int = -1) -> None:
-        """A job's result into the master tree (its numbers are not updated here)."""
+              worker: int = -1) -> list[Node]:
+        """A job's result into the master tree (its numbers are not updated here); the
+        nodes it adds beside `leaf` (a pass subtree settled: its node's replies)."""
         attacker = question.attacker
         question.outcomes[result.outcome] = question.outcomes.get(result.outcome, 0) + 1
+        if leaf.passed:
+            if result.outcome == "win":
+                leaf.outcome = "win"
+                lines = unpack(result.fragment).decode("ascii").split("\n")
+                opened = _settle_pass(leaf, lines)
+                for child in opened:  # the table of the job's worker knows them
+                    child.hint = worker if worker >= 0 else leaf.hint
+                return opened
+            if self._grows(result) and not result.cut:
+                if worker >= 0:
+                    leaf.hint = worker
+                return []
+            if result.cut:
+                return []  # the run's limits stopped it: it runs again
+            leaf.outcome = "no-win"  # not won within the largest budget: every reply
+            return _settle_pass(leaf, None)
         if result.outcome == "unknown" and not result.cut and (
                 _exhausted(result) or (_wide(leaf.position) and not leaf.moves)):
             # past 64 cells: no win among the moves the search tries, and a split would
@@ -1218,6 +1324,7 @@ class _Driver:
                 child.hint = worker if worker >= 0 else leaf.hint
         else:
             leaf.outcome = result.outcome
+        return []
 
     def _report(self, question: Question, running: dict[int, tuple[Any, Node, JobSpec, int]],
                 force: bool = False) -> None:
@@ -1317,7 +1424,7 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                          fault=None if fault is None else str(fault), epsilon=epsilon,
                          width=jobs.width, nest=jobs.nest)
         for attacker in (mover, mover.other):
-            root = Node(position, None, attacker, jobs.width)
+            root = Node(position, None, attacker, jobs.width, jobs.passes)
             question = Question(attacker, root)
             questions.append(question)
             _expand(root, attacker)  # the first ply is always split into jobs
@@ -1366,7 +1473,7 @@ def folder_trees(folder: JobFolder) -> list[Question]:
                      progress=None, fault=None)
     questions = []
     for attacker in (position.turn, position.turn.other):
-        root = Node(position, None, attacker, folder.width)
+        root = Node(position, None, attacker, folder.width, folder.passes)
         question = Question(attacker, root)
         _expand(root, attacker)
         driver._absorb(question, root.children or [])
@@ -1384,7 +1491,8 @@ def unused_jobs(folder: JobFolder) -> list[Path]:
 
     def reach(node: Node, attacker: Side) -> None:
         for suffix in (".xz", ".gz"):
-            path = folder._file(node.position.to_string(), attacker.symbol, suffix)
+            path = folder._file(node.position.to_string(), attacker.symbol, suffix,
+                                node.passed)
             if path.exists():
                 used.add(path)
         for child in _needed(node, attacker):
@@ -1411,7 +1519,7 @@ def _needed(node: Node, attacker: Side) -> list[Node]:
     children = node.children or []
     if node.solved and children:
         prover = attacker if node.outcome == "win" else attacker.other
-        if node.position.turn is prover:
+        if node.attacker_moves == (prover is attacker):
             return [next(c for c in children if c.outcome == node.outcome)]
     return children
 
@@ -1531,15 +1639,16 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
     if node.children is None:
         assembler.read()
         key = (position.marks(prover), position.marks(prover.other), position.turn is prover)
-        if key in seen:
+        if key in seen and not node.passed:
             writer.same(seen[key])
             return
-        result = folder.load(position.to_string(), attacker.symbol)
+        result = folder.load(position.to_string(), attacker.symbol, node.passed)
         if result is None or result.outcome != wanted:
-            raise JobFolderError(f"the job of {position.to_string()} is missing from the "
-                                 f"folder {folder.path} or changed")
+            raise JobFolderError(f"the job of {position.to_string()}"
+                                 f"{' (its pass subtree)' if node.passed else ''} is missing "
+                                 f"from the folder {folder.path} or changed")
         base = writer.next_line
-        if position.turn is prover:
+        if position.turn is prover and not node.passed:
             seen[key] = base
         for kind, cells, target, cover, replay, passed in decode_fragment(result.fragment):
             writer.node(kind, cells, base + target if kind == "=" else 0, cover, replay,
@@ -1554,8 +1663,10 @@ def _emit(writer: ProofWriter, node: Node, attacker: Side, win: bool, folder: Jo
         writer.move(child.move)
         _emit(writer, child, attacker, win, folder, seen, assembler)
         return
-    writer.node("R", [c.move for c in node.children if c.move is not None],
-                replay=node.replay)
-    for child in node.children:
+    replies = [c for c in node.children if not c.passed]
+    passes = [c for c in node.children if c.passed]  # its pass subtree comes last
+    writer.node("R", [c.move for c in replies if c.move is not None],
+                replay=() if passes else node.replay, passed=bool(passes))
+    for child in replies + passes:
         _emit(writer, child, attacker, win, folder, seen, assembler)
 

@@ -498,16 +498,46 @@ class WidePnSearch:
         moves near the marks, or the defender's replies that need a subtree), and the
         replay that covers the defender's other replies (empty if none): for the master
         tree of `tictactoe.search.pn.jobs`."""
-        if attacker.value - 1 != self._attacker:
-            self.clear()
-            self._attacker = attacker.value - 1
-        self._load(position)
+        self._enter(position, attacker)
         key = self._key()
         if position.turn is attacker:
             return self._or_moves(), ()
         kids = self._and_moves(key, passes=False)
         made, _ = self._threats(self._attacker)
         return kids, (self.sequences.get(key, ()) if made == 0 else ())
+
+    def quiet(self, position: Position, attacker: Side) -> bool:
+        """Whether the defender's node `position` is quiet: no threat of either side and no
+        win by fours for `attacker` after a pass, so that its proof may begin with a pass
+        subtree (`prove(..., passed=True)`) and list only the replies in its zone."""
+        if position.turn is attacker:
+            return False
+        self._enter(position, attacker)
+        a = self._attacker
+        if self._threats(a)[0] or self._threats(1 - a)[0] or not (self.state == 0).any():
+            return False
+        return self._vcf(a) is None
+
+    def zone_replies(self, position: Position, attacker: Side, lines: Iterable[str]
+                     ) -> list[int]:
+        """The replies of the quiet defender's node `position` that the proof of its pass
+        subtree (its node `lines`, as `fragment(..., passed=True)` gives them) does not
+        cover: the empty cells of its zone, one per class while the position has few marks,
+        as the checker asks them."""
+        from tictactoe.proof.check import subtree_zone
+
+        self._enter(position, attacker)
+        prover, opponent = position.marks(attacker), position.marks(attacker.other)
+        zone = subtree_zone(self.variant, prover, opponent, attacker.symbol, lines)
+        return self._replies(zone)
+
+    def _enter(self, position: Position, attacker: Side) -> None:
+        """Load `position` for questions about `attacker` (the tables are cleared if they
+        were another attacker's)."""
+        if attacker.value - 1 != self._attacker:
+            self.clear()
+            self._attacker = attacker.value - 1
+        self._load(position)
 
     def collect(self) -> None:
         """Forget the positions that are neither proven nor disproven, with their children's
@@ -673,34 +703,38 @@ class WidePnSearch:
 
     def prove(self, position: Position | str, *, attacker: Side | str | None = None,
               nodes: int | None = None, seconds: float | None = None,
-              progress: Progress | None = None) -> WidePnResult:
-        """Whether `attacker` (default: the side to move) wins `position`."""
+              progress: Progress | None = None, passed: bool = False) -> WidePnResult:
+        """Whether `attacker` (default: the side to move) wins `position`; with `passed`,
+        whether it wins if the side to move, its opponent, passes (the pass subtree of a
+        quiet defender's node, searched under the pass subtree's rules)."""
         pos = position if isinstance(position, Position) else Position(position)
         if pos.variant != self.variant:
             raise ValueError(f"this search is for {self.variant.name}, not "
                              f"{pos.variant.name}")
         side = pos.turn if attacker is None else (
             attacker if isinstance(attacker, Side) else Side.parse(attacker))
-        if side.value - 1 != self._attacker:
-            self.clear()
-            self._attacker = side.value - 1
-        self._load(pos)
+        if passed and pos.turn is side:
+            raise ValueError(f"a pass subtree is the attacker's win after its opponent "
+                             f"passes, but {side.symbol} is to move here")
+        self._enter(pos, side)
         started = self._started = time.perf_counter()
         self._deadline = None if seconds is None else started + seconds
         self._progress = progress
         self._next_report = started
         before = self.nodes
         self._limit = before + (nodes if nodes is not None else 1 << 62)
-        key = self._root_key = self._key()
+        key = self._root_key = self._pass_key(self._key()) if passed else self._key()
         stopped = None
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * self.variant.cells + 200))
+        self._zone_depth = 1 if passed else 0
         try:
-            self._mid(key, pos.turn is side, INF - 1, INF - 1)
+            self._mid(key, passed or pos.turn is side, INF - 1, INF - 1)
         except _Stop as stop:
             stopped = stop.why
         except KeyboardInterrupt:
             stopped = "interrupted"
         finally:
+            self._zone_depth = 0
             self._load(pos)
         root = self.table.get(key, [1, 1, -1])
         outcome = "win" if root[0] == 0 else "unknown"
@@ -729,18 +763,22 @@ class WidePnSearch:
         assert writer.header is not None
         return writer.header.lines
 
-    def fragment(self, position: Position | str) -> list[str]:
+    def fragment(self, position: Position | str, passed: bool = False) -> list[str]:
         """The node lines of the proof of a win `prove` found for this position (a job's
-        part of a proof, `tictactoe.search.pn.jobs`)."""
+        part of a proof, `tictactoe.search.pn.jobs`); with `passed`, of its pass subtree."""
         pos = position if isinstance(position, Position) else Position(position)
         self._load(pos)
-        key = self._key()
+        key = self._pass_key(self._key()) if passed else self._key()
         root = self.table.get(key)
         if root is None or root[0] != 0:
             raise ValueError("no win proven for this position: prove it first")
         self._deadline = None
         lines = _Lines()
-        self._emit(lines, key, pos.turn.value - 1 == self._attacker)
+        self._zone_depth = 1 if passed else 0
+        try:
+            self._emit(lines, key, passed or pos.turn.value - 1 == self._attacker)
+        finally:
+            self._zone_depth = 0
         return lines.lines
 
     def _emit(self, writer: NodeWriter, key: int, attacker_to_move: bool) -> None:
