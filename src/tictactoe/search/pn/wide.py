@@ -423,28 +423,55 @@ class WidePnSearch:
         return entry
 
     def _or_moves(self, first: int = -1) -> list[int]:
-        """The attacker's moves: the defender's threat cell if it has one, else the `width`
-        best empty cells near a mark by shape score, `first` (if any) first; on an empty
-        board, one per class, most lines first."""
-        blocks, block = self._threats(1 - self._attacker)
+        """The attacker's moves: the defender's threat cell if it has one; else the `width`
+        best by shape score of the empty cells near a mark or, where the defender would win
+        by fours if it moved (an open three, say), of the moves that stop that sequence
+        (`_stoppers`). `first` (if any) comes first. On an empty board, one per class, most
+        lines first, then nearest the centre."""
+        d = 1 - self._attacker
+        blocks, block = self._threats(d)
         if blocks == 1:
             return [block]
         empty = self.state == 0
         cells = np.nonzero(empty & (self.near_count > 0))[0]
+        width = self.width
         if len(cells) == 0:
             through = self.tables.through_ptr
             order = sorted(np.nonzero(empty)[0].tolist(),
-                           key=lambda c: (-(through[c + 1] - through[c]), c))
+                           key=lambda c: (-(through[c + 1] - through[c]),
+                                          _off_centre(self.variant, c), c))
             moves = self._classes(order)
         else:
-            t = self.tables
-            scores = self.scores[:len(cells)]
-            _ab.order(self._attacker, cells, self.counts, t.through_ptr, t.through,
-                      self.attack, self.defend, scores)
-            moves = [int(c) for c in cells[np.argsort(-scores, kind="stable")]]
+            stoppers = self._stoppers(d)
+            if stoppers is not None:
+                cells = stoppers
+            moves = self._by_shape(cells)
         if first >= 0:
             moves = [first, *(c for c in moves if c != first)]
-        return moves[:self.width] if self.width else moves
+        return moves[:width] if width else moves
+
+    def _by_shape(self, cells: np.ndarray) -> list[int]:
+        """`cells`, best first by the levels' shape score for the attacker."""
+        t = self.tables
+        scores = self.scores[:len(cells)]
+        _ab.order(self._attacker, cells, self.counts, t.through_ptr, t.through,
+                  self.attack, self.defend, scores)
+        return [int(c) for c in cells[np.argsort(-scores, kind="stable")]]
+
+    def _stoppers(self, d: int) -> np.ndarray | None:
+        """Where the side `d` (neither side with a threat) would win by fours if it moved
+        now, the moves of the other side after which that sequence, followed move by move,
+        no longer wins (`kernels.refuters`); None if it would not. Any other move loses to
+        it, so a search that tries the best few moves by shape alone would try only losing
+        ones whenever none of them blocks."""
+        found = self._vcf(d)
+        if not found:
+            return None
+        t = self.tables
+        seq = np.array(found, dtype=np.int64)
+        n = _wk.refuters(d, seq, len(found), self.state, self.counts, t.line_cells,
+                         t.through_ptr, t.through, t.zobrist, self.misc, self.played, self.out)
+        return self.out[:n].copy()
 
     def _and_moves(self, key: int, passes: bool | None = None,
                    threats: tuple[int, int] | None = None) -> list[int]:
@@ -872,6 +899,17 @@ class _Lines(NodeWriter):
              ) -> int:
         self.lines.append(format_node(kind, cells, target, cover, replay, passed=passed))
         return len(self.lines) - 1
+
+
+def _off_centre(variant: Variant, cell: int) -> int:
+    """How far `cell` lies from the board's centre (the square of the distance, doubled on
+    each axis so that it stays whole).
+
+    >>> [_off_centre(Variant.parse("15x15k5"), c) for c in (112, 113, 64)]
+    [0, 4, 72]
+    """
+    return sum((2 * x - (d - 1)) ** 2
+               for x, d in zip(variant.coordinates(cell), variant.shape, strict=True))
 
 
 def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
