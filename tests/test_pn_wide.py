@@ -660,7 +660,8 @@ def test_the_master_tree_splits_a_quiet_defenders_node_into_its_pass_subtree_fir
 
 def test_a_pass_subtree_not_won_leaves_its_node_every_reply() -> None:
     """The master tree's quiet defender's node: its pass subtree first, the other replies
-    pending; won, the zone's replies beside it; not won, every reply and no pass."""
+    pending; won, the zone's replies beside it; not won, every reply and no pass. Where
+    the attacker has fewer than k - 3 marks (`PASS_SHORT`), every reply at once."""
     from tictactoe.search.pn import jobs
 
     position = Position(QUIET_15X15_DEFENDER)
@@ -684,6 +685,9 @@ def test_a_pass_subtree_not_won_leaves_its_node_every_reply() -> None:
     old = jobs.Node(position, None, Side.X)  # a folder from before: every reply
     jobs._expand(old, Side.X)
     assert old.children is not None and [c.move for c in old.children] == old.moves
+    first = jobs.Node(Position("15x15k5").play(112), None, Side.X, passes=True)
+    jobs._expand(first, Side.X)  # one mark, fewer than k - 3: every reply at once
+    assert first.children is not None and [c.move for c in first.children] == first.moves
 
 
 def test_the_attacker_first_tries_the_centre_of_an_empty_board() -> None:

@@ -691,6 +691,14 @@ def _numbers(outcome: str) -> tuple[float, float]:
     return {"win": (0, INF), "no-win": (INF, 0)}.get(outcome, (1, 1))
 
 
+PASS_SHORT = 3
+"""A quiet defender's node of the master tree is split into its pass subtree first only
+where the attacker has at least k minus this many marks, so that with its move after the
+pass it can hold k - 2 on a line (a three, on k=5). With fewer, the pass subtree is nearly
+the game itself: on 15x15, X's win with two moves in a row from its first mark was not
+won by jobs of 1,000,000 nodes, and a single search of it had its proof number past 10,000
+after 2,000,000 nodes and rising."""
+
 PASS_ZONE_PN = 24
 """A quiet defender's node whose pass subtree is not settled counts this many replies in
 its proof number beside the pass subtree's (as `tictactoe.search.pn.wide` counts them)."""
@@ -863,6 +871,7 @@ def _expand(node: Node, attacker: Side) -> None:
         # subtree (one job, never split)
         return
     if node.passes and not node.attacker_moves and _wide(node.position) and \
+            node.position.marks(attacker).bit_count() >= node.position.variant.k - PASS_SHORT and \
             _wide_search(node.position.variant, node.width).quiet(node.position, attacker):
         # its pass subtree first: if won, only the replies in its zone (`_settle_pass`)
         node.pending = list(node.moves)
