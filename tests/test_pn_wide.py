@@ -659,8 +659,8 @@ def test_the_master_tree_splits_a_quiet_defenders_node_into_its_pass_subtree_fir
 
 
 def test_a_pass_subtree_not_won_leaves_its_node_every_reply() -> None:
-    """The master tree's quiet defender's node: its pass subtree first, the other replies
-    pending; won, the zone's replies beside it; not won, every reply and no pass. Where
+    """The master tree's quiet defender's node: its pass subtree first, the replies
+    waiting; won, the zone's replies beside it; not won, every reply and no pass. Where
     the attacker has fewer than k - 3 marks (`PASS_SHORT`), every reply at once."""
     from tictactoe.search.pn import jobs
 
@@ -670,14 +670,15 @@ def test_a_pass_subtree_not_won_leaves_its_node_every_reply() -> None:
         jobs._expand(node, Side.X)
         assert node.children is not None and len(node.children) == 1
         (passed,) = node.children
-        assert passed.passed and passed.attacker_moves and node.pending == node.moves
+        assert passed.passed and passed.attacker_moves and node.awaiting_pass
         lines = None
         if won:
             search = WidePnSearch("15x15k5")
             search.prove(position, attacker=Side.X, passed=True, nodes=50_000)
             lines = search.fragment(position, passed=True)
+        passed.outcome = "win" if won else "no-win"  # as the driver settles it
         added = jobs._settle_pass(passed, lines)
-        assert node.pending is None
+        assert not node.awaiting_pass
         if won:
             assert node.children[0] is passed and 0 < len(added) < len(node.moves)
         else:
@@ -703,9 +704,9 @@ def test_where_the_defender_would_win_by_fours_the_attacker_tries_only_moves_tha
         ) -> None:
     """At an attacker's node where the defender, if it moved, would win by fours (an open
     three of O's), the attacker's moves are the best of those that stop that sequence:
-    every other quiet move near the marks lets O win by fours. Before, the best four by shape score
-    alone could all miss the block, and a position won for X (two marks against two, far
-    apart, X to move) was disproven within 20,000 nodes."""
+    every other quiet move near the marks lets O win by fours. Before, the best four by
+    shape score alone could all miss the block, and a position won for X (two marks against
+    two, far apart, X to move) was disproven within 20,000 nodes."""
     rng = random.Random(11)
     checked = 0
     while checked < 6:
@@ -714,10 +715,10 @@ def test_where_the_defender_would_win_by_fours_the_attacker_tries_only_moves_tha
         ends = {15 * row + col - 1, 15 * row + col + 3}
         free = [c for c in range(225) if c not in three | ends]
         marks = rng.sample(free, 5)
-        x, o = set(marks[:4]), three | {marks[4]}
-        rows = ["".join("x" if 15 * r + c in x else "o" if 15 * r + c in o else "."
-                        for c in range(15)) for r in range(15)]
-        position = Position(_board_string(rows) + " x 5")
+        position = Position("15x15k5")
+        for x, o in zip(marks[:4], [*three, marks[4]], strict=True):
+            position.push(x)
+            position.push(o)
         search = WidePnSearch("15x15k5")
         search._enter(position, Side.X)
         if search._threats(0)[0] or search._threats(1)[0] or search._vcf(0) is not None:
@@ -738,19 +739,3 @@ def test_where_the_defender_would_win_by_fours_the_attacker_tries_only_moves_tha
     far = Position("1oo12/15/15/15/4x10/5x9/15/15/15/15/15/15/15/15/15 x 5")
     result = WidePnSearch("15x15k5").prove(far, nodes=20_000)
     assert result.root_dn > 0
-
-
-def _board_string(rows: list[str]) -> str:
-    """Rows of ``.``, ``x`` and ``o`` as a position string's board (runs of empty cells as
-    counts)."""
-    out = []
-    for row in rows:
-        text, run = "", 0
-        for ch in row:
-            if ch == ".":
-                run += 1
-                continue
-            text += (str(run) if run else "") + ch
-            run = 0
-        out.append(text + (str(run) if run else ""))
-    return "/".join(out)

@@ -187,6 +187,16 @@ class Variant:
             out.append(r)
         return tuple(reversed(out))
 
+    def off_centre(self, cell: int) -> int:
+        """How far a cell lies from the board's centre: the square of the distance, each
+        axis doubled so that it stays whole (0 at the centre of an odd board).
+
+        >>> [Variant.parse("15x15k5").off_centre(c) for c in (112, 113, 64)]
+        [0, 4, 72]
+        """
+        return sum((2 * x - (d - 1)) ** 2
+                   for x, d in zip(self.coordinates(cell), self.shape, strict=True))
+
     def index(self, coords: tuple[int, ...]) -> int:
         """The cell index of (row, column) or (layer, row, column).
 

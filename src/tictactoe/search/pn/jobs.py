@@ -172,9 +172,12 @@ class JobResult:
     """The job is a pass subtree (`JobSpec.passed`)."""
 
     def meta(self) -> dict[str, Any]:
-        """The fields but the fragment (the first line of the job's file)."""
+        """The fields but the fragment (the first line of the job's file), and `passed`
+        only for a pass subtree (other jobs' files read as before it was kept)."""
         data = asdict(self)
         del data["fragment"]
+        if not self.passed:
+            del data["passed"]
         return data
 
 
@@ -467,7 +470,7 @@ class JobFolder:
                                      f"{err.strerror or err}") from None
             self.width = wanted.get("width")
             self.nest = wanted.get("nest")
-            self.passes = bool(wanted.get("passes", False))
+            self.passes = wide
         self.done.mkdir(exist_ok=True)
 
     def _file(self, position: str, attacker: str, suffix: str = ".xz", passed: bool = False
@@ -478,10 +481,7 @@ class JobFolder:
     def save(self, result: JobResult) -> None:
         """Keep a finished job (not one the run's limits cut): two xz streams, its figures
         (a JSON line) and its fragment as the worker compressed it."""
-        meta = result.meta()
-        if not result.passed:
-            del meta["passed"]  # as a folder from before pass subtrees has it
-        head = lzma.compress(json.dumps(meta).encode() + b"\n", preset=1)
+        head = lzma.compress(json.dumps(result.meta()).encode() + b"\n", preset=1)
         _write_atomic(self._file(result.position, result.attacker, passed=result.passed),
                       head + result.fragment)
         if not result.passed:
@@ -591,7 +591,7 @@ class Node:
     the attacker moves, an AND node where the defender does."""
 
     __slots__ = ("_moves", "attacker", "budget", "children", "dn", "dn_scale", "focus", "hint",
-                 "move", "outcome", "owner", "passed", "passes", "pending", "pn", "pn_scale",
+                 "move", "outcome", "owner", "passed", "passes", "pn", "pn_scale",
                  "position", "replay", "running", "terminal", "width")
 
     def __init__(self, position: Position, move: int | None, attacker: Side,
@@ -608,9 +608,6 @@ class Node:
         """For a pass subtree (a leaf, one job: the attacker moves though `position` has the
         defender to move), the defender's node it belongs to; else None."""
         self.passed = owner is not None
-        self.pending: list[int] | None = None
-        """At a quiet defender's node split into its pass subtree, the replies until that
-        subtree is settled: then its zone's (if won) or all of them become children."""
         self.move = move
         self.children: list[Node] | None = None
         self.running = False
@@ -638,6 +635,13 @@ class Node:
     @property
     def solved(self) -> bool:
         return self.outcome != "unknown"
+
+    @property
+    def awaiting_pass(self) -> bool:
+        """Whether this quiet defender's node has only its pass subtree as a child, not yet
+        settled: then its zone's replies (if won) or all of them become children."""
+        return self.children is not None and len(self.children) == 1 and \
+            self.children[0].passed and not self.children[0].solved
 
     @property
     def attacker_moves(self) -> bool:
@@ -698,11 +702,6 @@ pass it can hold k - 2 on a line (a three, on k=5). With fewer, the pass subtree
 the game itself: on 15x15, X's win with two moves in a row from its first mark was not
 won by jobs of 1,000,000 nodes, and a single search of it had its proof number past 10,000
 after 2,000,000 nodes and rising."""
-
-PASS_ZONE_PN = 24
-"""A quiet defender's node whose pass subtree is not settled counts this many replies in
-its proof number beside the pass subtree's (as `tictactoe.search.pn.wide` counts them)."""
-
 
 def _open_leaf_numbers(node: Node, attacker: Side) -> tuple[float, float]:
     """An open leaf's proof and disproof numbers: 1 for the side that needs one move, and
@@ -774,8 +773,10 @@ def _combine(node: Node, attacker: Side) -> tuple[float, float]:
     dns = [c.dn for c in node.children]
     if node.attacker_moves:  # OR
         return min(pns), min(INF, sum(dns))
-    if node.pending is not None:  # the pass subtree alone, its zone's replies to come
-        return min(INF, pns[0] + PASS_ZONE_PN), dns[0]
+    if node.awaiting_pass:  # its zone's replies to come, counted as the search counts them
+        from tictactoe.search.pn.wide import ZONE_PN
+
+        return min(INF, pns[0] + ZONE_PN), dns[0]
     return min(INF, sum(pns)), min(dns)
 
 
@@ -874,7 +875,6 @@ def _expand(node: Node, attacker: Side) -> None:
             node.position.marks(attacker).bit_count() >= node.position.variant.k - PASS_SHORT and \
             _wide_search(node.position.variant, node.width).quiet(node.position, attacker):
         # its pass subtree first: if won, only the replies in its zone (`_settle_pass`)
-        node.pending = list(node.moves)
         node.children = [Node(node.position, None, attacker, node.width, owner=node)]
         node.pn_scale = node.dn_scale = 1.0
         return
@@ -899,14 +899,13 @@ def _settle_pass(leaf: Node, lines: list[str] | None) -> list[Node]:
     pass and the replies in its zone, given the subtree's node `lines` (won), or every
     reply (None: not won). The new children."""
     node = leaf.owner
-    assert node is not None and node.pending is not None and node.children == [leaf]
+    assert node is not None and node.children == [leaf]
     if lines is None:
-        node.children = _replies(node, node.pending)
+        node.children = _replies(node, node.moves)
     else:
         search = _wide_search(node.position.variant, node.width)
         zone = search.zone_replies(node.position, node.attacker, lines)
         node.children = [leaf, *_replies(node, zone)]
-    node.pending = None
     for child in node.children:
         if not child.solved:
             child.pn, child.dn = _open_leaf_numbers(child, node.attacker)

@@ -439,7 +439,7 @@ class WidePnSearch:
             through = self.tables.through_ptr
             order = sorted(np.nonzero(empty)[0].tolist(),
                            key=lambda c: (-(through[c + 1] - through[c]),
-                                          _off_centre(self.variant, c), c))
+                                          self.variant.off_centre(c), c))
             moves = self._classes(order)
         else:
             stoppers = self._stoppers(d)
@@ -465,11 +465,14 @@ class WidePnSearch:
         it, so a search that tries the best few moves by shape alone would try only losing
         ones whenever none of them blocks."""
         found = self._vcf(d)
-        if not found:
-            return None
+        return self._refuters(d, found) if found else None
+
+    def _refuters(self, side: int, found: tuple[int, ...]) -> np.ndarray:
+        """The other side's moves after which `side`'s fours `found`, followed move by
+        move, no longer win (`kernels.refuters`)."""
         t = self.tables
         seq = np.array(found, dtype=np.int64)
-        n = _wk.refuters(d, seq, len(found), self.state, self.counts, t.line_cells,
+        n = _wk.refuters(side, seq, len(found), self.state, self.counts, t.line_cells,
                          t.through_ptr, t.through, t.zobrist, self.misc, self.played, self.out)
         return self.out[:n].copy()
 
@@ -486,14 +489,9 @@ class WidePnSearch:
         if made == 2:
             return []
         found = self._vcf(a)
-        if found is not None and len(found) > 0:
-            t = self.tables
-            seq = np.array(found, dtype=np.int64)
-            n = _wk.refuters(a, seq, len(found), self.state, self.counts, t.line_cells,
-                             t.through_ptr, t.through, t.zobrist, self.misc, self.played,
-                             self.out)
+        if found:
             self.sequences[key] = found
-            return [int(c) for c in self.out[:n]]
+            return [int(c) for c in self._refuters(a, found)]
         if self.passes if passes is None else passes:
             if self._zone_depth >= self.nest:
                 return [QUIET]  # inside the deepest pass subtree the attacker keeps forcing
@@ -899,17 +897,6 @@ class _Lines(NodeWriter):
              ) -> int:
         self.lines.append(format_node(kind, cells, target, cover, replay, passed=passed))
         return len(self.lines) - 1
-
-
-def _off_centre(variant: Variant, cell: int) -> int:
-    """How far `cell` lies from the board's centre (the square of the distance, doubled on
-    each axis so that it stays whole).
-
-    >>> [_off_centre(Variant.parse("15x15k5"), c) for c in (112, 113, 64)]
-    [0, 4, 72]
-    """
-    return sum((2 * x - (d - 1)) ** 2
-               for x, d in zip(variant.coordinates(cell), variant.shape, strict=True))
 
 
 def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
