@@ -8,6 +8,8 @@ counts, times, node rates and ratios, and checks every proof it writes.
     python scripts/bench_wide_pn.py width [--count 20] [--seed 7] [--seconds 8] [--widths 0,3,4,6]
     python scripts/bench_wide_pn.py passes [--count 40] [--seed 3]
     python scripts/bench_wide_pn.py nest [--nests 1,2,3] [--count 16] [--seconds 20]
+    python scripts/bench_wide_pn.py vct [--budgets 2000,1000] [--count 20] [--seconds 8]
+    python scripts/bench_wide_pn.py zones [--nests 1,2,3] [--nodes 3000000]
 
 Every section takes ``--threes eager|lazy|off`` (when the win by threats with threes is
 asked; default: the library's).
@@ -39,6 +41,16 @@ the empty board; 9x9 and 15x15 (k=5) from the empty board, 1,000,000 nodes each 
 where the root's proof number shows how far the search sees a win; and quiet 15x15
 positions (as in ``width``, ``--seconds`` each).
 
+``vct``: how many positions the attacker's win by threats with threes may visit
+(`VCT_BUDGET`), side by side: 9x9 to 11x11 (k=4) from the empty board; 9x9 and 15x15 (k=5)
+from the empty board, 1,000,000 nodes each (``--nodes``); and quiet 15x15 positions (as in
+``width``, ``--seconds`` each).
+
+``zones``: why the zones of pass subtrees are large early on 15x15: quiet defender's nodes
+with X on h8 and one or two more marks, O to move, each pass subtree proven (``--nodes``)
+under each nest; it prints the zone's size against the empty cells and how many of its
+cells each rule of ``docs/proof-format.md`` put there first (`zone_rules`).
+
 ``open``: the open k=5 boards, each within a fixed budget (``--nest``); it prints the root's
 proof and disproof numbers where the search does not finish, and saves them to
 ``.bench/open-boards.json``.
@@ -55,8 +67,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tictactoe.core import Position
+from tictactoe.core import Position, Side
 from tictactoe.proof import check_proof
+from tictactoe.proof.check import zone_rules
 from tictactoe.search.pn.wide import DEFAULT_THREES, NEST, THREES, WidePnSearch
 from tictactoe.search.wide import WideThreats
 
@@ -197,6 +210,36 @@ def pass_rates(count: int, seed: int) -> None:
               f"({time.perf_counter() - started:.1f} s)", flush=True)
 
 
+ZONE_OPENINGS = ("h8 a1 h9", "h8 a1 i9", "h8 a1 h9 o15 j10", "h8 h9 i9 a1 j7")
+"""Quiet defender's nodes early on 15x15 (O to move) for the ``zones`` section."""
+
+
+def zone_sizes(nests: list[int], nodes: int) -> None:
+    """Each of `ZONE_OPENINGS`' pass subtrees proven under each nest; its zone by rule."""
+    for moves in ZONE_OPENINGS:
+        p = Position("15x15k5")
+        for name in moves.split():
+            p.push(p.variant.parse_cell(name))
+        empty = p.variant.cells - (p.x | p.o).bit_count()
+        for nest in nests:
+            search = WidePnSearch(p.variant, nest=nest)
+            if not search.quiet(p, Side.X):
+                print(f"{moves}: not quiet")
+                break
+            started = time.perf_counter()
+            result = search.prove(p, attacker=Side.X, passed=True, nodes=nodes)
+            seconds = time.perf_counter() - started
+            line = (f"{moves:>18}  nest {nest}: {result.outcome}, {result.nodes:,} nodes, "
+                    f"{seconds:.1f} s")
+            if result.proven:
+                lines = search.fragment(p, passed=True)
+                rules = zone_rules(p.variant, p.x, p.o, "x", lines)
+                by_rule = ", ".join(f"rule {r}: {n}" for r, n in rules.items())
+                line += (f", {len(lines):,} proof lines; zone {sum(rules.values())} of "
+                         f"{empty} empty cells ({by_rule})")
+            print(line, flush=True)
+
+
 def openings(count: int, seed: int, stones: int = 6) -> list[Position]:
     """Random openings on 15x15 (k=5): X on h8, then `stones` - 1 marks on the 5x5 square
     around it, X to move, nobody winning."""
@@ -213,7 +256,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("section",
                         choices=["threes", "empty", "open", "settings", "width", "passes",
-                                 "nest"])
+                                 "nest", "vct", "zones"])
     parser.add_argument("--count", type=int, default=None,
                         help="default 12 (width: 20, passes: 40)")
     parser.add_argument("--seed", type=int, default=None,
@@ -229,7 +272,22 @@ def main() -> int:
     parser.add_argument("--nest", type=int, default=NEST,
                         help="how deep pass subtrees may nest (open)")
     parser.add_argument("--nests", default="1,2,3", help="the nests the nest section compares")
+    parser.add_argument("--budgets", default="2000,1000",
+                        help="the win by threats' budgets the vct section compares")
     args = parser.parse_args()
+    if args.section == "zones":
+        zone_sizes([int(n) for n in args.nests.split(",")], args.nodes or 3_000_000)
+        return 0
+    if args.section == "vct":
+        budgets: list[Setting] = [(f"vct {b}", {"threes": args.threes, "vct_budget": int(b)})
+                                  for b in args.budgets.split(",")]
+        _compare([(b, Position(b)) for b in ("9x9k4", "10x10k4", "11x11k4")], budgets, None)
+        _compare([(b, Position(b)) for b in ("9x9k5", "15x15k5")], budgets,
+                 args.nodes or 1_000_000)
+        quiet = quiet_positions(args.count or 20, 7 if args.seed is None else args.seed)
+        _compare([(f"#{i + 1}", p) for i, p in enumerate(quiet)], budgets, None,
+                 args.seconds or 8.0)
+        return 0
     if args.section == "nest":
         nests: list[Setting] = [(f"nest {n}", {"threes": args.threes, "nest": int(n)})
                                 for n in args.nests.split(",")]

@@ -21,7 +21,7 @@ import pytest
 
 from tictactoe.core import Position, Side, Variant
 from tictactoe.proof import ProofCheckError, ProofError, ProofFormatError, check_proof
-from tictactoe.proof.check import subtree_zone
+from tictactoe.proof.check import subtree_zone, zone_rules
 from tictactoe.proof.format import (
     ProofWriter,
     format_node,
@@ -161,6 +161,17 @@ def test_rule_2_takes_the_lines_with_k_minus_2_marks_of_the_opponent() -> None:
     assert names(SEVEN, zone) == ["b4", "e4", "f4", "c7", "d7"]
     stats = check_proof(pass_proof(SEVEN, SEVEN_X, SEVEN_O2, SEVEN_T, subtrees=SEVEN_BLOCKS))
     assert (stats.replies_listed, stats.replies_by_pass) == (5 + 6, 37)
+
+
+def test_zone_rules_counts_each_cell_once_by_its_first_rule() -> None:
+    """The example: e4 by rule 1, b4 f4 by rule 3; with O's a7 b7, c7 d7 by rule 2; with a
+    nested pass subtree, its cells by rule 4 (unless an earlier rule took them)."""
+    assert zone_rules(SEVEN, SEVEN_X, SEVEN_O, "x", SEVEN_T) == {1: 1, 3: 2}
+    assert zone_rules(SEVEN, SEVEN_X, SEVEN_O2, "x", SEVEN_T) == {1: 1, 2: 2, 3: 2}
+    tree = ["M 13", "R 0 Y", "M 40", "R 0"]
+    rules = zone_rules(NINE, NINE_X, NINE_O, "x", tree)
+    assert sum(rules.values()) == subtree_zone(NINE, NINE_X, NINE_O, "x", tree).bit_count()
+    assert rules[4] == len(["b5", "e5", "f5"])  # the nested pass subtree's own cells
 
 
 def test_a_replay_inside_a_pass_subtree() -> None:

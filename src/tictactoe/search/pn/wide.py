@@ -81,8 +81,10 @@ EPSILON = 0.25
 VCT_THREES = 2
 """Threes a win by threats may use when it orders the attacker's moves."""
 
-VCT_BUDGET = 2_000
-"""Positions each win-by-threats search (with threes) may visit."""
+VCT_BUDGET = 1_000
+"""Positions each win-by-threats search (with threes) may visit. With 2,000 the search
+proved 13 of 20 quiet 15x15 positions in 8 s each against 14, at 0.6 times the node rate
+(``scripts/bench_wide_pn.py vct``)."""
 
 THREES = ("eager", "lazy", "off")
 """When the attacker's win by threats with threes (`vct`) is asked: ``eager`` at every
@@ -168,11 +170,13 @@ class WidePnSearch:
     between questions about the same attacker."""
 
     def __init__(self, variant: Variant | str, *, vcf_budget: int = VCF_BUDGET,
-                 epsilon: float = EPSILON, passes: bool = True,
+                 vct_budget: int = VCT_BUDGET, epsilon: float = EPSILON, passes: bool = True,
                  threes: str = DEFAULT_THREES, table_entries: int = TABLE_ENTRIES,
                  width: int = WIDTH, nest: int = NEST) -> None:
         if threes not in THREES:
             raise ValueError(f"threes must be one of {', '.join(THREES)}, not {threes!r}")
+        if vct_budget < 1:
+            raise ValueError(f"vct_budget must be 1 or more positions, not {vct_budget}")
         if width < 0:
             raise ValueError(f"width must be 0 (every move near a mark) or more, not {width}")
         if not 1 <= nest <= len(NEST_KEYS):
@@ -214,6 +218,8 @@ class WidePnSearch:
         """Scratch of `_evaluate_many`: the replies, their results and their wins' moves."""
         self.zobrist = [[int(z) for z in row] for row in self.tables.zobrist]
         self.vcf_budget = vcf_budget
+        self.vct_budget = vct_budget
+        """Positions each win by threats with threes may visit (`VCT_BUDGET`)."""
         self.passes = passes
         self.threes = threes
         self.table_entries = table_entries
@@ -301,7 +307,7 @@ class WidePnSearch:
     def _vct(self, side: int) -> int:
         """The first move of a win by threats with at most `VCT_THREES` threes, or -1."""
         t = self.tables
-        found = _vct.vct(side, VCT_THREES, self.most, VCT_BUDGET, self.state, self.counts,
+        found = _vct.vct(side, VCT_THREES, self.most, self.vct_budget, self.state, self.counts,
                          t.line_cells, t.through_ptr, t.through, t.zobrist, self.vcf_keys,
                          self.vcf_depth, self.seen, self.misc, self.seq, self.buf,
                          self.three_keys, self.three_depth, self.work, self.firsts)
