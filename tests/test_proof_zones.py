@@ -487,12 +487,15 @@ class Prover:
     threat search, or a random move and an ``R`` node listing what immediate win, a replay
     or a nested pass subtree (whose zone `subtree_zone` gives) leaves."""
 
-    def __init__(self, variant: Variant, rng: random.Random, nested: bool) -> None:
+    def __init__(self, variant: Variant, rng: random.Random, nested: bool,
+                 extra: float = 0.0) -> None:
         self.variant = variant
         self.board = board_of(variant)
         self.search = ThreatSearch(variant, max_positions=2000)
         self.rng = rng
         self.nested = nested
+        self.extra = extra
+        """The chance that a reply a replay covers is listed all the same."""
 
     def prover(self, mine: int, theirs: int, depth: int) -> list[str] | None:
         board = self.board
@@ -529,7 +532,8 @@ class Prover:
             if sequence:
                 hints = tuple(sequence)
                 need = sum(1 << r for r in cells_of(need)
-                           if not strict_wins(self.variant, mine, theirs | 1 << r, hints))
+                           if not strict_wins(self.variant, mine, theirs | 1 << r, hints)
+                           or self.rng.random() < self.extra)
         elif need and mode == "Y":
             passed = self.prover(mine, theirs, depth)
             if passed is None:
@@ -613,3 +617,87 @@ def test_every_reply_outside_the_zone_leaves_the_pass_subtree_valid(
         assert kinds["V"] >= 2, kinds
     if nested:
         assert kinds["Y"] >= 1, kinds
+
+
+# 8x8 k=4: X a1 makes threats at d1, a4 and b2 (X b1 c1, a2 a3, c3 d4); g7 e7 f7 would be an
+# open three of X (threats at d7 and h7). T: a quiet h8, then O's replies a1 (the V cell), b2
+# and a4 listed, each answered by g7; the replay a1 covers the rest.
+CORNER_X = ("b1", "c1", "a2", "a3", "c3", "d4", "e7", "f7")
+CORNER_T = ["M 63", "R 3 0 9 24 V 0", "M 54", "R 0", "M 54", "R 0", "M 54", "R 0"]
+
+
+def test_a_reply_on_the_replays_lines_is_no_model_for_the_others(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """O's first unlisted reply d1 blocks one of the three threats: its replay wins, adding
+    b2 and a4 only. The replies off the lines through a1 add d1 as well, so d1's replay is
+    not the one after a pass, and they are replayed: d1 is in the zone."""
+    from tictactoe.proof import check as checker
+
+    v = Variant.parse("8x8k4")
+    mine = marks(v, " ".join(CORNER_X))
+    for same in (True, False):
+        monkeypatch.setattr(checker, "SAME_REPLAYS", same)
+        assert names(v, subtree_zone(v, mine, 0, "x", CORNER_T)) == [
+            "a1", "d1", "b2", "a4", "d7", "g7", "h7", "h8"]
+
+
+def test_a_reply_that_makes_a_threat_is_replayed() -> None:
+    """With O on a6 b6, the reply c6 makes a threat of O at d6, and the replay a1 no longer
+    wins after it; c6 is off the lines through a1, but it is replayed all the same."""
+    v = Variant.parse("8x8k4")
+    with pytest.raises(ProofCheckError, match=re.escape(
+            "R: O's reply 42 (c6) is not covered: after it O has a threat at 43 (d6), not at "
+            "V's move 0 (a1) (step 1)")):
+        subtree_zone(v, marks(v, " ".join(CORNER_X)), marks(v, "a6 b6"), "x", CORNER_T)
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("5x5k4", 11), ("6x6k4", 12), ("7x7k4", 13)])
+def test_replays_left_out_as_the_same_give_the_same_zone(
+        monkeypatch: pytest.MonkeyPatch, variant: str, seed: int) -> None:
+    """Inside a pass subtree the checker replays a ``V`` after each reply it covers, but
+    leaves out the replies that provably replay it as an earlier one did
+    (`SAME_REPLAYS`): on random pass subtrees with replays, the zone (or the error) is the
+    same either way, and some replays are left out."""
+    from tictactoe.proof import check as checker
+
+    v = Variant.parse(variant)
+    board = board_of(v)
+    rng = random.Random(seed)
+    prover = Prover(v, rng, nested=False, extra=0.2)
+    calls = Counter[bool]()
+    strict = checker._Walk._strict
+
+    def counted(self: checker._Walk, *args: object, **kwargs: object) -> str | None:
+        calls[checker.SAME_REPLAYS] += 1
+        return strict(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checker._Walk, "_strict", counted)
+    compared = 0
+    for _ in range(20_000):
+        n_o = rng.randint(1, 4)
+        cells = rng.sample(range(v.cells), 2 * n_o + 1)
+        mine = sum(1 << c for c in cells[:n_o + 1])
+        theirs = sum(1 << c for c in cells[n_o + 1:])
+        if has_line(board, mine) or has_line(board, theirs):
+            continue
+        m = rng.choice(cells_of(board.full & ~(mine | theirs)))
+        after = mine | 1 << m
+        if has_line(board, after) or threat_cells(board, theirs, after):
+            continue
+        node = prover.opponent(after, theirs, 1)
+        if node is None or " V " not in node[0]:
+            continue
+        tree = [f"M {m}", *node]
+        results: list[int | str] = []
+        for same in (True, False):
+            monkeypatch.setattr(checker, "SAME_REPLAYS", same)
+            try:
+                results.append(subtree_zone(v, mine, theirs, "x", tree))
+            except ProofCheckError as error:
+                results.append(str(error))
+        assert results[0] == results[1], tree
+        compared += 1
+        if compared == 25:
+            break
+    assert compared == 25
+    assert calls[True] < calls[False], calls

@@ -238,6 +238,11 @@ move left (step 2)"
             i += 1
 
 
+SAME_REPLAYS = True
+"""Whether a replay inside a pass subtree is skipped after a reply that provably replays it
+exactly as an earlier reply did (`_Walk._zone_replays`); the tests turn it off to compare."""
+
+
 class _Why(NamedTuple):
     """Why cells are in a pass subtree's zone: the rule (1-4 of ``docs/proof-format.md``),
     the line whose check put them there, and the details."""
@@ -530,12 +535,15 @@ class _Walk:
         return f"rule {why.rule}: {text}"
 
     def _strict(self, line: int, label: str, mine: int, theirs: int, my_threats: int,
-                blocks: int, hints: tuple[int, ...], reply: int = -1) -> str | None:
+                blocks: int, hints: tuple[int, ...], reply: int = -1,
+                touched: list[int] | None = None) -> str | None:
         """The replay's steps a-d (``docs/proof-format.md``) from this position, the
         prover to move with threats on `my_threats` and the opponent on `blocks`, adding
         to the current zone: the prover's threat cells (rule 3), the forced blocks (rule 1,
         as threat cells) and the lines through them (rule 2). None if it wins, else why
-        not (`reply`: the opponent's reply a ``V`` replays after, -1 for an ``F``)."""
+        not (`reply`: the opponent's reply a ``V`` replays after, -1 for an ``F``). The
+        prover's moves and the forced blocks go to `touched`: the replay looks only at the
+        lines through them."""
         zone = self._zones[-1]
         if my_threats:  # (a)
             zone.add(my_threats, _Why(3, line))
@@ -569,6 +577,8 @@ class _Walk:
                          + (f" by {prover} already" if mine >> h & 1 else
                             f" by {opponent}'s forced block" if i else "")) + f" (step {i + 1})")
             mine |= 1 << h  # (d)
+            if touched is not None:
+                touched.append(h)
             made = threats_through(self.board, h, mine, theirs)
             if not made:
                 return f"{after}{label}'s move {name(h)} makes no threat of {prover} (step {i + 1})"
@@ -578,6 +588,8 @@ class _Walk:
                 return None
             theirs |= made  # the forced block, which leaves the prover without a threat
             t = made.bit_length() - 1
+            if touched is not None:
+                touched.append(t)
             self._through(t, mine, theirs, line)
             blocks = threats_through(self.board, t, theirs, mine)
             i += 1
@@ -811,6 +823,11 @@ class _Walk:
         mine, theirs = self.mine, self.theirs
         line = record.line
         name = self.prover.other.name
+        # Once a reply's replay has won looking only at lines that miss it (and the reply
+        # made no threat of the opponent and took no threat cell of the prover), it was the
+        # replay after a pass, step for step: any other such reply off those lines replays
+        # the same way, adding nothing more to the zone, and needs no replay of its own.
+        same = -1  # the cells of those lines (-1: no such reply yet)
         for r in cells_of(rest):
             bit = 1 << r
             if their_threats & bit:
@@ -818,10 +835,18 @@ class _Walk:
             else:
                 after = theirs | bit
                 self._through(r, mine, after, line)
-                blocks = their_threats
-                blocks |= threats_through(self.board, r, after, mine)
-                why = self._strict(line, "V", mine, after, my_threats & ~bit, blocks,
-                                   replay.hints, r)
+                made = threats_through(board, r, after, mine)
+                if SAME_REPLAYS and same >= 0 and not made and not (same | my_threats) & bit:
+                    continue
+                touched: list[int] = []
+                why = self._strict(line, "V", mine, after, my_threats & ~bit,
+                                   their_threats | made, replay.hints, r, touched)
+                if why is None and not made and not my_threats & bit:
+                    seen = 0
+                    for c in touched:
+                        seen |= board.reach[c]
+                    if not seen & bit:
+                        same = seen
             if why is not None:
                 if r in self._images(record):
                     why += f"; {self._no_symmetry()}"

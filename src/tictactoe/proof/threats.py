@@ -66,6 +66,22 @@ class Board:
         """The symmetries, derived on first use (about a second for the cube)."""
         return symmetries(self.variant)
 
+    @cached_property
+    def reach(self) -> tuple[int, ...]:
+        """For each cell, the cells of the lines through it (itself included): a mark
+        outside them changes nothing a check of the lines through the cell sees.
+
+        >>> cells_of(board_of(Variant.parse("3x3")).reach[1])
+        [0, 1, 2, 4, 7]
+        """
+        out = []
+        for lines in self.through:
+            cells = 0
+            for m in lines:
+                cells |= m
+            out.append(cells)
+        return tuple(out)
+
     def name(self, cell: int) -> str:
         """A cell as ``index (name)``, for messages.
 
