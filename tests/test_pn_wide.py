@@ -197,6 +197,57 @@ def test_ttt_prove_past_64_cells_says_what_it_could_not_do(tmp_path: Path) -> No
     assert result.exit_code == 2 and "no folder" in result.output
 
 
+TWO_THREES = "o13o/15/10x4/10x4/10x4/15/15/4xxx8/15/15/15/15/15/15/o6o6o o 5"
+"""O to move on 15x15; X has two open threes (e8 f8 g8 and k3 k4 k5) and wins: O blocks one,
+X makes an open four of the other. O's marks are in the corners and on h15."""
+
+
+def test_ttt_prove_attacker_asks_only_that_sides_win(tmp_path: Path) -> None:
+    """By default the side to move's win is asked first: here O's, which this search cannot
+    settle, and a node budget runs out on it. ``--attacker x`` asks only X's, at once; by
+    jobs too, with no job of O's in the folder."""
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn.jobs import prove_with_jobs
+
+    result = CliRunner().invoke(app, ["prove", TWO_THREES, "--nodes", "2000", "--json"])
+    figures = json.loads(result.output)
+    assert result.exit_code == 1 and figures["value"] == "unknown"
+    assert [q["attacker"] for q in figures["questions"]] == ["o"]
+    result = CliRunner().invoke(app, ["prove", TWO_THREES, "--attacker", "x", "--json",
+                                      "--out", str(tmp_path / "p.txt")])
+    figures = json.loads(result.output)
+    assert result.exit_code == 0 and figures["value"] == "x" and figures["checked"]
+    assert [q["attacker"] for q in figures["questions"]] == ["x"]
+    run = prove_with_jobs(TWO_THREES, tmp_path / "jobs", backend=InProcess(),
+                          job_nodes=1_000, attacker=Side.X)
+    assert run.value == "x" and [q.attacker for q in run.questions] == [Side.X]
+    assert run.check is not None and run.check.value == "x"
+    done = [p.name for p in (tmp_path / "jobs" / "done").iterdir()]
+    assert done and all(name.startswith("x") for name in done)
+    result = CliRunner().invoke(app, ["prove", TWO_THREES, "--attacker", "X", "--jobs",
+                                      str(tmp_path / "cli"), "--workers", "1"])
+    assert result.exit_code == 0 and "X wins" in result.output, result.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["3x3", "--attacker", "x"], "--attacker is for boards of more than 64 cells"),
+    (["15x15k5", "--attacker", "o"], "O cannot win from the empty board"),
+    (["15x15k5", "--attacker", "z"], "side must be 'x' or 'o', not 'z'"),
+])
+def test_ttt_prove_attacker_refuses_what_it_cannot_ask(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, ["prove", *args])
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_jobs_take_an_attacker_only_past_64_cells(tmp_path: Path) -> None:
+    from tictactoe.core import TicTacToeError
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn.jobs import prove_with_jobs
+
+    with pytest.raises(TicTacToeError, match="the attacker is for boards of more than 64"):
+        prove_with_jobs("4x4k3", tmp_path, backend=InProcess(), attacker=Side.X)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGTERM")
 def test_sigterm_stops_ttt_prove_past_64_cells_as_an_interruption() -> None:
     """``timeout`` or a batch system's limit sends SIGTERM: the command stops at once and

@@ -16,7 +16,7 @@ from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors, writable_path
 
 if TYPE_CHECKING:
-    from tictactoe.core import Position
+    from tictactoe.core import Position, Side
     from tictactoe.search.pn import PnValue
     from tictactoe.search.pn.proofs import Writing
 
@@ -131,6 +131,9 @@ def prove_command(
                            "attacker's wins after a pass may lie inside each other (1: "
                            "none inside another). Default: 3; a job folder keeps its own.",
         show_default=False)] = None,
+    attacker: Annotated[str | None, typer.Option(
+        help=f"Past {WIDE_CELLS} cells (wins only): ask only whether this side (x or o) "
+             "wins. Default: the side to move, then the other.", show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="With --jobs, when no run uses the folder: drop the jobs no "
                           "proof reads, write older (gzip) job files as xz, and stop.")] \
@@ -153,6 +156,7 @@ def prove_command(
     """
     entered = time.perf_counter()  # --seconds counts from here: loading the engines too
     _writable(out)  # before any search: a typo must not cost a run
+    side = _attacker(position, attacker)
     if jobs is not None:
         if by_replies or (threads is not None and threads > 1):
             raise fail("--jobs splits the search into jobs itself: it does not take "
@@ -166,7 +170,8 @@ def prove_command(
         _prove_jobs(position, jobs, out=out, backend=backend, address=address,
                     workers=workers, job_nodes=job_nodes, max_job_nodes=max_job_nodes,
                     table_mb=table_mb, seconds=seconds or None, nodes=nodes,
-                    epsilon=epsilon, as_json=as_json, entered=entered, width=width)
+                    epsilon=epsilon, as_json=as_json, entered=entered, width=width,
+                    attacker=side)
         return
     for name, given in (("--backend", backend != "local"), ("--address", address),
                         ("--workers", workers), ("--job-nodes", job_nodes != 1_000_000),
@@ -184,7 +189,7 @@ def prove_command(
                 raise fail(f"{flag} is for boards of at most {WIDE_CELLS} cells; "
                            f"{root.variant.name} is proven by the search past them")
         _prove_wide(root, out=out, seconds=seconds or None, nodes=nodes, as_json=as_json,
-                    entered=entered, width=width, nest=nest)
+                    entered=entered, width=width, nest=nest, attacker=side)
         return
     for flag, given in (("--width", width), ("--nest", nest)):
         if given is not None:
@@ -312,23 +317,43 @@ def _left(seconds: float | None, since: float) -> float | None:
     return max(0.001, seconds - (time.perf_counter() - since))
 
 
+def _attacker(position: str, attacker: str | None) -> Side | None:
+    """``--attacker``: the side, refused where it has no meaning (64 cells or fewer, where
+    df-pn proves the value, both sides' questions)."""
+    if attacker is None:
+        return None
+    from tictactoe.core import Position, Side
+
+    side = Side.parse(attacker)
+    variant = Position(position).variant
+    if variant.cells <= WIDE_CELLS:
+        raise fail(f"--attacker is for boards of more than {WIDE_CELLS} cells, where only "
+                   f"wins are proven; {variant.name} is proven for its value")
+    return side
+
+
 def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
                 nodes: int | None, as_json: bool, entered: float | None = None,
-                width: int | None = None, nest: int | None = None) -> None:
+                width: int | None = None, nest: int | None = None,
+                attacker: Side | None = None) -> None:
     """``ttt prove`` past 64 cells: does the side to move win? (then, on a board with
-    marks, does the other side?); the proof written and checked. `seconds` counts from
-    `entered` (default: now), the loading of the compiled search included; `width` and
-    `nest` are `WidePnSearch`'s (default `WIDTH`, `NEST`)."""
+    marks, does the other side?), or only does `attacker` win?; the proof written and
+    checked. `seconds` counts from `entered` (default: now), the loading of the compiled
+    search included; `width` and `nest` are `WidePnSearch`'s (default `WIDTH`, `NEST`)."""
     started = time.perf_counter() if entered is None else entered
     from tictactoe.proof import check_proof
-    from tictactoe.search.pn.wide import NEST, WIDTH, WidePnResult, WidePnSearch
+    from tictactoe.search.pn.wide import (
+        NEST,
+        WIDTH,
+        WidePnResult,
+        WidePnSearch,
+        sides_to_ask,
+    )
 
     _writable(out)
     search = WidePnSearch(root.variant, width=WIDTH if width is None else width,
                           nest=NEST if nest is None else nest)
-    attackers = [root.turn]
-    if root.x | root.o:  # on the empty board the second player cannot win
-        attackers.append(root.turn.other)
+    attackers = sides_to_ask(root, attacker)
     questions: list[WidePnResult] = []
     result = None
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
@@ -435,7 +460,8 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 address: str | None, workers: int | None, job_nodes: int,
                 max_job_nodes: int | None, table_mb: float | None, seconds: float | None,
                 nodes: int | None, as_json: bool, epsilon: float | None = None,
-                entered: float | None = None, width: int | None = None) -> None:
+                entered: float | None = None, width: int | None = None,
+                attacker: Side | None = None) -> None:
     """``ttt prove --jobs``: job-level proving with a live view of the jobs."""
     from tictactoe.proof import ProofError, check_proof
     from tictactoe.search.pn.jobs import Assembly, JobProgress, prove_with_jobs
@@ -476,7 +502,8 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                                   address=address, job_nodes=job_nodes,
                                   max_job_nodes=max_job_nodes, table_mb=table_mb, nodes=nodes,
                                   seconds=seconds, out=out, check=False, progress=progress,
-                                  epsilon=epsilon, writing=writing, width=width)
+                                  epsilon=epsilon, writing=writing, width=width,
+                                  attacker=attacker)
         except KeyboardInterrupt:
             raise fail(f"interrupted: the finished jobs are kept in {folder}; the same "
                        "command goes on from there", code=130) from None

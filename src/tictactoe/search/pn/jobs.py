@@ -1359,7 +1359,7 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                     check: bool = True, progress: Callable[[JobProgress], None] | None = None,
                     fault: Path | str | None = None, epsilon: float | None = None,
                     writing: Callable[[Assembly], None] | None = None,
-                    width: int | None = None) -> JobRun:
+                    width: int | None = None, attacker: Side | None = None) -> JobRun:
     """The game value of `position` by job-level proof-number search, its proof assembled
     from the jobs' fragments (written to `out`, by default ``proof.txt.gz`` in the folder)
     and, with `check`, verified by the checker.
@@ -1375,6 +1375,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     threshold factor 1 + `epsilon` (`epsilon_setting`; default 0.25, as every search here).
     Past 64 cells `width` is the attacker's moves tried at each node (`WidePnSearch`), kept
     in the folder: a run asking for another is refused (None: the folder's, or the default).
+    Past 64 cells `attacker` asks only whether that side wins (default: the side to move,
+    then the other), for an opening where the other side is to move, say.
     A run that a limit stops returns the value ``unknown``; the jobs it finished stay in
     the folder for the next run. `seconds` bounds the proof's assembly too (`writing` hears
     how far it has got): one it stops writes nothing, and the run says how far it got
@@ -1400,6 +1402,16 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     elif width is not None:
         raise TicTacToeError(f"the width is for boards of more than {NARROW_CELLS} cells; "
                              f"{position.variant.name} is proven by df-pn over every move")
+    if attacker is None:
+        attackers = [position.turn, position.turn.other]
+    elif position.variant.cells > NARROW_CELLS:
+        from tictactoe.search.pn.wide import sides_to_ask
+
+        attackers = sides_to_ask(position, attacker)
+    else:
+        raise TicTacToeError(f"the attacker is for boards of more than {NARROW_CELLS} cells, "
+                             f"where only wins are proven; {position.variant.name} is proven "
+                             "for its value, both sides' questions")
     if job_nodes < MIN_JOB_NODES:
         raise TicTacToeError(f"--job-nodes must be at least {MIN_JOB_NODES:,}, not {job_nodes}")
     if epsilon is not None:
@@ -1422,7 +1434,6 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     jobs = JobFolder(folder, position, width)
     executor = backend if not isinstance(backend, str) else \
         open_job_executor(backend, workers, address)
-    mover = position.turn
     questions: list[Question] = []
     # an executor given by the caller is running already (the caller starts and stops it)
     with executor if isinstance(backend, str) else contextlib.nullcontext(executor):
@@ -1431,12 +1442,12 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                          seconds=seconds, progress=progress,
                          fault=None if fault is None else str(fault), epsilon=epsilon,
                          width=jobs.width, nest=jobs.nest)
-        for attacker in (mover, mover.other):
-            root = Node(position, None, attacker, jobs.width, jobs.passes)
-            question = Question(attacker, root)
+        for side in attackers:
+            root = Node(position, None, side, jobs.width, jobs.passes)
+            question = Question(side, root)
             questions.append(question)
-            _expand(root, attacker)  # the first ply is always split into jobs
-            _update(root, attacker)
+            _expand(root, side)  # the first ply is always split into jobs
+            _update(root, side)
             driver.ask(question)
             if question.outcome != "no-win" or position.holds_by_strategy_stealing:
                 break

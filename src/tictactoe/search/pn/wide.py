@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from tictactoe.core import BoardTooLargeError, Position, Side, Variant
+from tictactoe.core import BoardTooLargeError, Position, Side, TicTacToeError, Variant
 from tictactoe.proof.format import NodeWriter, ProofWriter, format_node
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
 from tictactoe.search.wide import MAX_LEVELS, wide_tables
@@ -903,6 +903,27 @@ class _Lines(NodeWriter):
              ) -> int:
         self.lines.append(format_node(kind, cells, target, cover, replay, passed=passed))
         return len(self.lines) - 1
+
+
+def sides_to_ask(position: Position, attacker: Side | None = None) -> list[Side]:
+    """Whose wins `ttt prove` asks about past 64 cells, in order (this search proves wins
+    only): `attacker` alone if given; else the side to move, then, with marks on the
+    board, the other (on the empty board strategy stealing rules out the second player).
+
+    >>> [s.symbol for s in sides_to_ask(Position("15x15k5"))]
+    ['x']
+    >>> p = Position("15x15k5")
+    >>> p.push(112)
+    >>> [s.symbol for s in sides_to_ask(p)], [s.symbol for s in sides_to_ask(p, Side.X)]
+    (['o', 'x'], ['x'])
+    """
+    if attacker is None:
+        return [position.turn] if position.holds_by_strategy_stealing else [
+            position.turn, position.turn.other]
+    if position.holds_by_strategy_stealing and attacker is not position.turn:
+        raise TicTacToeError(f"{attacker.symbol.upper()} cannot win from the empty board: "
+                             "by strategy stealing the second player never does")
+    return [attacker]
 
 
 def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
