@@ -167,6 +167,19 @@ def _compare(positions: list[tuple[str, Position]], settings: list[Setting],
               f"{t[3] / max(first[3], 1):.2f}")
 
 
+def _compare_everywhere(settings: list[Setting], small: tuple[str, ...],
+                        args: argparse.Namespace, count: int, seconds: float) -> None:
+    """`settings` side by side on the `small` boards (k=4) from the empty board, on 9x9 and
+    15x15 (k=5) from the empty board within ``--nodes`` (1,000,000), and on ``--count``
+    (`count`) quiet 15x15 positions within ``--seconds`` (`seconds`) each."""
+    _compare([(b, Position(b)) for b in small], settings, None)
+    _compare([(b, Position(b)) for b in ("9x9k5", "15x15k5")], settings,
+             args.nodes or 1_000_000)
+    quiet = quiet_positions(args.count or count, 7 if args.seed is None else args.seed)
+    _compare([(f"#{i + 1}", p) for i, p in enumerate(quiet)], settings, None,
+             args.seconds or seconds)
+
+
 def quiet_positions(count: int, seed: int) -> list[Position]:
     """Positions of 8-12 random marks near the centre of 15x15, X to move, that neither side
     wins by fours nor X by threats with up to two threes."""
@@ -281,22 +294,12 @@ def main() -> int:
     if args.section == "vct":
         budgets: list[Setting] = [(f"vct {b}", {"threes": args.threes, "vct_budget": int(b)})
                                   for b in args.budgets.split(",")]
-        _compare([(b, Position(b)) for b in ("9x9k4", "10x10k4", "11x11k4")], budgets, None)
-        _compare([(b, Position(b)) for b in ("9x9k5", "15x15k5")], budgets,
-                 args.nodes or 1_000_000)
-        quiet = quiet_positions(args.count or 20, 7 if args.seed is None else args.seed)
-        _compare([(f"#{i + 1}", p) for i, p in enumerate(quiet)], budgets, None,
-                 args.seconds or 8.0)
+        _compare_everywhere(budgets, ("9x9k4", "10x10k4", "11x11k4"), args, 20, 8.0)
         return 0
     if args.section == "nest":
         nests: list[Setting] = [(f"nest {n}", {"threes": args.threes, "nest": int(n)})
                                 for n in args.nests.split(",")]
-        _compare([(b, Position(b)) for b in ("9x9k4", "10x10k4")], nests, None)
-        _compare([(b, Position(b)) for b in ("9x9k5", "15x15k5")], nests,
-                 args.nodes or 1_000_000)
-        quiet = quiet_positions(args.count or 16, 7 if args.seed is None else args.seed)
-        _compare([(f"#{i + 1}", p) for i, p in enumerate(quiet)], nests, None,
-                 args.seconds or 20.0)
+        _compare_everywhere(nests, ("9x9k4", "10x10k4"), args, 16, 20.0)
         return 0
     if args.section == "passes":
         pass_rates(args.count or 40, 3 if args.seed is None else args.seed)

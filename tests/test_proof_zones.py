@@ -482,6 +482,18 @@ def strict_wins(board_variant: Variant, mine: int, theirs: int, hints: tuple[int
         i += 1
 
 
+def random_marks(variant: Variant, rng: random.Random) -> tuple[int, int] | None:
+    """X's and O's marks at random, X one ahead (O to move), or None if either has a line."""
+    board = board_of(variant)
+    n_o = rng.randint(1, 4)
+    cells = rng.sample(range(variant.cells), 2 * n_o + 1)
+    mine = sum(1 << c for c in cells[:n_o + 1])
+    theirs = sum(1 << c for c in cells[n_o + 1:])
+    if has_line(board, mine) or has_line(board, theirs):
+        return None
+    return mine, theirs
+
+
 class Prover:
     """A tiny randomised prover for the prover's win in zone mode: ``W``, an ``F`` from the
     threat search, or a random move and an ``R`` node listing what immediate win, a replay
@@ -573,12 +585,10 @@ def test_every_reply_outside_the_zone_leaves_the_pass_subtree_valid(
     while cases < 40:
         kinds["attempts"] += 1
         assert kinds["attempts"] < 2000
-        n_o = rng.randint(1, 4)
-        cells = rng.sample(range(v.cells), 2 * n_o + 1)
-        mine = sum(1 << c for c in cells[:n_o + 1])
-        theirs = sum(1 << c for c in cells[n_o + 1:])
-        if has_line(board, mine) or has_line(board, theirs):
+        marked = random_marks(v, rng)
+        if marked is None:
             continue
+        mine, theirs = marked
         tree = prover.prover(mine, theirs, 2 if nested else 1)
         if tree is None or (tree[0][0] in "WF" and rng.random() < 0.7):
             continue
@@ -674,12 +684,10 @@ def test_replays_left_out_as_the_same_give_the_same_zone(
     monkeypatch.setattr(checker._Walk, "_strict", counted)
     compared = 0
     for _ in range(20_000):
-        n_o = rng.randint(1, 4)
-        cells = rng.sample(range(v.cells), 2 * n_o + 1)
-        mine = sum(1 << c for c in cells[:n_o + 1])
-        theirs = sum(1 << c for c in cells[n_o + 1:])
-        if has_line(board, mine) or has_line(board, theirs):
+        marked = random_marks(v, rng)
+        if marked is None:
             continue
+        mine, theirs = marked
         m = rng.choice(cells_of(board.full & ~(mine | theirs)))
         after = mine | 1 << m
         if has_line(board, after) or threat_cells(board, theirs, after):

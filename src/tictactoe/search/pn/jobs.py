@@ -1402,12 +1402,12 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     elif width is not None:
         raise TicTacToeError(f"the width is for boards of more than {NARROW_CELLS} cells; "
                              f"{position.variant.name} is proven by df-pn over every move")
-    if attacker is None:
-        attackers = [position.turn, position.turn.other]
-    elif position.variant.cells > NARROW_CELLS:
+    if _wide(position):
         from tictactoe.search.pn.wide import sides_to_ask
 
-        attackers = sides_to_ask(position, attacker)
+        attackers = sides_to_ask(position, attacker)  # as `ttt prove` asks without jobs
+    elif attacker is None:
+        attackers = [position.turn, position.turn.other]
     else:
         raise TicTacToeError(f"the attacker is for boards of more than {NARROW_CELLS} cells, "
                              f"where only wins are proven; {position.variant.name} is proven "
