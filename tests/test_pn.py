@@ -297,7 +297,7 @@ def test_the_replies_an_and_node_leaves_out_each_lose_to_a_threat_sequence() -> 
         pass_seq = seq[:r].copy()
         before = int(search.misc[dfpn.REPLAYED])
         kept = dfpn.and_children(x, o, 0, t.full, t.lines, t.through, t.line_count, t.k,
-                                 search.ttss, search.misc, search.seqs, empty)
+                                 search.ttss, search.misc, search.seqs, empty, search.work)
         replayed = int(search.misc[dfpn.REPLAYED]) - before
         by_pass = sum(replay(x, o | np.uint64(1 << c), pass_seq, r, t.full, t.lines) >= 0
                       for c in cells_of(int(empty)))

@@ -46,7 +46,17 @@ from numba import njit
 
 from tictactoe.search.bits import ONE, ZERO, lowest, popcount, prefetch_row
 from tictactoe.search.compiled import kernels as _sk
-from tictactoe.search.pn.tss import FAIL, TSS_MISC, replay, scan, survey, tss
+from tictactoe.search.pn.tss import (
+    FAIL,
+    NO_REFCOUNTS,
+    TSS_MISC,
+    WORK_ROWS,
+    WORK_WIDTH,
+    replay,
+    scan,
+    survey,
+    tss_in,
+)
 
 INF = 1 << 60
 """Proof number of a disproven node (and disproof number of a proven one)."""
@@ -495,8 +505,8 @@ def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
     if misc[EAGER] != 0:
         misc[TSS_EVALS] += 1
         # no line two marks short: no sequence, and no need to look the position up
-        r = tss(p, d, 64, misc[EVAL_BUDGET], full, lines, through, count, k, ttss, misc,
-                seqs[row]) if cand != ZERO else FAIL
+        r = tss_in(p, d, 64, misc[EVAL_BUDGET], full, lines, through, count, k, ttss, misc,
+                   seqs[row], _tss_work(work, lines.shape[0])) if cand != ZERO else FAIL
         if r >= 0:
             cells = sequence_cells(p, d, seqs[row], r, full, lines) | d_make
             return max(1, popcount(cells & empty)), 1, full
@@ -538,6 +548,31 @@ FOUND = 4
 each new reply before searching it."""
 
 
+def work_words(lines: int) -> int:
+    """The length of the kernels' scratch array ``work`` for a variant of `lines` lines:
+    `pairing`'s part, then the threat search's (`tss_in`), then `and_children`'s.
+
+    >>> work_words(76)
+    13604
+    """
+    return 8 * lines + 64 + WORK_ROWS * WORK_WIDTH + FOUND * 64 + FOUND
+
+
+@njit(cache=True, inline="always")
+def _tss_work(work: np.ndarray, lines: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The threat search's part of ``work``, as its 2-D scratch."""
+    start = 8 * lines + 64
+    return work[start:start + WORK_ROWS * WORK_WIDTH].reshape((WORK_ROWS, WORK_WIDTH))
+
+
+@njit(cache=True, inline="always")
+def _found(work: np.ndarray, lines: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """`and_children`'s part of ``work``: the sequences found, and their lengths."""
+    start = 8 * lines + 64 + WORK_ROWS * WORK_WIDTH
+    found = work[start:start + FOUND * 64].reshape((FOUND, 64))
+    return found, work[start + FOUND * 64:start + FOUND * 64 + FOUND]
+
+
 @njit(cache=True, inline="always")
 def _any_replays(p: np.uint64, d: np.uint64, found: np.ndarray, lengths: np.ndarray, n: int,
                  full: np.uint64, lines: np.ndarray) -> bool:  # pragma: no cover - compiled
@@ -551,18 +586,20 @@ def _any_replays(p: np.uint64, d: np.uint64, found: np.ndarray, lengths: np.ndar
 @njit(cache=True)
 def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines: np.ndarray,
                  through: np.ndarray, count: np.ndarray, k: int, ttss: np.ndarray,
-                 misc: np.ndarray, seqs: np.ndarray,
-                 candidates: np.uint64) -> np.uint64:  # pragma: no cover - compiled
+                 misc: np.ndarray, seqs: np.ndarray, candidates: np.uint64,
+                 work: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
     """The defender's replies at an AND node that no threat sequence refutes at once:
     after a pass, the attacker's threat search; every reply after which its sequence
-    still wins (replayed) or another one does is left out."""
+    still wins (replayed) or another one does is left out. ``work``: `work_words`."""
     p_threat, _, cand, _ = scan(p, d, full, lines)
     if p_threat != ZERO:
         return p_threat & candidates  # the only reply that does not lose at once
     if cand == ZERO:
         return candidates  # no line two marks short: no sequence now or after a reply
     seq = seqs[depth]
-    r = tss(p, d, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss, misc, seq)
+    scratch = _tss_work(work, lines.shape[0])
+    r = tss_in(p, d, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss, misc, seq,
+               scratch)
     if r < 0:
         return candidates  # no reply can give the attacker a sequence it lacks now
     kept = ZERO
@@ -570,8 +607,7 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
     inner = seqs[depth + 1]
     # the sequences the threat search found after earlier replies: replayed after each
     # reply before it is searched (FOUND of them, the newest kept)
-    found = np.empty((FOUND, 64), dtype=np.int64)
-    lengths = np.zeros(FOUND, dtype=np.int64)
+    found, lengths = _found(work, lines.shape[0])
     n_found = 0
     # a reply outside these cells leaves the sequence winning: no need to replay it
     breaking = breaking_cells(p, d, seq, r, full, lines, k)
@@ -585,8 +621,8 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
         if _any_replays(p, d | b, found, lengths, min(n_found, FOUND), full, lines):
             misc[REPLAYED] += 1
             continue
-        r2 = tss(p, d | b, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss,
-                 misc, inner)
+        r2 = tss_in(p, d | b, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss,
+                    misc, inner, scratch)
         if r2 >= 0:
             misc[RESEARCHED] += 1
             slot = n_found % FOUND
@@ -644,7 +680,7 @@ def _grow(total: int, x: int, mode: int, largest: int) -> int:  # pragma: no cov
     return min(s, INF - 1)
 
 
-@njit(_MID, cache=True, nogil=True)
+@njit(_MID, cache=True, nogil=True, **NO_REFCOUNTS)
 def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int, thdn: int,
         key: np.uint64, g_node: int, full: np.uint64, lines: np.ndarray, through: np.ndarray,
         count: np.ndarray, k: int, zob: np.ndarray, perm: np.ndarray, inv: np.ndarray,
@@ -712,7 +748,7 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         if node_nsym > 1:
             cells = orbit_representatives(cells, p, d, hv, depth, node_nsym, perm, sym)
         cells = and_children(p, d, depth, full, lines, through, count, k, ttss, misc, seqs,
-                             cells)
+                             cells, work)
         misc[EXPANDED] += 1
     mask = cells
     side = 0 if is_or else 1
@@ -982,7 +1018,8 @@ def root_value(p: np.uint64, d: np.uint64, is_or: bool, full: np.uint64, lines: 
         p_threat, _, _, _ = scan(p, d, full, lines)
         if p_threat != ZERO:
             return 0, INF
-        r = tss(p, d, 64, 0, full, lines, through, count, k, ttss, misc, seqs[0])
+        r = tss_in(p, d, 64, 0, full, lines, through, count, k, ttss, misc, seqs[0],
+                   _tss_work(work, lines.shape[0]))
         if r >= 0:
             return 0, INF
         pn, dn, _ = eval_or(p, d, full, lines, k, misc, work, sp)

@@ -206,7 +206,7 @@ class PnSearch:
         self.hv = np.zeros((_k.MAX_PLY, self.t.zobrist.shape[0]), dtype=np.uint64)
         self.seqs = np.zeros((_k.MAX_PLY + 2, 64), dtype=np.int64)
         self.misc = np.zeros(_k.MISC_SIZE, dtype=np.int64)
-        self.work = np.zeros(8 * len(self.t.lines) + 64, dtype=np.int64)
+        self.work = np.zeros(_k.work_words(len(self.t.lines)), dtype=np.int64)
         self.sp = np.zeros((2, max(_sk.BUF_WIDTH, _sk.MISC_SIZE)), dtype=np.int64)
         self.sp[0, _sk.LIVE:_sk.LIVE + len(self.t.lines)] = np.arange(len(self.t.lines))
         for slot, value in settings_for(variant).items():

@@ -324,12 +324,23 @@ def tss(p: np.uint64, d: np.uint64, rem: int, budget: int, full: np.uint64,
     """Whether ``p``, to move, wins by a threat sequence of at most ``rem`` of its moves:
     the sequence's length (its moves in ``seq``; 0 if ``p`` has a threat now), `FAIL`, or
     `UNKNOWN` if more than ``budget`` positions (0: no limit) would be needed."""
+    work = np.empty((WORK_ROWS, WORK_WIDTH), dtype=np.int64)
+    found: int = tss_in(p, d, rem, budget, full, lines, through, count, k, tt, misc, seq, work)
+    return found
+
+
+@njit(_SIG, cache=True, nogil=True, **NO_REFCOUNTS)
+def tss_in(p: np.uint64, d: np.uint64, rem: int, budget: int, full: np.uint64,
+           lines: np.ndarray, through: np.ndarray, count: np.ndarray, k: int, tt: np.ndarray,
+           misc: np.ndarray, seq: np.ndarray,
+           work: np.ndarray) -> int:  # pragma: no cover - compiled
+    """`tss` with its scratch given: ``work``, ``WORK_ROWS`` by ``WORK_WIDTH`` (the
+    proof-number search's kernels allocate nothing per call)."""
     misc[TSS_CALLS] += 1
     if budget > 0:
         misc[TSS_LIMIT] = misc[TSS_NODES] + budget
     else:
         misc[TSS_LIMIT] = np.int64(1) << 62
-    work = np.empty((WORK_ROWS, WORK_WIDTH), dtype=np.int64)
     r = _search(p, d, min(rem, WORK_ROWS - 2), 0, full, lines, through, count, k, tt, misc,
                 seq, work)
     if r >= 0:
