@@ -661,27 +661,25 @@ def test_a_reply_that_makes_a_threat_is_replayed() -> None:
         subtree_zone(v, marks(v, " ".join(CORNER_X)), marks(v, "a6 b6"), "x", CORNER_T)
 
 
-@pytest.mark.parametrize(("variant", "seed"), [("5x5k4", 11), ("6x6k4", 12), ("7x7k4", 13)])
-def test_replays_left_out_as_the_same_give_the_same_zone(
-        monkeypatch: pytest.MonkeyPatch, variant: str, seed: int) -> None:
-    """Inside a pass subtree the checker replays a ``V`` after each reply it covers, but
-    leaves out the replies that provably replay it as an earlier one did
-    (`SAME_REPLAYS`): on random pass subtrees with replays, the zone (or the error) is the
-    same either way, and some replays are left out."""
+def _same_zone_either_way(monkeypatch: pytest.MonkeyPatch, variant: str, seed: int,
+                          flag: str, counted: str, nested: bool = False) -> Counter[bool]:
+    """Check 25 random pass subtrees with a replay at the top, with the checker's `flag`
+    on and off: the zone (or the error) is the same. The calls of `_Walk`'s method
+    `counted` made with the flag on and with it off."""
     from tictactoe.proof import check as checker
 
     v = Variant.parse(variant)
     board = board_of(v)
     rng = random.Random(seed)
-    prover = Prover(v, rng, nested=False, extra=0.2)
+    prover = Prover(v, rng, nested=nested, extra=0.2)
     calls = Counter[bool]()
-    strict = checker._Walk._strict
+    method = getattr(checker._Walk, counted)
 
-    def counted(self: checker._Walk, *args: object, **kwargs: object) -> str | None:
-        calls[checker.SAME_REPLAYS] += 1
-        return strict(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counting(self: checker._Walk, *args: object, **kwargs: object) -> object:
+        calls[getattr(checker, flag)] += 1
+        return method(self, *args, **kwargs)
 
-    monkeypatch.setattr(checker._Walk, "_strict", counted)
+    monkeypatch.setattr(checker._Walk, counted, counting)
     compared = 0
     for _ in range(20_000):
         marked = random_marks(v, rng)
@@ -697,8 +695,8 @@ def test_replays_left_out_as_the_same_give_the_same_zone(
             continue
         tree = [f"M {m}", *node]
         results: list[int | str] = []
-        for same in (True, False):
-            monkeypatch.setattr(checker, "SAME_REPLAYS", same)
+        for on in (True, False):
+            monkeypatch.setattr(checker, flag, on)
             try:
                 results.append(subtree_zone(v, mine, theirs, "x", tree))
             except ProofCheckError as error:
@@ -708,4 +706,29 @@ def test_replays_left_out_as_the_same_give_the_same_zone(
         if compared == 25:
             break
     assert compared == 25
+    return calls
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("5x5k4", 11), ("6x6k4", 12), ("7x7k4", 13)])
+def test_replays_left_out_as_the_same_give_the_same_zone(
+        monkeypatch: pytest.MonkeyPatch, variant: str, seed: int) -> None:
+    """Inside a pass subtree the checker replays a ``V`` after each reply it covers, but
+    leaves out the replies that provably replay it as an earlier one did
+    (`SAME_REPLAYS`): on random pass subtrees with replays, the zone (or the error) is the
+    same either way, and some replays are left out."""
+    calls = _same_zone_either_way(monkeypatch, variant, seed, "SAME_REPLAYS", "_strict")
+    assert calls[True] < calls[False], calls
+
+
+@pytest.mark.parametrize(("variant", "seed", "nested"),
+                         [("5x5k4", 21, False), ("6x6k4", 22, False), ("7x7k4", 23, False),
+                          ("6x6k4", 24, True), ("5x5k4", 25, True)])
+def test_lone_replies_skip_rule_2_and_give_the_same_zone(
+        monkeypatch: pytest.MonkeyPatch, variant: str, seed: int, nested: bool) -> None:
+    """A covered reply whose lines hold no other mark of the opponent makes no threat and
+    meets no bound of rule 2 at d = 1 (k > 3), so the checker skips both looks there
+    (`LONE_REPLIES`): with nested pass subtrees and without, the zone (or the error) is the
+    same either way, and some looks are skipped."""
+    calls = _same_zone_either_way(monkeypatch, variant, seed, "LONE_REPLIES", "_through",
+                                  nested)
     assert calls[True] < calls[False], calls
