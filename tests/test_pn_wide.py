@@ -154,6 +154,27 @@ def test_9x9_four_in_a_row_is_a_first_player_win_with_a_checked_proof(tmp_path: 
     assert stats.value == "x"
 
 
+def test_replies_forgotten_after_the_search_are_proven_again_when_writing(
+        tmp_path: Path) -> None:
+    """The defender's replies of a proven node whose entries were dropped (as `collect`
+    may do) are proven again while the proof is written, and the proof checks; the
+    search's node limit is what it was."""
+    search = WidePnSearch("9x9k4")
+    assert search.prove("9x9k4").proven
+    root = search.table[search._key()]
+    after_move = search._key() ^ search.zobrist[root[2]][0]
+    replies = [c for c in search.kids[after_move] if c >= 0]
+    assert len(replies) >= 3
+    for c in replies[:3]:
+        del search.table[after_move ^ search.zobrist[c][1]]
+    limit = search._limit
+    out = tmp_path / "p.txt"
+    search.write_proof("9x9k4", out)
+    assert search._limit == limit
+    assert all(search.table[after_move ^ search.zobrist[c][1]][0] == 0 for c in replies[:3])
+    assert check_proof(out).value == "x"
+
+
 def test_a_position_where_the_second_player_wins(tmp_path: Path) -> None:
     """O to move with an open three on 15x15 (k=5): O wins, proven as O."""
     p = Position("15x15k5")

@@ -882,8 +882,11 @@ class WidePnSearch:
         are all proven, so this happens only after the table was cleared)."""
         entry = self._evaluate(key, True)
         if entry[0] != 0:
-            self._limit = self.nodes + (1 << 62)
-            self._mid(key, True, INF - 1, INF - 1)
+            limit, self._limit = self._limit, self.nodes + (1 << 62)
+            try:
+                self._mid(key, True, INF - 1, INF - 1)
+            finally:
+                self._limit = limit
         if self.table[key][0] != 0:
             raise AssertionError("a defender's reply of a proven node is not proven")
 
