@@ -29,7 +29,14 @@ from tictactoe.proof.format import (
     parse_nodes,
     read_header,
 )
-from tictactoe.proof.threats import ThreatSearch, board_of, cells_of, has_line, threat_cells
+from tictactoe.proof.threats import (
+    ThreatSearch,
+    board_of,
+    cells_of,
+    has_line,
+    threat_cells,
+    threats_through,
+)
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "proof-format.md"
 
@@ -662,24 +669,15 @@ def test_a_reply_that_makes_a_threat_is_replayed() -> None:
 
 
 def _same_zone_either_way(monkeypatch: pytest.MonkeyPatch, variant: str, seed: int,
-                          flag: str, counted: str, nested: bool = False) -> Counter[bool]:
+                          flag: str, nested: bool = False) -> None:
     """Check 25 random pass subtrees with a replay at the top, with the checker's `flag`
-    on and off: the zone (or the error) is the same. The calls of `_Walk`'s method
-    `counted` made with the flag on and with it off."""
+    on and off: the zone (or the error) is the same."""
     from tictactoe.proof import check as checker
 
     v = Variant.parse(variant)
     board = board_of(v)
     rng = random.Random(seed)
     prover = Prover(v, rng, nested=nested, extra=0.2)
-    calls = Counter[bool]()
-    method = getattr(checker._Walk, counted)
-
-    def counting(self: checker._Walk, *args: object, **kwargs: object) -> object:
-        calls[getattr(checker, flag)] += 1
-        return method(self, *args, **kwargs)
-
-    monkeypatch.setattr(checker._Walk, counted, counting)
     compared = 0
     for _ in range(20_000):
         marked = random_marks(v, rng)
@@ -706,7 +704,6 @@ def _same_zone_either_way(monkeypatch: pytest.MonkeyPatch, variant: str, seed: i
         if compared == 25:
             break
     assert compared == 25
-    return calls
 
 
 @pytest.mark.parametrize(("variant", "seed"), [("5x5k4", 11), ("6x6k4", 12), ("7x7k4", 13)])
@@ -716,19 +713,67 @@ def test_replays_left_out_as_the_same_give_the_same_zone(
     leaves out the replies that provably replay it as an earlier one did
     (`SAME_REPLAYS`): on random pass subtrees with replays, the zone (or the error) is the
     same either way, and some replays are left out."""
-    calls = _same_zone_either_way(monkeypatch, variant, seed, "SAME_REPLAYS", "_strict")
+    from tictactoe.proof import check as checker
+
+    calls = Counter[bool]()
+    strict = checker._Walk._strict
+
+    def counted(self: checker._Walk, *args: object, **kwargs: object) -> str | None:
+        calls[checker.SAME_REPLAYS] += 1
+        return strict(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checker._Walk, "_strict", counted)
+    _same_zone_either_way(monkeypatch, variant, seed, "SAME_REPLAYS")
     assert calls[True] < calls[False], calls
 
 
 @pytest.mark.parametrize(("variant", "seed", "nested"),
                          [("5x5k4", 21, False), ("6x6k4", 22, False), ("7x7k4", 23, False),
                           ("6x6k4", 24, True), ("5x5k4", 25, True)])
-def test_lone_replies_skip_rule_2_and_give_the_same_zone(
+def test_rule_2_stops_early_where_no_line_can_meet_its_bound(
         monkeypatch: pytest.MonkeyPatch, variant: str, seed: int, nested: bool) -> None:
-    """A covered reply whose lines hold no other mark of the opponent makes no threat and
-    meets no bound of rule 2 at d = 1 (k > 3), so the checker skips both looks there
-    (`LONE_REPLIES`): with nested pass subtrees and without, the zone (or the error) is the
-    same either way, and some looks are skipped."""
-    calls = _same_zone_either_way(monkeypatch, variant, seed, "LONE_REPLIES", "_through",
-                                  nested)
-    assert calls[True] < calls[False], calls
+    """Rule 2's look at the lines through a cell stops at once when the opponent's marks
+    on all of them together are too few for one line (`REACH_BOUND`): with nested pass
+    subtrees and without, the zone (or the error) is the same either way, and the bound
+    stops some looks."""
+    from tictactoe.proof import check as checker
+
+    stopped = Counter[int]()
+    looks = Counter[int]()
+    through = checker._Walk._through
+
+    def counted(self: checker._Walk, cell: int, mine: int, theirs: int, line: int) -> None:
+        depth = len(self._zones)
+        looks[depth] += 1
+        if checker.REACH_BOUND and depth - self.board.k + 1 + (
+                self.board.reach[cell] & theirs).bit_count() < 0:
+            stopped[depth] += 1
+        through(self, cell, mine, theirs, line)
+
+    monkeypatch.setattr(checker._Walk, "_through", counted)
+    _same_zone_either_way(monkeypatch, variant, seed, "REACH_BOUND", nested)
+    assert sum(stopped.values()) > 0, (stopped, looks)
+
+
+def test_threats_through_a_cell_agree_with_every_line_looked_at() -> None:
+    """`threats_through` returns at once when the marks on all the lines through the cell
+    are too few for a threat: on random positions it agrees with a look at every line, and
+    the shortcut is taken."""
+    rng = random.Random(31)
+    taken = 0
+    for variant in ("5x5k4", "7x7k4", "9x9k5", "4x4x4"):
+        board = board_of(Variant.parse(variant))
+        for _ in range(300):
+            marked = random_marks(Variant.parse(variant), rng)
+            if marked is None:
+                continue
+            mine, theirs = marked
+            cell = rng.randrange(board.variant.cells)
+            every = 0
+            for m in board.through[cell]:
+                rest = m & ~mine
+                if not m & theirs and rest and not rest & (rest - 1):
+                    every |= rest
+            assert threats_through(board, cell, mine, theirs) == every
+            taken += (board.reach[cell] & mine).bit_count() < board.k - 1
+    assert taken > 0

@@ -242,12 +242,10 @@ SAME_REPLAYS = True
 """Whether a replay inside a pass subtree is skipped after a reply that provably replays it
 exactly as an earlier reply did (`_Walk._zone_replays`); the tests turn it off to compare."""
 
-LONE_REPLIES = True
-"""Whether, for a reply covered by a replay in a pass subtree (d = 1) whose lines hold no
-other mark of the opponent, rule 2's look at those lines and the search for the opponent's
-threats through it are skipped (`_Walk._zone_replays`): with k > 3 they find nothing there
-(each line has one mark of the opponent; rule 2 wants k - 2). The tests turn it off to
-compare."""
+REACH_BOUND = True
+"""Whether rule 2's look at the lines through a cell (`_Walk._through`) stops at once when
+the opponent's marks on all of them together are too few for any one line to meet its
+bound; the tests turn it off to compare."""
 
 
 class _Why(NamedTuple):
@@ -470,6 +468,8 @@ class _Walk:
         zones = self._zones
         depth = len(zones)
         base = depth - self.board.k + 1
+        if REACH_BOUND and base + (self.board.reach[cell] & theirs).bit_count() < 0:
+            return  # no line through the cell has enough of the opponent's marks
         for m in self.board.through[cell]:
             if not m & mine:
                 count = (m & theirs).bit_count()
@@ -835,20 +835,14 @@ class _Walk:
         # replay after a pass, step for step: any other such reply off those lines replays
         # the same way, adding nothing more to the zone, and needs no replay of its own.
         same = -1  # the cells of those lines (-1: no such reply yet)
-        # a reply alone on its lines: one mark of the opponent on each, no threat, and
-        # nothing for rule 2 at d = 1 (k - 2 marks, more than one when k > 3)
-        alone = LONE_REPLIES and board.k > 3 and len(self._zones) == 1
         for r in cells_of(rest):
             bit = 1 << r
             if their_threats & bit:
                 why: str | None = f"it completes a line for {name}"
             else:
                 after = theirs | bit
-                if alone and not board.reach[r] & theirs:
-                    made = 0
-                else:
-                    self._through(r, mine, after, line)
-                    made = threats_through(board, r, after, mine)
+                self._through(r, mine, after, line)
+                made = threats_through(board, r, after, mine)
                 if SAME_REPLAYS and same >= 0 and not made and not (same | my_threats) & bit:
                     continue
                 touched: list[int] = []

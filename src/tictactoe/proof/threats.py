@@ -138,6 +138,8 @@ def threats_through(board: Board, cell: int, mine: int, theirs: int) -> int:
     >>> cells_of(threats_through(b, 0, 0b000_000_011, 0)), threats_through(b, 8, 3, 0)
     ([2], 0)
     """
+    if (board.reach[cell] & mine).bit_count() < board.k - 1:
+        return 0  # too few marks on all the lines together for one of them
     out = 0
     for m in board.through[cell]:
         if not m & theirs:
