@@ -555,20 +555,32 @@ def work_words(lines: int) -> int:
     >>> work_words(76)
     13604
     """
-    return 8 * lines + 64 + WORK_ROWS * WORK_WIDTH + FOUND * 64 + FOUND
+    return _found_start(lines) + FOUND * 64 + FOUND
+
+
+@njit(cache=True, inline="always")
+def _tss_start(lines: int) -> int:  # pragma: no cover - compiled
+    """Where the threat search's part of ``work`` starts: after `pairing`'s."""
+    return 8 * lines + 64
+
+
+@njit(cache=True, inline="always")
+def _found_start(lines: int) -> int:  # pragma: no cover - compiled
+    """Where `and_children`'s part of ``work`` starts: after the threat search's."""
+    return _tss_start(lines) + WORK_ROWS * WORK_WIDTH
 
 
 @njit(cache=True, inline="always")
 def _tss_work(work: np.ndarray, lines: int) -> np.ndarray:  # pragma: no cover - compiled
     """The threat search's part of ``work``, as its 2-D scratch."""
-    start = 8 * lines + 64
+    start = _tss_start(lines)
     return work[start:start + WORK_ROWS * WORK_WIDTH].reshape((WORK_ROWS, WORK_WIDTH))
 
 
 @njit(cache=True, inline="always")
 def _found(work: np.ndarray, lines: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """`and_children`'s part of ``work``: the sequences found, and their lengths."""
-    start = 8 * lines + 64 + WORK_ROWS * WORK_WIDTH
+    start = _found_start(lines)
     found = work[start:start + FOUND * 64].reshape((FOUND, 64))
     return found, work[start + FOUND * 64:start + FOUND * 64 + FOUND]
 
