@@ -138,6 +138,17 @@ def test_bad_input_is_refused_clearly() -> None:
         PnSearch("3x3", table_mb=1).prove("4x3")
 
 
+def test_a_board_s_measured_settings_apply_to_it_alone_and_yield_to_options() -> None:
+    from tictactoe.search.pn.dfpn import AND_PN, EVAL_BUDGET
+
+    def settings(search: PnSearch) -> tuple[int, int]:
+        return int(search.misc[AND_PN]), int(search.misc[EVAL_BUDGET])
+
+    assert settings(PnSearch("4x4x4", table_mb=1)) == (16, 30)
+    assert settings(PnSearch("7x7k5", table_mb=1)) == (4, 200)
+    assert settings(PnSearch("4x4x4", table_mb=1, eval_budget=200, and_pn=4)) == (4, 200)
+
+
 @cache
 def dictionary() -> Dictionary:
     path = find_dictionary()
