@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import select
 import signal
 import subprocess
@@ -21,20 +22,44 @@ from subprocesses import take_ctrl_c
 from typer.testing import CliRunner
 
 from tictactoe.cli import app
-from tictactoe.core import Position
+from tictactoe.core import Position, Variant, canonical_masks, symmetries, transform_mask
 from tictactoe.proof import check_proof
+from tictactoe.proof.threats import board_of, threat_cells
 from tictactoe.search.pn import PnSearch, dfpn, driver
 from tictactoe.search.pn.proofs import (
     PROVE_TABLE_MB,
     ProofWritingStoppedError,
     Writing,
     _Extractor,
+    _Recorded,
     positions_bound,
     table_mb_for,
     write_pn_proof,
 )
 
 runner = CliRunner()
+
+
+@pytest.mark.parametrize("name", ["3x3", "4x4", "2x2k2", "5x5k4", "4x8k4", "4x4x4"])
+def test_the_writers_compiled_threats_and_position_keys_agree_with_the_readable_ones(
+        name: str) -> None:
+    """The writer's threat cells and its key for positions met before (the least image
+    under the symmetries) are compiled; the readable ones are the checker's and the core's."""
+    variant = Variant.parse(name)
+    board = board_of(variant)
+    extractor = _Extractor(PnSearch(variant, table_mb=1), _Recorded())
+    rng = random.Random(name)
+    for _ in range(200):
+        cells = rng.sample(range(variant.cells), variant.cells)
+        n = rng.randint(0, variant.cells // 2)
+        mine = sum(1 << c for c in cells[:n])
+        theirs = sum(1 << c for c in cells[n:n + rng.randint(max(0, n - 1), n)])
+        assert extractor.threats(mine, theirs) == threat_cells(board, mine, theirs)
+        key = canonical_masks(variant, mine, theirs)
+        assert extractor.canonical(mine, theirs) == key
+        g = rng.randrange(len(symmetries(variant)))
+        image = (transform_mask(variant, g, mine), transform_mask(variant, g, theirs))
+        assert extractor.canonical(*image) == key
 
 
 def test_positions_bound_counts_every_placing_of_the_marks_to_come() -> None:

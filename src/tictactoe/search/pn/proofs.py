@@ -40,10 +40,10 @@ from typing import IO, Any
 import numpy as np
 from numba import njit
 
-from tictactoe.core import Position, Side, canonical_masks
+from tictactoe.core import Position, Side, canonical_masks, symmetries
 from tictactoe.proof.format import Header, NodeWriter, ProofWriter
 from tictactoe.proof.small import PAIRING_BUDGET
-from tictactoe.proof.threats import Board, board_of, cells_of, stabiliser, threat_cells
+from tictactoe.proof.threats import Board, board_of, cells_of, stabiliser
 from tictactoe.search.compiled.workspace import shared_pairs
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
@@ -337,6 +337,24 @@ def lookup(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndar
 
 
 @njit(cache=True)
+def canonical_pair(x: np.uint64, o: np.uint64,
+                   sym: np.ndarray) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
+    """The least (x, o) pair over the images by the byte tables ``sym`` (one per symmetry):
+    `tictactoe.core.canonical_masks`, compiled, when ``sym`` is the whole group."""
+    best_x = _k.transform(x, sym, 0)
+    best_o = _k.transform(o, sym, 0)
+    for g in range(1, sym.shape[0]):
+        tx = _k.transform(x, sym, g)
+        if tx > best_x:
+            continue
+        to = _k.transform(o, sym, g)
+        if tx < best_x or to < best_o:
+            best_x = tx
+            best_o = to
+    return best_x, best_o
+
+
+@njit(cache=True)
 def lookup_images(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.ndarray,
                   misc: np.ndarray, tt: np.ndarray, sym: np.ndarray) -> tuple[int, int]:
     """Like `lookup`, but the first entry of any symmetric image of the position: beyond
@@ -393,6 +411,8 @@ class _Extractor:
         self.sections_done = 0
         self.started = time.perf_counter()
         self.seq = np.zeros(64, dtype=np.int64)
+        # the tables' group is the whole group unless it was too large to keep
+        self._whole_group = len(search.t.permutations) == len(symmetries(search.variant))
         self._frames: list[list[int]] = []  # [replies done, replies] of each opponent node
         self._searching = False
 
@@ -525,6 +545,19 @@ class _Extractor:
             return 0
         return best
 
+    def threats(self, mine: int, theirs: int) -> int:
+        """The cells where `mine` completes a line (`threat_cells`, compiled)."""
+        t = self.search.t
+        return int(_t.threat_cells(np.uint64(mine), np.uint64(theirs), t.full, t.lines))
+
+    def canonical(self, mine: int, theirs: int) -> tuple[int, int]:
+        """`canonical_masks` of the position, compiled where the tables hold the whole
+        symmetry group."""
+        if not self._whole_group:
+            return canonical_masks(self.variant, mine, theirs)
+        x, o = canonical_pair(np.uint64(mine), np.uint64(theirs), self.search.t.bytes)
+        return int(x), int(o)
+
     def threat_sequence(self, mine: int, theirs: int, budget: int) -> list[int] | None:
         """The kernel's threat sequence within `budget` positions (0: no limit)."""
         s = self.search
@@ -541,7 +574,7 @@ class _Extractor:
         """A move of the prover that keeps the win (``win``) or the hold: its child is
         proven (disproven) in the table, or is proven by searching again."""
         empty = self.board.full & ~(mine | theirs)
-        blocks = threat_cells(self.board, theirs, mine) & empty
+        blocks = self.threats(theirs, mine) & empty
         candidates = cells_of(blocks) if blocks else cells_of(empty)
 
         def child(c: int) -> tuple[int, int, bool]:
@@ -589,7 +622,7 @@ class _Extractor:
         self.tick()
         board = self.board
         empty = board.full & ~(mine | theirs)
-        threats = threat_cells(board, mine, theirs) & empty
+        threats = self.threats(mine, theirs) & empty
         if threats:
             writer.win(cells_of(threats)[0])
             return
@@ -610,7 +643,7 @@ class _Extractor:
                 return
         # leaves are cheaper to write than to look up; other positions met before (up to
         # symmetry) refer back to the first
-        key = canonical_masks(self.variant, mine, theirs)
+        key = self.canonical(mine, theirs)
         if key in seen:
             writer.same(seen[key])
             return
@@ -630,7 +663,7 @@ class _Extractor:
                 self.writer.pairing(pairs)
                 return
         empty = board.full & ~(mine | theirs)
-        threats = threat_cells(board, mine, theirs) & empty
+        threats = self.threats(mine, theirs) & empty
         if threats & (threats - 1):
             answer = 0  # every reply leaves the prover a line to complete
         elif threats:
