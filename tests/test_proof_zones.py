@@ -30,6 +30,7 @@ from tictactoe.proof.format import (
     read_header,
 )
 from tictactoe.proof.threats import (
+    Board,
     ThreatSearch,
     board_of,
     cells_of,
@@ -668,6 +669,10 @@ def test_a_reply_that_makes_a_threat_is_replayed() -> None:
         subtree_zone(v, marks(v, " ".join(CORNER_X)), marks(v, "a6 b6"), "x", CORNER_T)
 
 
+_COMPARED: list[bool | None] = [None]
+"""The flag's setting while `_same_zone_either_way` checks a zone with it, else None."""
+
+
 def _same_zone_either_way(monkeypatch: pytest.MonkeyPatch, variant: str, seed: int,
                           flag: str, nested: bool = False) -> None:
     """Check 25 random pass subtrees with a replay at the top, with the checker's `flag`
@@ -695,10 +700,13 @@ def _same_zone_either_way(monkeypatch: pytest.MonkeyPatch, variant: str, seed: i
         results: list[int | str] = []
         for on in (True, False):
             monkeypatch.setattr(checker, flag, on)
+            _COMPARED[0] = on
             try:
                 results.append(subtree_zone(v, mine, theirs, "x", tree))
             except ProofCheckError as error:
                 results.append(str(error))
+            finally:
+                _COMPARED[0] = None
         assert results[0] == results[1], tree
         compared += 1
         if compared == 25:
@@ -719,7 +727,9 @@ def test_replays_left_out_as_the_same_give_the_same_zone(
     strict = checker._Walk._strict
 
     def counted(self: checker._Walk, *args: object, **kwargs: object) -> str | None:
-        calls[checker.SAME_REPLAYS] += 1
+        run = _COMPARED[0]
+        if run is not None:  # not while the trees are made
+            calls[run] += 1
         return strict(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(checker._Walk, "_strict", counted)
@@ -734,25 +744,39 @@ def test_rule_2_stops_early_where_no_line_can_meet_its_bound(
         monkeypatch: pytest.MonkeyPatch, variant: str, seed: int, nested: bool) -> None:
     """Rule 2's look at the lines through a cell stops at once when the opponent's marks
     on all of them together are too few for one line (`REACH_BOUND`): with nested pass
-    subtrees and without, the zone (or the error) is the same either way, and the bound
-    stops some looks."""
+    subtrees and without, the zone (or the error) is the same either way, and with the
+    bound the lines through a cell are read fewer times."""
     from tictactoe.proof import check as checker
 
-    stopped = Counter[int]()
-    looks = Counter[int]()
+    # the lines through a cell read by rule 2 in the compared runs (not while the nested
+    # trees are made, which uses the checker too), by the flag
+    reads = Counter[bool]()
+
+    class Watched:
+        """The walk's board, counting the reads of the lines through a cell."""
+
+        def __init__(self, board: Board) -> None:
+            self.board = board
+
+        def __getattr__(self, name: str) -> object:
+            run = _COMPARED[0]
+            if name == "through" and run is not None:
+                reads[run] += 1
+            return getattr(self.board, name)
+
     through = checker._Walk._through
 
     def counted(self: checker._Walk, cell: int, mine: int, theirs: int, line: int) -> None:
-        depth = len(self._zones)
-        looks[depth] += 1
-        if checker.REACH_BOUND and depth - self.board.k + 1 + (
-                self.board.reach[cell] & theirs).bit_count() < 0:
-            stopped[depth] += 1
-        through(self, cell, mine, theirs, line)
+        board = self.board
+        self.board = Watched(board)  # type: ignore[assignment]
+        try:
+            through(self, cell, mine, theirs, line)
+        finally:
+            self.board = board
 
     monkeypatch.setattr(checker._Walk, "_through", counted)
     _same_zone_either_way(monkeypatch, variant, seed, "REACH_BOUND", nested)
-    assert sum(stopped.values()) > 0, (stopped, looks)
+    assert 0 < reads[True] < reads[False], reads
 
 
 def test_threats_through_a_cell_agree_with_every_line_looked_at() -> None:
