@@ -225,15 +225,23 @@ X makes an open four of the other. O's marks are in the corners and on h15."""
 
 def test_ttt_prove_attacker_asks_only_that_sides_win(tmp_path: Path) -> None:
     """By default the side to move's win is asked first: here O's, which this search cannot
-    settle, and a node budget runs out on it. ``--attacker x`` asks only X's, at once; by
-    jobs too, with no job of O's in the folder."""
+    settle, and a node budget smaller than its first round runs out on it. Without a
+    budget X's win is proven in X's first round. ``--attacker x`` asks only X's, at once;
+    by jobs too, with no job of O's in the folder."""
     from tictactoe.executors import InProcess
     from tictactoe.search.pn.jobs import prove_with_jobs
+    from tictactoe.search.pn.wide import ROUND_NODES
 
     result = CliRunner().invoke(app, ["prove", TWO_THREES, "--nodes", "2000", "--json"])
     figures = json.loads(result.output)
     assert result.exit_code == 1 and figures["value"] == "unknown"
-    assert [q["attacker"] for q in figures["questions"]] == ["o"]
+    assert [(q["attacker"], q["stopped"]) for q in figures["questions"]] == [("o", "nodes")]
+    result = CliRunner().invoke(app, ["prove", TWO_THREES, "--json"])
+    figures = json.loads(result.output)
+    assert result.exit_code == 0 and figures["value"] == "x"
+    assert [(q["attacker"], q["stopped"]) for q in figures["questions"]] == [
+        ("o", "turn"), ("x", None)]
+    assert ROUND_NODES <= figures["questions"][0]["nodes"] < 2 * ROUND_NODES
     result = CliRunner().invoke(app, ["prove", TWO_THREES, "--attacker", "x", "--json",
                                       "--out", str(tmp_path / "p.txt")])
     figures = json.loads(result.output)
@@ -399,6 +407,47 @@ def test_jobs_past_64_cells_search_with_the_width_their_folder_keeps(tmp_path: P
     result = CliRunner().invoke(app, ["prove", "3x3", "--jobs", str(small), "--compact",
                                       "--width", "2"])
     assert result.exit_code == 2 and "the width is for boards of more than 64" in result.output
+
+
+def test_both_sides_wins_are_asked_in_rounds_that_grow(tmp_path: Path) -> None:
+    """`ask_in_turn` asks each side's win for a round, the rounds four times larger each
+    time and each side's search kept between them: X's win with O to move is proven after
+    O's first round; a node limit holds for the run as a whole; a side whose search runs
+    out of moves is not asked again, and the other gets the rest at once."""
+    from tictactoe.search.pn.wide import ask_in_turn, sides_to_ask
+
+    p = Position(TWO_THREES)
+    asked, search = ask_in_turn(p, sides_to_ask(p), lambda: WidePnSearch(p.variant),
+                                first_round=1_000)
+    assert [(q.attacker, q.outcome, q.stopped) for q in asked] == [
+        ("o", "unknown", "turn"), ("x", "win", None)]
+    assert 1_000 <= asked[0].nodes < 2_000 and search is not None
+    search.write_proof(p, tmp_path / "x.txt")
+    assert check_proof(tmp_path / "x.txt").value == "x"
+
+    quiet = Position("15x15k5")
+    for name in ("h8", "a1"):
+        quiet.push_name(name)
+    made: list[WidePnSearch] = []
+
+    def make() -> WidePnSearch:
+        made.append(WidePnSearch(quiet.variant))
+        return made[-1]
+
+    # rounds of 1,000, 4,000 and 16,000 nodes each, the last of O's cut to what is left
+    asked, search = ask_in_turn(quiet, sides_to_ask(quiet), make, nodes=30_000,
+                                first_round=1_000)
+    assert search is None and len(made) == 2
+    assert [(q.attacker, q.stopped) for q in asked] == [("x", "turn"), ("o", "nodes")]
+    assert 21_000 <= asked[0].nodes < 22_000 and 30_000 <= sum(q.nodes for q in asked)
+    assert 5_000 < asked[1].nodes < 10_000 and sum(q.nodes for q in asked) < 31_000
+
+    lost = Position("1oooo4/9/9/9/9/9/9/9/x1x1x1x2 x 5")  # X cannot block O's open four
+    asked, search = ask_in_turn(lost, sides_to_ask(lost), lambda: WidePnSearch(lost.variant),
+                                first_round=10)
+    assert [(q.attacker, q.outcome, q.stopped) for q in asked] == [
+        ("x", "unknown", None), ("o", "win", None)]
+    assert search is not None and asked[0].root_dn == 0
 
 
 @pytest.mark.parametrize(("start", "value"), [

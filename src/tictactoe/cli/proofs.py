@@ -16,6 +16,8 @@ from tictactoe.cli.app import app
 from tictactoe.cli.common import console, errors, fail, reports_errors, writable_path
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tictactoe.core import Position, Side
     from tictactoe.search.pn import PnValue
     from tictactoe.search.pn.proofs import Writing
@@ -133,7 +135,8 @@ def prove_command(
         show_default=False)] = None,
     attacker: Annotated[str | None, typer.Option(
         help=f"Past {WIDE_CELLS} cells (wins only): ask only whether this side (x or o) "
-             "wins. Default: the side to move, then the other.", show_default=False)] = None,
+             "wins. Default: both, in turns of growing node budgets (with --jobs: the side "
+             "to move, then the other).", show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="With --jobs, when no run uses the folder: drop the jobs no "
                           "proof reads, write older (gzip) job files as xz, and stop.")] \
@@ -336,48 +339,46 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
                 nodes: int | None, as_json: bool, entered: float | None = None,
                 width: int | None = None, nest: int | None = None,
                 attacker: Side | None = None) -> None:
-    """``ttt prove`` past 64 cells: does the side to move win? (then, on a board with
-    marks, does the other side?), or only does `attacker` win?; the proof written and
-    checked. `seconds` counts from `entered` (default: now), the loading of the compiled
+    """``ttt prove`` past 64 cells: does the side to move win, and (on a board with marks)
+    does the other side, asked in turns (`ask_in_turn`), or only does `attacker` win?; the
+    proof written and checked. `seconds` counts from `entered` (default: now), the loading of the compiled
     search included; `width` and `nest` are `WidePnSearch`'s (default `WIDTH`, `NEST`)."""
     started = time.perf_counter() if entered is None else entered
     from tictactoe.proof import check_proof
     from tictactoe.search.pn.wide import (
         NEST,
         WIDTH,
-        WidePnResult,
         WidePnSearch,
+        ask_in_turn,
         sides_to_ask,
     )
 
     _writable(out)
-    search = WidePnSearch(root.variant, width=WIDTH if width is None else width,
-                          nest=NEST if nest is None else nest)
-    attackers = sides_to_ask(root, attacker)
-    questions: list[WidePnResult] = []
-    result = None
+    chosen_width = WIDTH if width is None else width
+    chosen_nest = NEST if nest is None else nest
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
                   transient=True, disable=not errors.is_terminal) as bar:
         task = bar.add_task("proving", total=None)
-        for attacker in attackers:
-            def progress(done: int, pn: int, dn: int, elapsed: float,
-                         who: str = attacker.symbol.upper()) -> None:
-                bar.update(task, description=f"does {who} win {root.to_string()}? "
-                                             f"{done:,} nodes, root pn {_number(pn)} "
-                                             f"dn {_number(dn)}")
 
-            left = None if seconds is None else max(0.0, seconds - (time.perf_counter()
-                                                                    - started))
-            spent = sum(q.nodes for q in questions)
-            budget = None if nodes is None else max(1, nodes - spent)
-            result = search.prove(root, attacker=attacker, nodes=budget, seconds=left,
-                                  progress=progress)
-            questions.append(result)
-            if result.proven or result.stopped:
-                break
-        assert result is not None
+        def progress_of(side: Side) -> Callable[[int, int, int, float], None]:
+            def progress(done: int, pn: int, dn: int, elapsed: float) -> None:
+                bar.update(task, description=f"does {side.symbol.upper()} win "
+                                             f"{root.to_string()}? {done:,} nodes, root pn "
+                                             f"{_number(pn)} dn {_number(dn)}")
+            return progress
+
+        left = None if seconds is None else max(0.0, seconds - (time.perf_counter()
+                                                                - started))
+        questions, search = ask_in_turn(
+            root, sides_to_ask(root, attacker),
+            lambda: WidePnSearch(root.variant, width=chosen_width, nest=chosen_nest),
+            nodes=nodes, seconds=left, progress=progress_of)
+        # the answer reported: the proven question, else the one a limit stopped, else
+        # (every search ran out of moves) the last
+        result = next((q for q in questions if q.proven), None) or next(
+            (q for q in questions if q.stopped not in (None, "turn")), questions[-1])
         lines = 0
-        if result.proven and out is not None:
+        if search is not None and out is not None:
             bar.update(task, description="writing the proof")
             lines = search.write_proof(root, out, search_nodes=sum(q.nodes for q in questions))
             bar.update(task, description="checking the proof")
@@ -385,11 +386,11 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
     total = sum(q.nodes for q in questions)
     elapsed = time.perf_counter() - started
     value = result.attacker if result.proven else "unknown"
-    if result.stopped == "interrupted":
+    if any(q.stopped == "interrupted" for q in questions):
         raise fail("interrupted; nothing was written", code=130)
     figures = {"position": root.to_string(), "value": value, "nodes": total,
                "seconds": round(elapsed, 3), "search": "past 64 cells (wins only)",
-               "width": search.width, "nest": search.nest,
+               "width": chosen_width, "nest": chosen_nest,
                "questions": [{"attacker": q.attacker, "outcome": q.outcome, "nodes": q.nodes,
                               "root_pn": q.root_pn, "root_dn": q.root_dn,
                               "stopped": q.stopped} for q in questions]}
@@ -401,7 +402,7 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
         if result.proven:
             text = f"{result.attacker.upper()} wins"
         else:
-            tried = _tried(search.width)
+            tried = _tried(chosen_width)
             why = f"stopped by the {result.stopped} limit" if result.stopped else \
                 f"no win found trying {tried} (this search proves wins only)"
             text = (f"unproven: {why}, root pn {_number(result.root_pn)}, "

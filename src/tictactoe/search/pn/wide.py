@@ -152,7 +152,9 @@ class WidePnResult:
     root_dn: int
     stopped: str | None = None
     """``nodes``, ``seconds``, ``table`` (solved positions fill the table) or
-    ``interrupted`` when a limit stopped the search."""
+    ``interrupted`` when a limit stopped the search; ``turn`` when the question's round of
+    `ask_in_turn` ended and it was not asked again (the other side's question settled the
+    run, or a limit stopped it)."""
 
     @property
     def proven(self) -> bool:
@@ -929,6 +931,79 @@ def sides_to_ask(position: Position, attacker: Side | None = None) -> list[Side]
     return [attacker]
 
 
+ROUND_NODES = 20_000
+"""Nodes of each side's first round when `ask_in_turn` asks both sides' wins; every round
+after gives each side four times as many."""
+
+
+def ask_in_turn(position: Position, sides: list[Side],
+                make_search: Callable[[], WidePnSearch], *, nodes: int | None = None,
+                seconds: float | None = None,
+                progress: Callable[[Side], Progress | None] | None = None,
+                first_round: int = ROUND_NODES,
+                ) -> tuple[list[WidePnResult], WidePnSearch | None]:
+    """Ask `sides`' wins (`sides_to_ask`) in rounds, each side's search kept between them:
+    `first_round` nodes each, then four times as many each round, until one is proven, a
+    limit (`nodes`, `seconds`, both for the whole run) stops the run, or no question is
+    left (a search that runs out of moves is not asked again; the last one left gets the
+    rest of the budget at once). So where the side not to move is the one that wins, its
+    question is not starved by the other's. Returns one result per side asked, its rounds
+    summed, in the order of `sides`, and the search of the side proven (else ``None``).
+    `progress(side)` gives the progress callback of that side's search.
+
+    >>> p = Position("o13o/15/10x4/10x4/10x4/15/15/4xxx8/15/15/15/15/15/15/o6o6o o 5")
+    >>> asked, search = ask_in_turn(p, sides_to_ask(p), lambda: WidePnSearch(p.variant),
+    ...                             first_round=500)
+    >>> [(r.attacker, r.outcome, r.stopped) for r in asked], asked[0].nodes >= 500
+    ([('o', 'unknown', 'turn'), ('x', 'win', None)], True)
+    """
+    started = time.perf_counter()
+    searches: dict[Side, WidePnSearch] = {}
+    asked: dict[Side, WidePnResult] = {}
+    waiting = list(sides)
+    spent = 0
+    budget = first_round
+
+    def answer(proven: Side | None) -> tuple[list[WidePnResult], WidePnSearch | None]:
+        return [asked[s] for s in sides if s in asked], (
+            None if proven is None else searches[proven])
+
+    while waiting:
+        for side in list(waiting):
+            alone = len(waiting) == 1
+            left = None if nodes is None else nodes - spent
+            if left is not None and left <= 0:
+                return answer(None)
+            cap = left if alone else budget if left is None else min(budget, left)
+            global_cap = alone or (left is not None and left <= budget)
+            due = None if seconds is None else max(0.0, seconds - (time.perf_counter()
+                                                                   - started))
+            search = searches.get(side)
+            if search is None:
+                search = searches[side] = make_search()
+            result = search.prove(position, attacker=side, nodes=cap, seconds=due,
+                                  progress=None if progress is None else progress(side))
+            spent += result.nodes
+            before = asked.get(side)
+            if before is not None:
+                result = WidePnResult(result.outcome, result.attacker,
+                                      before.nodes + result.nodes,
+                                      before.seconds + result.seconds, result.root_pn,
+                                      result.root_dn, result.stopped)
+            if result.stopped == "nodes" and not global_cap:
+                result = WidePnResult(result.outcome, result.attacker, result.nodes,
+                                      result.seconds, result.root_pn, result.root_dn, "turn")
+            asked[side] = result
+            if result.proven:
+                return answer(side)
+            if result.stopped in ("nodes", "seconds", "interrupted"):
+                return answer(None)
+            if result.stopped != "turn":  # out of moves, or its table is full
+                waiting.remove(side)
+        budget *= 4
+    return answer(None)
+
+
 def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
     """For each cell, the cells at most `near` steps from it along a line through it."""
     out: list[set[int]] = [set() for _ in range(variant.cells)]
@@ -940,4 +1015,5 @@ def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
     return [np.array(sorted(s), dtype=np.int64) for s in out]
 
 
-__all__ = ["MAX_CELLS", "WidePnResult", "WidePnSearch"]
+__all__ = ["MAX_CELLS", "ROUND_NODES", "WidePnResult", "WidePnSearch", "ask_in_turn",
+           "sides_to_ask"]
