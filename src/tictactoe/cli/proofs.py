@@ -341,8 +341,9 @@ def _prove_wide(root: Position, *, out: Path | None, seconds: float | None,
                 attacker: Side | None = None) -> None:
     """``ttt prove`` past 64 cells: does the side to move win, and (on a board with marks)
     does the other side, asked in turns (`ask_in_turn`), or only does `attacker` win?; the
-    proof written and checked. `seconds` counts from `entered` (default: now), the loading of the compiled
-    search included; `width` and `nest` are `WidePnSearch`'s (default `WIDTH`, `NEST`)."""
+    proof written and checked. `seconds` counts from `entered` (default: now), the loading
+    of the compiled search included; `width` and `nest` are `WidePnSearch`'s (default
+    `WIDTH`, `NEST`)."""
     started = time.perf_counter() if entered is None else entered
     from tictactoe.proof import check_proof
     from tictactoe.search.pn.wide import (

@@ -957,6 +957,11 @@ def ask_in_turn(position: Position, sides: list[Side],
     >>> [(r.attacker, r.outcome, r.stopped) for r in asked], asked[0].nodes >= 500
     ([('o', 'unknown', 'turn'), ('x', 'win', None)], True)
     """
+    if not sides:
+        raise ValueError("no side's win to ask")
+    if (nodes is not None and nodes < 1) or first_round < 1:
+        raise ValueError(f"nodes and first_round must be at least 1, not "
+                         f"{nodes if nodes is not None and nodes < 1 else first_round}")
     started = time.perf_counter()
     searches: dict[Side, WidePnSearch] = {}
     asked: dict[Side, WidePnResult] = {}
