@@ -459,6 +459,27 @@ def test_both_sides_wins_are_asked_in_rounds_that_grow(tmp_path: Path) -> None:
         ask_in_turn(lost, [], make_lost)
 
 
+def test_jobs_ask_both_sides_wins_in_rounds_too(tmp_path: Path) -> None:
+    """By jobs, past 64 cells, both sides' wins are asked in rounds as without them: O's
+    question's jobs (1,000 nodes each, one worker) spend its first round, then X's win is
+    proven and checked, and O's question is left open. The CLI does the same."""
+    from tictactoe.executors import InProcess
+    from tictactoe.search.pn.jobs import prove_with_jobs
+    from tictactoe.search.pn.wide import ROUND_NODES
+
+    run = prove_with_jobs(TWO_THREES, tmp_path / "jobs", backend=InProcess(), job_nodes=1_000)
+    assert run.value == "x" and run.stopped is None
+    assert [(q.attacker, q.outcome) for q in run.questions] == [
+        (Side.O, "unknown"), (Side.X, "win")]
+    assert ROUND_NODES <= run.questions[0].nodes < ROUND_NODES + 2_000
+    assert run.check is not None and run.check.value == "x"
+    result = CliRunner().invoke(app, ["prove", TWO_THREES, "--jobs", str(tmp_path / "cli"),
+                                      "--workers", "1", "--job-nodes", "1000", "--json"])
+    figures = json.loads(result.stdout)
+    assert result.exit_code == 0 and figures["value"] == "x", result.output
+    assert [q["attacker"] for q in figures["questions"]] == ["o", "x"]
+
+
 @pytest.mark.parametrize(("start", "value"), [
     ("oooo5/9/9/9/1xxxx4/9/9/9/x8 o 5", "o"),
     ("1oooo4/9/9/9/9/9/9/9/x1x1x1x2 x 5", "o"),

@@ -135,8 +135,8 @@ def prove_command(
         show_default=False)] = None,
     attacker: Annotated[str | None, typer.Option(
         help=f"Past {WIDE_CELLS} cells (wins only): ask only whether this side (x or o) "
-             "wins. Default: both, in turns of growing node budgets (with --jobs: the side "
-             "to move, then the other).", show_default=False)] = None,
+             "wins. Default: both, in turns of growing node budgets.", show_default=False)] \
+        = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="With --jobs, when no run uses the folder: drop the jobs no "
                           "proof reads, write older (gzip) job files as xz, and stop.")] \

@@ -1093,8 +1093,10 @@ class _Driver:
     def seconds_left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.perf_counter()
 
-    def ask(self, question: Question) -> None:
-        """Grow the question's master tree until its root is solved or a limit stops it."""
+    def ask(self, question: Question, until: int | None = None) -> None:
+        """Grow the question's master tree until its root is solved or a limit stops it, or
+        (with `until`) until the question's jobs have spent that many nodes in all: no
+        new job starts then, and the round ends when the running ones are back."""
         root = question.root
         self._reused_share, self._started_at = 0.0, None  # each question's pace is its own
         self._absorb(question, root.children or [])
@@ -1103,12 +1105,13 @@ class _Driver:
         began = time.perf_counter()
         try:
             while not root.solved:
-                if self.stopped is None:
+                spent_round = until is not None and question.nodes >= until
+                if self.stopped is None and not spent_round:
                     self._fill(question, running, capacity)
                 if root.solved:
                     break
                 if not running:
-                    if self.stopped is None:  # nothing to run and nothing running
+                    if self.stopped is None and not spent_round:  # nothing to run
                         self.stopped = "nodes"
                     break
                 self._collect(question, running)
@@ -1375,8 +1378,8 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     threshold factor 1 + `epsilon` (`epsilon_setting`; default 0.25, as every search here).
     Past 64 cells `width` is the attacker's moves tried at each node (`WidePnSearch`), kept
     in the folder: a run asking for another is refused (None: the folder's, or the default).
-    Past 64 cells `attacker` asks only whether that side wins (default: the side to move,
-    then the other), for an opening where the other side is to move, say.
+    Past 64 cells `attacker` asks only whether that side wins (default: both, the side to
+    move first, in turns of growing node budgets: `_ask_in_turn`).
     A run that a limit stops returns the value ``unknown``; the jobs it finished stay in
     the folder for the next run. `seconds` bounds the proof's assembly too (`writing` hears
     how far it has got): one it stops writes nothing, and the run says how far it got
@@ -1442,18 +1445,21 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                          seconds=seconds, progress=progress,
                          fault=None if fault is None else str(fault), epsilon=epsilon,
                          width=jobs.width, nest=jobs.nest)
-        for side in attackers:
-            root = Node(position, None, side, jobs.width, jobs.passes)
-            question = Question(side, root)
-            questions.append(question)
-            _expand(root, side)  # the first ply is always split into jobs
-            _update(root, side)
-            driver.ask(question)
-            if question.outcome != "no-win" or position.holds_by_strategy_stealing:
-                break
+        if _wide(position) and len(attackers) > 1:
+            _ask_in_turn(driver, position, attackers, jobs, questions)
+        else:
+            for side in attackers:
+                root = Node(position, None, side, jobs.width, jobs.passes)
+                question = Question(side, root)
+                questions.append(question)
+                _expand(root, side)  # the first ply is always split into jobs
+                _update(root, side)
+                driver.ask(question)
+                if question.outcome != "no-win" or position.holds_by_strategy_stealing:
+                    break
         used = executor.workers
         name = executor.name
-    last = questions[-1]
+    last = next((q for q in questions if q.outcome == "win"), questions[-1])
     if last.outcome == "win":
         value = last.attacker.symbol
     elif last.outcome == "no-win" and not _wide(position):
@@ -1599,6 +1605,40 @@ class _Assembler:
         if self.progress is not None and now - self._last >= 0.2:
             self._last = now
             self.progress(self.state())
+
+
+def _ask_in_turn(driver: _Driver, position: Position, attackers: list[Side],
+                 jobs: JobFolder, questions: list[Question]) -> None:
+    """Past 64 cells, both sides' wins asked in rounds, as `ttt prove` asks them without
+    jobs (`tictactoe.search.pn.wide.ask_in_turn`): each question's jobs spend `ROUND_NODES`
+    nodes, then `ROUND_GROWTH` times as many each round (a round ends once its running
+    jobs are back), until one is won or a limit stops the run; a question settled without
+    a win is not asked again, and the other runs on alone. `questions` gets those asked,
+    in the order of `attackers`."""
+    from tictactoe.search.pn.wide import ROUND_GROWTH, ROUND_NODES
+
+    waiting = []
+    for side in attackers:
+        root = Node(position, None, side, jobs.width, jobs.passes)
+        waiting.append(Question(side, root))
+        _expand(root, side)  # the first ply is always split into jobs
+        _update(root, side)
+    order = list(waiting)
+    asked: set[int] = set()
+    budget = ROUND_NODES
+    try:
+        while waiting and driver.stopped is None:
+            for question in list(waiting):
+                alone = len(waiting) == 1
+                asked.add(id(question))
+                driver.ask(question, None if alone else question.nodes + budget)
+                if question.outcome == "win" or driver.stopped is not None:
+                    return
+                if question.root.solved:
+                    waiting.remove(question)
+            budget *= ROUND_GROWTH
+    finally:
+        questions.extend(q for q in order if id(q) in asked)
 
 
 def write_job_proof(position: Position, questions: list[Question], value: str,

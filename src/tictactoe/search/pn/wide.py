@@ -933,7 +933,10 @@ def sides_to_ask(position: Position, attacker: Side | None = None) -> list[Side]
 
 ROUND_NODES = 20_000
 """Nodes of each side's first round when `ask_in_turn` asks both sides' wins; every round
-after gives each side four times as many."""
+after gives each side `ROUND_GROWTH` times as many."""
+
+ROUND_GROWTH = 4
+"""How much larger each round of `ask_in_turn` is than the one before."""
 
 
 def ask_in_turn(position: Position, sides: list[Side],
@@ -1005,7 +1008,7 @@ def ask_in_turn(position: Position, sides: list[Side],
                 return answer(None)
             if result.stopped != "turn":  # out of moves, or its table is full
                 waiting.remove(side)
-        budget *= 4
+        budget *= ROUND_GROWTH
     return answer(None)
 
 
@@ -1020,5 +1023,5 @@ def _neighbours(variant: Variant, near: int) -> list[np.ndarray]:
     return [np.array(sorted(s), dtype=np.int64) for s in out]
 
 
-__all__ = ["MAX_CELLS", "ROUND_NODES", "WidePnResult", "WidePnSearch", "ask_in_turn",
-           "sides_to_ask"]
+__all__ = ["MAX_CELLS", "ROUND_GROWTH", "ROUND_NODES", "WidePnResult", "WidePnSearch",
+           "ask_in_turn", "sides_to_ask"]
