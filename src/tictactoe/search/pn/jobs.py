@@ -1446,14 +1446,12 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
                          fault=None if fault is None else str(fault), epsilon=epsilon,
                          width=jobs.width, nest=jobs.nest)
         if _wide(position) and len(attackers) > 1:
-            _ask_in_turn(driver, position, attackers, jobs, questions)
+            _ask_in_turn(driver, [_question(position, side, jobs) for side in attackers],
+                         questions)
         else:
             for side in attackers:
-                root = Node(position, None, side, jobs.width, jobs.passes)
-                question = Question(side, root)
+                question = _question(position, side, jobs)
                 questions.append(question)
-                _expand(root, side)  # the first ply is always split into jobs
-                _update(root, side)
                 driver.ask(question)
                 if question.outcome != "no-win" or position.holds_by_strategy_stealing:
                     break
@@ -1498,10 +1496,8 @@ def folder_trees(folder: JobFolder) -> list[Question]:
                      progress=None, fault=None)
     questions = []
     for attacker in (position.turn, position.turn.other):
-        root = Node(position, None, attacker, folder.width, folder.passes)
-        question = Question(attacker, root)
-        _expand(root, attacker)
-        driver._absorb(question, root.children or [])
+        question = _question(position, attacker, folder)
+        driver._absorb(question, question.root.children or [])
         questions.append(question)
         if position.holds_by_strategy_stealing:
             break
@@ -1607,38 +1603,34 @@ class _Assembler:
             self.progress(self.state())
 
 
-def _ask_in_turn(driver: _Driver, position: Position, attackers: list[Side],
-                 jobs: JobFolder, questions: list[Question]) -> None:
+def _question(position: Position, attacker: Side, jobs: JobFolder) -> Question:
+    """A new question, its master tree's first ply split into jobs."""
+    root = Node(position, None, attacker, jobs.width, jobs.passes)
+    _expand(root, attacker)
+    _update(root, attacker)
+    return Question(attacker, root)
+
+
+def _ask_in_turn(driver: _Driver, waiting: list[Question], questions: list[Question]) -> None:
     """Past 64 cells, both sides' wins asked in rounds, as `ttt prove` asks them without
     jobs (`tictactoe.search.pn.wide.ask_in_turn`): each question's jobs spend `ROUND_NODES`
     nodes, then `ROUND_GROWTH` times as many each round (a round ends once its running
     jobs are back), until one is won or a limit stops the run; a question settled without
-    a win is not asked again, and the other runs on alone. `questions` gets those asked,
-    in the order of `attackers`."""
+    a win is not asked again, and the other runs on alone. `questions` gets each question
+    as it is first asked."""
     from tictactoe.search.pn.wide import ROUND_GROWTH, ROUND_NODES
 
-    waiting = []
-    for side in attackers:
-        root = Node(position, None, side, jobs.width, jobs.passes)
-        waiting.append(Question(side, root))
-        _expand(root, side)  # the first ply is always split into jobs
-        _update(root, side)
-    order = list(waiting)
-    asked: set[int] = set()
     budget = ROUND_NODES
-    try:
-        while waiting and driver.stopped is None:
-            for question in list(waiting):
-                alone = len(waiting) == 1
-                asked.add(id(question))
-                driver.ask(question, None if alone else question.nodes + budget)
-                if question.outcome == "win" or driver.stopped is not None:
-                    return
-                if question.root.solved:
-                    waiting.remove(question)
-            budget *= ROUND_GROWTH
-    finally:
-        questions.extend(q for q in order if id(q) in asked)
+    while waiting and driver.stopped is None:
+        for question in list(waiting):
+            if all(q is not question for q in questions):
+                questions.append(question)
+            driver.ask(question, None if len(waiting) == 1 else question.nodes + budget)
+            if question.outcome == "win" or driver.stopped is not None:
+                return
+            if question.root.solved:
+                waiting.remove(question)
+        budget *= ROUND_GROWTH
 
 
 def write_job_proof(position: Position, questions: list[Question], value: str,

@@ -40,7 +40,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -993,14 +993,11 @@ def ask_in_turn(position: Position, sides: list[Side],
                                   progress=None if progress is None else progress(side))
             spent += result.nodes
             before = asked.get(side)
-            if before is not None:
-                result = WidePnResult(result.outcome, result.attacker,
-                                      before.nodes + result.nodes,
-                                      before.seconds + result.seconds, result.root_pn,
-                                      result.root_dn, result.stopped)
+            if before is not None:  # the side's rounds summed
+                result = replace(result, nodes=before.nodes + result.nodes,
+                                 seconds=before.seconds + result.seconds)
             if result.stopped == "nodes" and not global_cap:
-                result = WidePnResult(result.outcome, result.attacker, result.nodes,
-                                      result.seconds, result.root_pn, result.root_dn, "turn")
+                result = replace(result, stopped="turn")
             asked[side] = result
             if result.proven:
                 return answer(side)
