@@ -14,11 +14,12 @@ import pytest
 
 from tictactoe.core import IllegalMoveError, Position, Side, Variant
 from tictactoe.proof.patashnik import Dictionary, find_dictionary, load_dictionary
-from tictactoe.proof.threats import board_of
+from tictactoe.proof.threats import board_of, cells_of, threat_cells
 from tictactoe.proof.threats import scan as readable_scan
 from tictactoe.search import solve_value
 from tictactoe.search.pn import PnSearch, game_value, prove
-from tictactoe.search.pn.tss import scan, survey
+from tictactoe.search.pn.tables import tables
+from tictactoe.search.pn.tss import _fails_at_once, scan, survey
 
 
 def random_position(rng: random.Random, variant: str, marks: int) -> Position | None:
@@ -225,9 +226,9 @@ def test_the_compiled_scan_agrees_with_the_checkers(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["5x5k4", "7x7k5", "4x4x4"])
 def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str) -> None:
-    """`survey` (the one pass, without branches, that `scan` and the evaluations share)
-    gives `scan`'s masks and the open lines and the defender's threat-making cells,
-    counted line by line."""
+    """`survey` (the one pass, without branches, that `scan`, the threat search and the
+    evaluations share) gives `scan`'s masks, the open lines, the defender's threat-making
+    cells and the prover's lines two marks short, counted line by line."""
     variant = Variant.parse(name)
     lines = np.array(variant.line_masks, dtype=np.uint64)
     full = np.uint64(variant.full_mask)
@@ -239,7 +240,7 @@ def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str
         mine = sum(1 << c for c in cells[:n])
         theirs = sum(1 << c for c in cells[n:n + rng.randint(max(0, n - 2), n + 1)])
         p, d = np.uint64(mine), np.uint64(theirs)
-        *masks, n_open, d_make = survey(p, d, full, lines)
+        *masks, n_open, d_make, n_two = survey(p, d, full, lines)
         assert [int(m) for m in masks] == [int(m) for m in scan(p, d, full, lines)]
         empty = variant.full_mask & ~(mine | theirs)
         expected_open = sum(1 for m in variant.line_masks if m & theirs == 0)
@@ -248,10 +249,60 @@ def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str
             if m & theirs and not m & mine and bin(m & empty).count("1") == 2:
                 expected_make |= m & empty
         assert (n_open, int(d_make)) == (expected_open, expected_make)
+        assert n_two == len(readable_scan(board_of(variant), mine, theirs)[2])
         seen["open"] += 0 < n_open < len(lines)
         seen["make"] += expected_make != 0
         seen["threat"] += int(masks[1]) != 0
     assert all(seen.values()), seen
+
+
+@pytest.mark.parametrize("name", ["5x5k4", "7x7k5", "4x8k4", "4x4x4"])
+def test_the_threat_search_s_shortcut_fails_exactly_where_the_next_position_would(
+        name: str) -> None:
+    """`_fails_at_once`, which spares the threat search a position after a threat move
+    and its forced reply, against the readable scan of that position: the opponent's
+    reply makes threats on two cells, or on one where the prover makes no threat, or the
+    prover has no line two marks short left."""
+    variant = Variant.parse(name)
+    board = board_of(variant)
+    lines = np.array(variant.line_masks, dtype=np.uint64)
+    t = tables(variant)
+    full = np.uint64(variant.full_mask)
+    rng = random.Random(name)
+    seen = {True: 0, False: 0}
+    for _ in range(400):
+        cells = rng.sample(range(variant.cells), variant.cells)
+        n = rng.randint(2, variant.cells // 3)
+        mine = sum(1 << c for c in cells[:n])
+        theirs = sum(1 << c for c in cells[n:n + rng.randint(max(0, n - 1), n)])
+        ours, others, twos = readable_scan(board, mine, theirs)
+        if ours or others & (others - 1):
+            continue  # the search ends before it tries a move
+        n_two = survey(np.uint64(mine), np.uint64(theirs), full, lines)[6]
+        empty = variant.full_mask & ~(mine | theirs)
+        moves_now = 0
+        for m in twos:
+            moves_now |= m & empty
+        if others:
+            moves_now &= others  # the prover must block
+        for c in cells_of(moves_now):
+            made = threat_cells(board, mine | 1 << c, theirs)
+            if made & (made - 1):
+                continue  # two threats at once: the search wins without a reply
+            after_ours, after_others, after_twos = readable_scan(board, mine | 1 << c,
+                                                                 theirs | made)
+            moves = 0
+            for m in after_twos:
+                moves |= m & ~(mine | theirs | 1 << c | made)
+            if after_others:
+                moves &= after_others
+            expected = bool(after_others & (after_others - 1)) or moves == 0
+            assert after_ours == 0
+            assert _fails_at_once(c, np.uint64(made), n_two, np.uint64(mine),
+                                  np.uint64(theirs), np.uint64(empty), t.lines, t.through,
+                                  t.line_count, variant.k) is expected
+            seen[expected] += 1
+    assert seen[True] > 20 and seen[False] > 20, seen
 
 
 def test_a_search_loads_its_kernels_before_it_starts_its_clock(monkeypatch: pytest.MonkeyPatch

@@ -482,7 +482,7 @@ def eval_and(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray,
     empty = full & ~(p | d)
     if empty == ZERO:
         return INF, 0, ZERO
-    p_threat, d_threat, cand, _, n_open, d_make = survey(p, d, full, lines)
+    p_threat, d_threat, cand, _, n_open, d_make, _ = survey(p, d, full, lines)
     if d_threat != ZERO:
         # the defender completes its line
         return INF, 0, (ONE << np.uint64(lowest(d_threat))) | hitting(p, d, full, lines, 1)
@@ -522,7 +522,7 @@ def eval_or(p: np.uint64, d: np.uint64, full: np.uint64, lines: np.ndarray, k: i
     empty = full & ~(p | d)
     if empty == ZERO:
         return INF, 0, ZERO
-    p_threat, d_threat, _, _, n_open, _ = survey(p, d, full, lines)
+    p_threat, d_threat, _, _, n_open, _, _ = survey(p, d, full, lines)
     if p_threat != ZERO:
         return 0, INF, full
     if d_threat != ZERO:
