@@ -137,6 +137,20 @@ def test_whole_games_on_large_boards(name: str, x: str, o: str) -> None:
     assert outcome is not None and game.result == outcome.result()
 
 
+@pytest.mark.parametrize("name", ["26x26", "32x32k26", "30x30k30"])
+def test_the_levels_play_boards_with_long_lines(name: str) -> None:
+    """Lines of 26 or more: the shape weights once overflowed 64 bits there."""
+    from tictactoe.search.wide.engine import TOP_WEIGHT, shape_weights
+
+    k = Variant.parse(name).k
+    weights = shape_weights(k).tolist()
+    assert weights[1:] == sorted(weights[1:]) and weights[-1] <= TOP_WEIGHT
+    p = near_centre_game(Variant.parse(name), 6, random.Random(name))
+    for level in ("medium", "hard", "perfect"):
+        move = player_for_level(level, seed=1).choose(p).move
+        assert not (p.x | p.o) >> move & 1
+
+
 def test_perfect_says_its_move_on_a_large_board_is_an_estimate() -> None:
     p = play_all(Position("19x19k5"), "j10 k11")
     choice = player_for_level("perfect", seed=1).choose(p)

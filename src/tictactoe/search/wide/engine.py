@@ -39,13 +39,24 @@ FOURS_BITS = 16
 """The table of failed wins by fours at the horizon has 2**16 entries."""
 
 
+TOP_WEIGHT = 6.0 ** 5
+"""The most a line's weight may reach (six in a row's, with the base of 6): past it the base
+shrinks, so that the sums over a board's lines stay far below the search's win scores
+(`alphabeta.MATE`) and inside 64 bits (6 ** 25 does not fit)."""
+
+
 def shape_weights(k: int, base: float = 6.0) -> np.ndarray:
     """The weight of a line open for one side by the number of its marks: 0 for none, then
-    ``base ** (n - 1)``.
+    ``base ** (n - 1)``, the base lowered where the full line would weigh more than
+    `TOP_WEIGHT`.
 
     >>> shape_weights(5).tolist()
     [0, 1, 6, 36, 216, 1296]
+    >>> shape_weights(26).tolist()[-3:]
+    [3797, 5434, 7776]
     """
+    if k > 1 and base ** (k - 1) > TOP_WEIGHT:
+        base = TOP_WEIGHT ** (1 / (k - 1))
     return np.array([0] + [round(base ** (n - 1)) for n in range(1, k + 1)], dtype=np.int64)
 
 
