@@ -26,6 +26,7 @@ from tictactoe.web import app as web_app
 from tictactoe.web import engine as web_engine
 from tictactoe.web import worker as web_worker
 from tictactoe.web.app import create_app
+from tictactoe.web.models import MAX_POSITION_CHARS
 from tictactoe.web.store import GameStore, data_dir
 
 
@@ -109,6 +110,13 @@ def test_options_list_the_page_choices(client: TestClient) -> None:
         assert level["description"] == LEVEL_DESCRIPTIONS[level["value"]]
     assert [(h["code"], h["text"], h["meaning"], h["pattern"]) for h in options["hint_codes"]] \
         == [(h.code, h.text, h.meaning, h.pattern) for h in HINT_CODES]
+    # the page's position box takes as many characters as a request may hold: a dense 32x32
+    assert options["limits"]["position_chars"] == MAX_POSITION_CHARS
+    dense = Position("32x32")
+    for cell in range(0, 1020, 3):
+        dense.push(cell)
+    assert len(dense.to_string()) > 200
+    assert client.post("/api/position", json={"position": dense.to_string()}).status_code == 200
 
 
 def test_every_hint_code_is_in_the_options_legend(client: TestClient) -> None:

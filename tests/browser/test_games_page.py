@@ -320,3 +320,30 @@ def test_the_setup_and_hints_survive_a_reload(page: Any, server: Any) -> None:
     assert page.locator("#hints").is_checked()
     assert page.locator("#board .cell").count() == 16
     assert page.locator("#board .cell svg").count() == 0, "a new game on the empty board"
+
+
+def test_a_game_from_a_position_with_k_keeps_its_marks_and_its_start(page: Any,
+                                                                     server: Any) -> None:
+    """A loaded position that names k ("... x 3"): the moves list says X and O (not 3),
+    leaving the game asks first, and after a reload (the game resumed) a new game starts
+    from the loaded position, not the empty board."""
+    start = "x2/1o1/3 x 3"
+    open_page(page, server.url)
+    page.fill("#position-text", start)
+    page.click("#load")
+    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 2 && ({YOUR_TURN})")
+    play_in(page, "c3")
+    items = page.locator("#moves li").all_inner_texts()
+    assert [item.split()[-2:] for item in items[:2]] == [["X", "c3"], ["O", items[1].split()[-1]]]
+    page.locator("body").press("n")
+    wait_until(page, ASKING)
+    page.keyboard.press("Escape")
+    wait_until(page, f"!({ASKING})")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 4 && ({YOUR_TURN})")
+    page.locator("body").press("n")
+    wait_until(page, ASKING)
+    page.click("#confirm-yes")
+    wait_until(page, f"document.querySelectorAll('#board .cell svg').length === 2 && ({YOUR_TURN})")
+    assert page.locator("#position-text").input_value() == "x2/1o1/3 x"

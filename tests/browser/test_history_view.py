@@ -24,12 +24,15 @@ CHART_COUNTS = ("[...document.querySelectorAll('#chart text.seg-text')]"
                 ".reduce((sum, t) => sum + Number(t.textContent), 0)")
 
 
-def finish(url: str, browser: str, variant: str, opponent: str, seed: int) -> str:
+def finish(url: str, browser: str, variant: str, opponent: str, seed: int,
+           position: str | None = None) -> str:
     """A game of X (the first legal move each time) against the computer, through the API
-    as the page would play it for this browser; its result."""
+    as the page would play it for this browser, from the empty board or `position`; its
+    result."""
     headers = {"X-Browser-Id": browser}
+    start = {"position": position} if position else {"variant": variant}
     game = httpx.post(f"{url}/api/games", headers=headers, json={
-        "variant": variant, "players": {"x": "human", "o": opponent}, "seed": seed}).json()
+        **start, "players": {"x": "human", "o": opponent}, "seed": seed}).json()
     while game["game"]["result"] is None:
         answer = httpx.post(f"{url}/api/games/{game['id']}/moves", headers=headers, json={
             "move": game["position"]["legal_moves"][0], "ply": game["ply"]})
@@ -93,19 +96,26 @@ def test_the_result_of_every_game_is_in_sight_on_a_phone(
     page = context.new_page()
     open_page(page, server.url)
     games_on_two_boards(page, server.url)
+    # a game from a set position: its row's board has a tag, and the moves still show
+    finish(server.url, page.evaluate("localStorage.getItem('tictactoe.browser')"), "4x4",
+           "random", 4, position="x3/4/4/4 o")
     page.evaluate("location.hash = '#history'")
-    wait_until(page, "document.querySelectorAll('.games tbody tr').length === 3")
+    wait_until(page, "document.querySelectorAll('.games tbody tr').length === 4")
+    assert page.locator(".games tbody tr .tag").count() == 1
     boxes = page.evaluate("""() => [...document.querySelectorAll('.games tbody tr')].map(
         (row) => ['result', 'board', 'x', 'o', 'moves'].map((name) => {
-            const box = row.querySelector(`td.${name}`).getBoundingClientRect();
-            return [name, box.left, box.right, box.width];
+            const cell = row.querySelector(`td.${name}`);
+            const box = cell.getBoundingClientRect();
+            return [name, box.left, box.right, box.width, cell.scrollWidth - cell.clientWidth];
         }))""")
     for row in boxes:
-        for name, left, right, size in row:
+        for name, left, right, size, hidden in row:
             assert size > 0 and left >= 0 and right <= width, (width, name, left, right)
+            if name in ("result", "moves"):
+                assert hidden <= 1, (width, name, "clipped")
     assert page.evaluate("document.documentElement.scrollWidth") <= width, "no sideways scroll"
     results = page.locator(".games tbody tr .result .badge").all_inner_texts()
-    assert len(results) == 3 and all(text in ("You won", "You lost", "Draw") for text in results)
+    assert len(results) == 4 and all(text in ("You won", "You lost", "Draw") for text in results)
     shot(page, f"{width}")
     save_screen(page, f"history-{width}")  # with TTT_SCREENS=1 also in docs/screens/
     context.close()

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from pathlib import Path
@@ -193,8 +194,18 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, err: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        log.exception("unexpected error on %s %s", request.method, loggable(request.url.path))
         return JSONResponse({"detail": f"internal error ({type(err).__name__})"}, 500)
+
+
+def loggable(path: str) -> str:
+    """A request's path as the log may show it: a game's secret id (it works as a password
+    for the game) replaced.
+
+    >>> loggable("/api/games/6R25ZxAbCdEf0123/moves")
+    '/api/games/<id>/moves'
+    """
+    return re.sub(r"^/api/games/[^/]+", "/api/games/<id>", path)
 
 
 __all__ = ["create_app", "describe_validation", "early_positions", "position_info"]

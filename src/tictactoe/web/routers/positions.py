@@ -8,6 +8,7 @@ from tictactoe.players.levels import DEFAULT_LEVEL, LEVEL_DESCRIPTIONS, LEVELS
 from tictactoe.search.words import HINT_CODES
 from tictactoe.web.deps import ERRORS, EngineDep
 from tictactoe.web.models import (
+    MAX_POSITION_CHARS,
     ChoiceInfo,
     HintCodeInfo,
     OptionsResponse,
@@ -36,7 +37,8 @@ async def options(engine: EngineDep, request: Request) -> OptionsResponse:
         hint_codes=[HintCodeInfo(code=h.code, text=h.text, meaning=h.meaning,
                                  pattern=h.pattern) for h in HINT_CODES],
         default_level=DEFAULT_LEVEL,
-        limits={"nodes": engine.max_nodes, "seconds": engine.max_seconds},
+        limits={"nodes": engine.max_nodes, "seconds": engine.max_seconds,
+                "position_chars": MAX_POSITION_CHARS},
         ready=engine.ready.is_set(), public_history=request.app.state.public_history)
 
 

@@ -111,6 +111,9 @@ export class PlayView {
     for (const v of options.variants) this.el.variant.append(new Option(v.label, v.value));
     for (const l of options.levels) this.el.level.append(new Option(l.label, l.value));
     this.levelDescriptions = new Map(options.levels.map((l) => [l.value, l.description || ""]));
+    if (options.limits && options.limits.position_chars) {
+      this.el.positionText.maxLength = options.limits.position_chars;  // the server's bound
+    }
     this.restoreSetup(options);
     this.el.hints.checked = readJson(SAVED_HINTS) === true;
     this.bindControls();
@@ -357,7 +360,7 @@ export class PlayView {
 
   startTurn() {
     const start = this.game && this.game.game.start;
-    return start ? start.trim().split(/\s+/).pop() : "x";
+    return start ? start.trim().split(/\s+/)[1] || "x" : "x";  // "BOARD SIDE [K]"
   }
 
   turnAfter(count) {
@@ -378,6 +381,7 @@ export class PlayView {
     const moves = state.game.moves;
     this.lastCell = moves.length ? state.position.cell_names.indexOf(moves[moves.length - 1]) : null;
     this.setup = this.setupOf(state);
+    this.start = state.game.start || null;  // a rematch or new game starts where this one did
     this.writeSetup(state.position.variant);
     this.saveSetup();
     // other tabs on this game follow it (a finished one too: resume then starts a new game)
@@ -568,7 +572,9 @@ export class PlayView {
     this.writeSetup(info.variant);
     await this.newGame();
     if (this.game && before.variant !== info.variant.name) {
-      this.showPositionNote(`Loaded a ${info.variant.shape.join("×")} board (${inARow(info.variant)}) `
+      const size = info.variant.shape.join("×");
+      const article = /^(8|11|18)(×|$)/.test(size) ? "an" : "a";  // an 8×8, an 11×11, an 18×18
+      this.showPositionNote(`Loaded ${article} ${size} board (${inARow(info.variant)}) `
         + `instead of ${before.board}.`, before.id ? () => this.restore(before) : null);
     }
   }
@@ -630,7 +636,8 @@ export class PlayView {
       const analysis = await api.analysis(info.position);
       if (epoch !== this.epoch || hintEpoch !== this.hintEpoch || !this.el.hints.checked) return;
       this.hints = hintsOf(analysis);
-      this.hintNote = analysis.proven ? "" :
+      const estimates = [...this.hints.values()].some((h) => h.kind === "estimate");
+      this.hintNote = analysis.proven || !estimates ? "" :
         "The search stopped at its bound: values marked ≈ are estimates, the others are proven.";
     } catch (err) {
       if (epoch !== this.epoch || hintEpoch !== this.hintEpoch) return;
