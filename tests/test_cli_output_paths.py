@@ -1,6 +1,7 @@
 """A command that writes a file refuses an output path it cannot write at once, with one
-``error:`` line and exit status 2, before any long work: a missing folder, a folder, or a
-chart that is not a PNG. (These used to end in a traceback, some after the whole search.)"""
+``error:`` line and exit status 2, before any long work: a missing folder, a folder, a
+folder that takes no new file, or a chart that is not a PNG. (These used to end in a
+traceback, some after the whole search.)"""
 
 from __future__ import annotations
 
@@ -28,6 +29,11 @@ CASES = [
      "should end in .png"),
     (["ladder", "3x3", "--games", "1", "--plot", "{folder}"],
      "cannot write the chart: {folder} is a folder"),
+    # a folder that takes no new file (/proc, or read-only): refused before the work too
+    (["prove", "3x3", "--out", "/proc/p.proof"], "cannot write the proof: the folder /proc"),
+    (["count", "3x3", "--plot", "/proc/c.png"], "cannot write the chart: the folder /proc"),
+    (["ladder", "3x3", "--games", "1", "--plot", "/proc/l.png"],
+     "cannot write the chart: the folder /proc"),
 ]
 
 

@@ -46,3 +46,18 @@ def test_check_proof_bad_input(tmp_path: Path) -> None:
     result = runner.invoke(app, ["check-proof", str(junk)])
     assert result.exit_code == 1 and "invalid proof" in result.output
     assert "Traceback" not in result.output
+
+
+def test_prove_refuses_a_position_that_cannot_arise_and_writes_nothing(tmp_path: Path) -> None:
+    """As `ttt solve` does: a proof of such a position would fail the checker's first line."""
+    out = tmp_path / "p.proof"
+    for text, why in [("x2/3/3 x", "cannot arise in play: with 1 X and 0 O it is O's turn"),
+                      ("xxx/xo1/3 o", "cannot arise in play: X has 4 marks and O has 1"),
+                      ("xxx/oo1/3 o", "the game is over (won by X)"),
+                      ("8/8/8/8/8/8/8/7x x 5", "cannot arise in play"),
+                      ("9/9/9/9/9/9/9/9/8x x 4", "cannot arise in play")]:
+        for extra in ([], ["--jobs", str(tmp_path / "jobs")]):
+            result = runner.invoke(app, ["prove", text, "--out", str(out), *extra])
+            assert result.exit_code == 2, result.output
+            assert why in result.output and "Traceback" not in result.output
+            assert not out.exists()

@@ -35,6 +35,7 @@ from tictactoe.analysis.won_sampling import (
 from tictactoe.cli import app
 from tictactoe.core import BoardTooLargeError, Position, Variant
 from tictactoe.executors import DaskCluster, LocalPool
+from tictactoe.extras import available
 
 runner = CliRunner()
 
@@ -290,6 +291,15 @@ def test_count_won_prints_the_exact_count_of_seven_by_seven() -> None:
     assert "won_x_interval" not in data
     text = runner.invoke(app, ["count", "7x7", "--won"]).output
     assert "exact" in text and f"{exact.won_x:,}" in text and "estimate" not in text
+
+
+@pytest.mark.skipif(not available("plot"), reason="needs the plot extra")
+def test_count_won_charts_counts_past_64_bits(tmp_path: Path) -> None:
+    """7x7's exact counts pass 2 ** 63, which matplotlib's bars do not take as integers."""
+    chart = tmp_path / "won.png"
+    result = runner.invoke(app, ["count", "7x7", "--won", "--plot", str(chart)])
+    assert result.exit_code == 0, result.output
+    assert chart.read_bytes().startswith(b"\x89PNG")
 
 
 def test_count_won_labels_an_estimate_with_its_interval() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -47,6 +49,14 @@ def writable_path(path: Path | None, what: str, suffix: str | None = None) -> No
         problem = f"no folder {path.parent}"
     elif suffix is not None and path.suffix.lower() != suffix:
         problem = f"{path} should end in {suffix}"
+    elif path.exists() and not os.access(path, os.W_OK):
+        problem = f"{path} is read-only"
+    else:
+        try:  # a file made and removed at once: the folder takes new files
+            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".ttt-check-"):
+                pass
+        except OSError as err:
+            problem = f"the folder {path.parent} takes no new file ({err.strerror or err})"
     if problem is not None:
         raise fail(f"cannot write {what}: {problem}")
 
@@ -61,6 +71,9 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except (TicTacToeError, MissingExtraError) as err:
             raise fail(str(err)) from None
+        except OSError as err:  # a file that cannot be read or written (a full disk, say)
+            where = f" {err.filename}" if err.filename else ""
+            raise fail(f"cannot use{where}: {err.strerror or err}", code=1) from None
         except KeyboardInterrupt:
             raise fail("interrupted", code=130) from None
 

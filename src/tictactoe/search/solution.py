@@ -51,8 +51,9 @@ class Solution:
         return self.score.plies
 
 
-def check_solvable(position: Position) -> None:
-    """Raise a clear error unless the position can arise in play and the game goes on."""
+def check_solvable(position: Position, task: str = "solve") -> None:
+    """Raise a clear error unless the position can arise in play and the game goes on
+    (`task` names what there is nothing of: "solve", "prove")."""
     problems = position.problems()
     if problems:
         raise ImpossiblePositionError(
@@ -61,7 +62,8 @@ def check_solvable(position: Position) -> None:
     if outcome is not None:
         result = "a draw" if outcome.winner is None else f"won by {outcome.winner.name}"
         raise IllegalMoveError(
-            f"the game is over ({result}) in {position.to_string()}: there is nothing to solve")
+            f"the game is over ({result}) in {position.to_string()}: there is nothing to "
+            f"{task}")
 
 
 def solution_json(position: Position, solution: Solution) -> dict[str, object]:

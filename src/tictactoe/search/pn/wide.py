@@ -49,6 +49,7 @@ import numpy as np
 from tictactoe.core import BoardTooLargeError, Position, Side, TicTacToeError, Variant
 from tictactoe.proof.format import NodeWriter, ProofWriter, format_node
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
+from tictactoe.search.solution import check_solvable
 from tictactoe.search.wide import MAX_LEVELS, wide_tables
 from tictactoe.search.wide import alphabeta as _ab
 from tictactoe.search.wide import kernels as _wk
@@ -744,6 +745,7 @@ class WidePnSearch:
         if pos.variant != self.variant:
             raise ValueError(f"this search is for {self.variant.name}, not "
                              f"{pos.variant.name}")
+        check_solvable(pos, "prove")  # it can arise in play, and it goes on
         side = pos.turn if attacker is None else (
             attacker if isinstance(attacker, Side) else Side.parse(attacker))
         if passed and pos.turn is side:
