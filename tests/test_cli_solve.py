@@ -120,6 +120,13 @@ def test_solve_stdin_answers_one_line_each() -> None:
         "3/3/3 x: draw (9 plies); best: a1 b1 c1 a2 b2 c2 a3 b3 c3",
         "xx1/oo1/x2 o: O wins in 1 ply; best: c2",
     ]
+    # a bad line stops the batch after the lines before it, and the error names it
+    for command, bad, why in [("solve", "foo", "unknown variant 'foo'"),
+                              ("move", "x2/3/3 x", "cannot arise in play")]:
+        result = runner.invoke(app, [command, "-"], input=f"3x3\n\n{bad}\n4x4k3\n")
+        assert result.exit_code == 2
+        assert len(result.stdout.splitlines()) == 1 and result.stdout.startswith("3/3/3 x: ")
+        assert "error: line 3 of the input: " in result.output and why in result.output
 
 
 def test_solve_stops_at_a_limit_and_says_so() -> None:

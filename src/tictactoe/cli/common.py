@@ -20,7 +20,17 @@ from tictactoe.extras import MissingExtraError
 P = ParamSpec("P")
 R = TypeVar("R")
 
-console = Console(highlight=False)
+PIPED_WIDTH = 1000
+"""The width of output that goes to a file or a pipe, unless ``COLUMNS`` says otherwise: wide
+enough that no number, table row or board row is cut or wrapped (Rich would take 80)."""
+
+
+def _width() -> int | None:
+    """None (the terminal's own width) on a terminal or with ``COLUMNS``, else `PIPED_WIDTH`."""
+    return None if os.environ.get("COLUMNS") or sys.stdout.isatty() else PIPED_WIDTH
+
+
+console = Console(highlight=False, width=_width())
 errors = Console(stderr=True, highlight=False)
 
 
@@ -80,11 +90,23 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def positions_from(source: str) -> Iterator[Position]:
-    """A position string, a variant name (its empty board), or ``-``: one per line of stdin."""
+def positions_from(source: str, check: Callable[[Position], None] | None = None
+                   ) -> Iterator[Position]:
+    """A position string, a variant name (its empty board), or ``-``: one per line of stdin,
+    an error naming its line. `check` refuses a position it raises for."""
     if source != "-":
-        yield Position(source)
+        position = Position(source)
+        if check is not None:
+            check(position)
+        yield position
         return
-    for line in sys.stdin:
-        if line.strip():
-            yield Position(line.strip())
+    for number, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue
+        try:
+            position = Position(line.strip())
+            if check is not None:
+                check(position)
+        except TicTacToeError as err:
+            raise TicTacToeError(f"line {number} of the input: {err}") from None
+        yield position

@@ -195,8 +195,7 @@ def solve_command(
         return solve(pos, threads=threads, **limits)
 
     given = seconds
-    for pos in positions_from(position):
-        check_solvable(pos)
+    for pos in positions_from(position, check_solvable):
         if given is None:
             seconds = BIG_SECONDS if pos.variant.cells > BIG_BOARD_CELLS else DEFAULT_SECONDS
         assert seconds is not None
@@ -322,8 +321,7 @@ def move_command(
                              f"{', '.join(PLAYER_NAMES)}{level_hint}")
     chooser = (player_for_level(level, seed) if level is not None
                else make_player(player, seed=seed, depth=depth))
-    for pos in positions_from(position):
-        check_solvable(pos)
+    for pos in positions_from(position, check_solvable):
         choice = play_move(pos, chooser, Limit(depth=depth, nodes=nodes,
                                                seconds=seconds or None))
         name = pos.move_name(choice.move)
