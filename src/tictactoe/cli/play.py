@@ -96,10 +96,9 @@ def _game_from_options(variant: str | None, level: str | None, player: str | Non
         if start is not None:
             raise fail("give --load or --start, not both")
         try:
-            text = load.read_text(encoding="utf-8")
+            record = GameRecord.from_file(load)
         except OSError as err:
             raise fail(f"cannot read {load}: {err.strerror or err}") from None
-        record = GameRecord.from_json(text)
         explicit = level is not None or player is not None or first.lower() != "x"
         if explicit:
             return Game.from_record(record, players=players)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from tictactoe.core.errors import InvalidPositionError, TicTacToeError
@@ -126,14 +128,39 @@ class GameRecord:
         return record
 
     @staticmethod
-    def from_json(text: str) -> GameRecord:
+    def from_json(text: str | bytes) -> GameRecord:
+        """Read a record from its JSON text; bytes must be UTF-8 (as `to_json` is written).
+
+        Anything that is not a record, binary or compressed data included, raises
+        `InvalidRecordError`:
+
+        >>> try:
+        ...     GameRecord.from_json(b"\\x1f\\x8b\\x08\\x00")  # the start of a .gz file
+        ... except InvalidRecordError as err:
+        ...     print(err)
+        bad record: not JSON (not UTF-8 text: byte 0x8b at position 1)
+        """
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InvalidRecordError(
+                    f"bad record: not JSON (not UTF-8 text: byte 0x{err.object[err.start]:02x} "
+                    f"at position {err.start})") from None
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InvalidRecordError(f"bad record: not JSON ({err})") from None
         except RecursionError:
             raise InvalidRecordError("bad record: not a game record (nested too deeply)") from None
+        except ValueError as err:  # JSONDecodeError, and a number too long to convert
+            raise InvalidRecordError(f"bad record: not JSON ({err})") from None
         return GameRecord.from_dict(data)
+
+    @staticmethod
+    def from_file(path: str | PathLike[str]) -> GameRecord:
+        """Read a record from a file: `OSError` if it cannot be read, `InvalidRecordError`
+        if it holds no record (not UTF-8 JSON, or a binary file such as a ``.gz``), so that
+        every front end reports a bad file the same way."""
+        return GameRecord.from_json(Path(path).read_bytes())
 
     def to_link(self) -> str:
         """The game in one line for a link: the board, a colon and the moves separated by

@@ -313,8 +313,7 @@ class TicTacToeApp(App[None]):
                 with Center(id="board-box"):
                     yield BoardView(self.game.variant, id="board")
                 with Center():
-                    yield MoveBox(placeholder=f"type a move ({self.game.example_move()}) + Enter",
-                                  id="move")
+                    yield MoveBox(placeholder=_move_placeholder(self.game), id="move")
             with SidePanel(id="side"):
                 yield Static("Players", classes="heading")
                 yield Static(id="players")
@@ -380,6 +379,8 @@ class TicTacToeApp(App[None]):
         """The game changed: drop searches in flight, redraw, and start the next search."""
         self._generation += 1
         self.score.count(self.game)
+        # another board (a record loaded) needs another example of a move
+        self.query_one("#move", MoveBox).placeholder = _move_placeholder(self.game)
         self.hints = {}
         self.thinking = False
         self.message = message
@@ -598,9 +599,9 @@ class TicTacToeApp(App[None]):
 
     @property
     def game_under_way(self) -> bool:
-        """A game with at least one move played and not finished: leaving it asks first."""
-        position = self.game.position
-        return bool(position.move_stack) and not position.is_game_over()
+        """A game not finished in which a person has moved (as on the web page): leaving it
+        asks first. Only the computer's opening move is not enough."""
+        return self.game.human_moved and not self.game.position.is_game_over()
 
     def confirm_leaving(self, leave: str, then: Callable[[], object]) -> None:
         """Do ``then`` now, or after a yes to "leave the game under way?" if there is one."""
@@ -706,7 +707,7 @@ class TicTacToeApp(App[None]):
         if not path:
             return
         try:
-            record = GameRecord.from_json(Path(path).read_text(encoding="utf-8"))
+            record = GameRecord.from_file(path)
             game = engine.game_from_record(record, self.game.players)
         except OSError as err:
             self._error(f"cannot load {path}: {err.strerror or err}")
@@ -734,6 +735,15 @@ class TicTacToeApp(App[None]):
         await self.query_one("#board-box").mount(BoardView(self.game.variant, id="board"))
         self.board.focus()
         self._changed(message)
+
+
+def _move_placeholder(game: Game) -> str:
+    """What the empty move box says: an example of a move on the game's board.
+
+    >>> _move_placeholder(Game("3x3")), _move_placeholder(Game("4x4x4"))
+    ('type a move (b2) + Enter', 'type a move (3:c3) + Enter')
+    """
+    return f"type a move ({game.example_move()}) + Enter"
 
 
 def _player_text(game: Game, side: Side) -> str:

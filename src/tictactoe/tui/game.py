@@ -113,6 +113,27 @@ class Game:
         return not self.position.is_game_over() and self.is_human(self.position.turn)
 
     @property
+    def human_moved(self) -> bool:
+        """Whether a person has made one of the moves played from the start (the web app's
+        rule): only then does a finished game count in the score, or an unfinished one ask
+        before it is left.
+
+        >>> g = Game("3x3", players={Side.X: "easy", Side.O: HUMAN})
+        >>> g.position.push(4); g.human_moved   # the computer's opening move
+        False
+        >>> _ = g.play_text("a1"); g.human_moved
+        True
+        >>> Game(start=Position("xxx/oo1/3 o")).human_moved  # a finished start
+        False
+        """
+        mover = self.start.turn
+        for _ in self.position.move_stack:
+            if self.is_human(mover):
+                return True
+            mover = mover.other
+        return False
+
+    @property
     def opponent(self) -> str | None:
         """The computer player's name when exactly one side is a computer."""
         computers = [name for name in self.players.values() if name != HUMAN]
@@ -231,7 +252,8 @@ _SERIALS = count(1)
 
 
 class SessionScore:
-    """The finished games of a session, each counted once, as it first ended (an undo and
+    """The finished games of a session in which a person moved (`Game.human_moved`: not a
+    finished position given to start from), each counted once, as it first ended (an undo and
     another ending of the same game change nothing). Against the computer the score is from
     the person's side, whichever mark they play; between two people, by mark.
 
@@ -247,9 +269,10 @@ class SessionScore:
         self._kind = "computer"
 
     def count(self, game: Game) -> bool:
-        """Count the game if it is over and not counted yet; True if it was counted now."""
+        """Count the game if it is over, a person moved in it, and it is not counted yet;
+        True if it was counted now."""
         outcome = game.position.outcome()
-        if outcome is None or game.serial in self._counted:
+        if outcome is None or game.serial in self._counted or not game.human_moved:
             return False
         self._counted.add(game.serial)
         humans = [side for side in Side if game.is_human(side)]

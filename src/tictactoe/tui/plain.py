@@ -112,7 +112,8 @@ class PlainGame:
         self.say(self.game.position.diagram())
         if self.game.position.is_game_over():
             self.score.count(self.game)
-            self.say(f"Game over. {self.game.status()}. Score: {self.score.text()}.")
+            score = self.score.text()  # empty until a game you played has ended
+            self.say(f"Game over. {self.game.status()}." + (f" Score: {score}." if score else ""))
 
     def computer_moves(self) -> None:
         """Let the computer play while it is its turn."""
@@ -207,7 +208,7 @@ class PlainGame:
 
     def load(self, path: str) -> None:
         try:
-            record = GameRecord.from_json(Path(path).read_text(encoding="utf-8"))
+            record = GameRecord.from_file(path)
         except OSError as err:
             self.say(f"Cannot load {path}: {err.strerror or err}.")
             return
