@@ -160,6 +160,15 @@ def test_moves_and_errors() -> None:
     won = Position("xxx/oo1/3 o")
     with pytest.raises(IllegalMoveError, match="game is over"):
         won.push(8)
+    # an agent's numpy integer is a move like any int (it once lost X's mark past bit 62)
+    import numpy as np
+
+    wide = Position("8x8")
+    wide.push(np.int64(63))
+    assert wide.x == 1 << 63 and wide.move_stack == [63] and type(wide.move_stack[0]) is int
+    for bad in (True, 1.5, "b2", None):
+        with pytest.raises(InvalidMoveError, match="a move is a cell number"):
+            Position("3x3").push(bad)  # type: ignore[arg-type]
     assert won.legal_moves() == []
     with pytest.raises(IndexError):
         Position("3x3").pop()

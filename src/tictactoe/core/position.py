@@ -20,13 +20,19 @@ Outcome(termination=<Termination.LINE: 1>, winner=<Side.X: 1>)
 from __future__ import annotations
 
 import enum
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress
-from typing import Literal
+from typing import Literal, SupportsIndex
 
-from tictactoe.core.errors import IllegalMoveError, InvalidPositionError, VariantError
+from tictactoe.core.errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    VariantError,
+)
 from tictactoe.core.symmetry import canonical_masks
 from tictactoe.core.variant import MAX_COLUMNS, Variant, column_name
 
@@ -388,26 +394,32 @@ character 5 of '3/3/2 x')
         """Name a cell: ``b2``, or ``2:b3`` on a cube."""
         return self.variant.cell_name(cell)
 
-    def _check_legal(self, cell: int) -> None:
-        if not 0 <= cell < self.variant.cells:
+    def _check_legal(self, cell: SupportsIndex) -> int:
+        """The move as a plain ``int`` (a numpy integer too), or the reason it is illegal."""
+        if type(cell) is not int and (isinstance(cell, bool)
+                                      or not hasattr(type(cell), "__index__")):
+            raise InvalidMoveError(f"a move is a cell number (an int), not {cell!r}")
+        index = operator.index(cell)
+        if not 0 <= index < self.variant.cells:
             raise IllegalMoveError(
-                f"cell {cell} is off the {self.variant.name} board (0-{self.variant.cells - 1})")
-        if self.occupied >> cell & 1:
-            raise IllegalMoveError(f"{self.move_name(cell)} is already taken")
+                f"cell {index} is off the {self.variant.name} board (0-{self.variant.cells - 1})")
+        if self.occupied >> index & 1:
+            raise IllegalMoveError(f"{self.move_name(index)} is already taken")
         outcome = self.outcome()
         if outcome is not None:
             result = "a draw" if outcome.winner is None else f"won by {outcome.winner.name}"
             raise IllegalMoveError(f"the game is over ({result}); no more moves")
+        return index
 
 
-    def push(self, cell: int) -> None:
+    def push(self, cell: SupportsIndex) -> None:
         """Play a move for the side to move. Raises `IllegalMoveError` if it is not legal.
 
         Only the lines through the cell are checked for a win: the game went on before the
         move (else it would not be legal), so a line now is one through the move. A game of
         1,000 moves on 32x32 replays in milliseconds.
         """
-        self._check_legal(cell)
+        cell = self._check_legal(cell)
         bit = 1 << cell
         if self.turn is Side.X:
             self.x |= bit
@@ -439,7 +451,7 @@ character 5 of '3/3/2 x')
         self._known = (self.x, self.o, None)  # the move was legal: the game went on
         return cell
 
-    def play(self, cell: int) -> Position:
+    def play(self, cell: SupportsIndex) -> Position:
         """A new position with the move played; this one is unchanged."""
         child = self.copy()
         child.push(cell)
