@@ -13,7 +13,7 @@ def _figures(counts: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in counts.items() if k not in ("seconds", "engine")}
 
 
-@pytest.mark.parametrize("name", ["3x3", "3x4", "2x2", "3x3k2", "2x5k3"])
+@pytest.mark.parametrize("name", ["3x3", "3x4", "2x2", "3x3k2", "2x5k3", "2x2x2"])
 def test_compiled_census_matches_brute_force(name: str) -> None:
     compiled = census_counts(Variant.parse(name))
     assert _figures(compiled) == brute_force_census(name).figures()

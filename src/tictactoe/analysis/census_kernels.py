@@ -210,9 +210,10 @@ def settle(table_keys: np.ndarray, table_counts: np.ndarray, last_shift: np.uint
 
     ``status`` is `GOING`, `WON` (by the side that just moved) or `DRAWN`.
     ``geometric_orbits[i]`` is ``len(geometric)`` times the number of orbits of the
-    geometric subgroup (given by index in ``geometric``; ``conj[h, g]`` is the index of
-    g^-1 h g) that the position's orbit splits into. Returns the number of entries whose
-    move orders did not divide evenly among the orbit (always 0 for a correct census).
+    geometric subgroup (given by index in ``geometric``; ``conj[i, g]`` is the index of
+    g^-1 h g, h its i-th member) that the position's orbit splits into. Returns the number
+    of entries whose move orders did not divide evenly among the orbit (always 0 for a
+    correct census).
     """
     group = tables.shape[0]
     n = 0
@@ -253,9 +254,8 @@ def settle(table_keys: np.ndarray, table_counts: np.ndarray, last_shift: np.uint
         # Burnside over the orbit: orbits of H = (1/|H|) sum_h #{g: g^-1 h g in Stab} / |Stab|
         total = 0
         for index in range(geometric.shape[0]):
-            h = geometric[index]
             for g in range(group):
-                if stab[conj[h, g]]:
+                if stab[conj[index, g]]:
                     total += 1
         geometric_orbits[n] = total // fixed
         n += 1
