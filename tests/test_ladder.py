@@ -6,6 +6,7 @@ import json
 import math
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -314,3 +315,51 @@ def test_ctrl_c_stops_a_parallel_ladder() -> None:
             process.kill()
     assert process.returncode == 130
     assert err.strip() == "error: interrupted" and out == ""
+
+
+def test_ctrl_c_keeps_the_games_finished_before_it() -> None:
+    """A ladder or a match stopped by Ctrl-C rates or counts the games finished before it
+    (`LadderInterrupted`, `MatchInterrupted`: both `KeyboardInterrupt`), and the commands
+    print them and exit 130."""
+    from tictactoe.players.arena import MatchInterrupted, play_match
+    from tictactoe.players.ladder import LadderInterrupted
+
+    def stop_after(count: int) -> Callable[[object], None]:
+        seen = []
+
+        def on_game(game: object) -> None:
+            seen.append(game)
+            if len(seen) == count:
+                raise KeyboardInterrupt
+        return on_game
+
+    with pytest.raises(LadderInterrupted) as ladder_stop:
+        play_ladder("3x3", ["random", "rules"], games=10, seed=1, on_game=stop_after(3))
+    ladder = ladder_stop.value.ladder
+    assert len(ladder.games) == 3 and ladder_stop.value.scheduled == 10
+    assert sum(p.wins + p.draws + p.losses for p in ladder.pairs) == 3
+    with pytest.raises(MatchInterrupted) as match_stop:
+        play_match("random", "rules", games=10, on_game=stop_after(4))
+    match = match_stop.value.match
+    assert len(match.games) == 4 and sum(s.wins + s.draws + s.losses
+                                          for s in match.standings) == 8
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+def test_ctrl_c_on_a_long_match_prints_the_games_so_far() -> None:
+    code = "from tictactoe.cli import main; main()"
+    with subprocess.Popen(
+            [sys.executable, "-c", code, "arena", "random", "rules", "--games", "10000000"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=take_ctrl_c) as process:
+        try:
+            time.sleep(4)  # past start-up: games are being played
+            assert process.poll() is None, process.communicate()
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert process.returncode == 130, err
+    played = re.search(r"3x3: ([\d,]+) games", out)
+    assert played is not None and int(played.group(1).replace(",", "")) > 0, out
+    assert f"interrupted after {played.group(1).replace(',', '')} of 10000000 games" in err

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, errors, reports_errors, writable_path
+from tictactoe.cli.common import console, errors, fail, reports_errors, writable_path
 from tictactoe.core import TicTacToeError
 from tictactoe.extras import require
 from tictactoe.players.ladder import (
@@ -19,6 +19,7 @@ from tictactoe.players.ladder import (
     DEFAULT_SECONDS,
     Ladder,
     LadderGame,
+    LadderInterrupted,
     play_ladder,
 )
 from tictactoe.players.levels import make_player
@@ -88,9 +89,13 @@ def ladder_command(
         def advance(_: LadderGame) -> None:
             bar.advance(task)
 
-        ladder = play_ladder(variant, names, games=games, seconds=seconds or None,
-                             nodes=nodes, seed=seed, jobs=jobs, on_game=advance,
-                             opening=opening, balanced=balanced)
+        stopped = None
+        try:
+            ladder = play_ladder(variant, names, games=games, seconds=seconds or None,
+                                 nodes=nodes, seed=seed, jobs=jobs, on_game=advance,
+                                 opening=opening, balanced=balanced)
+        except LadderInterrupted as stop:  # Ctrl-C: rate the games finished before it
+            ladder, stopped = stop.ladder, stop
     if as_json:
         print(json.dumps(ladder.to_json()))
     else:
@@ -98,6 +103,9 @@ def ladder_command(
     if plot is not None:
         _plot_ladder(ladder, plot)
         (errors if as_json else console).print(f"chart saved to {plot}", soft_wrap=True)
+    if stopped is not None:
+        raise fail(f"interrupted after {len(ladder.games)} of {stopped.scheduled} games "
+                   "(rated above)", code=130)
 
 
 def _start_words(ladder: Ladder) -> str:

@@ -23,7 +23,7 @@ from tictactoe.cli.common import (
 )
 from tictactoe.core import Position, Side, TicTacToeError
 from tictactoe.extras import require
-from tictactoe.players.arena import Game, Match, play_match
+from tictactoe.players.arena import Game, Match, MatchInterrupted, play_match
 from tictactoe.players.base import Limit, play_move
 from tictactoe.players.levels import (
     LEVEL_DESCRIPTIONS,
@@ -377,13 +377,20 @@ def arena_command(
         def advance(_: Game) -> None:
             bar.advance(task)
 
-        match = play_match(first, second, variant=variant, games=games, seed=seed,
-                           depth=depth, on_game=advance, alternate=alternate,
-                           limit=Limit(nodes=nodes, seconds=seconds or None))
-    _print_match(match)
-    if plot is not None:
-        _plot_match(match, plot)
-        console.print(f"chart saved to {plot}")
+        try:
+            match = play_match(first, second, variant=variant, games=games, seed=seed,
+                               depth=depth, on_game=advance, alternate=alternate,
+                               limit=Limit(nodes=nodes, seconds=seconds or None))
+        except MatchInterrupted as stop:
+            match = stop.match
+    finished = len(match.games) == games
+    if match.games:
+        _print_match(match)
+        if plot is not None:
+            _plot_match(match, plot)
+            console.print(f"chart saved to {plot}")
+    if not finished:  # Ctrl-C: the games finished before it are shown above
+        raise fail(f"interrupted after {len(match.games)} of {games} games", code=130)
 
 
 def _print_match(match: Match) -> None:

@@ -226,7 +226,8 @@ def play_match(first: str, second: str, *, variant: Variant | str = "3x3", games
                seed: int | None = 0, depth: int | None = None, limit: Limit | None = None,
                on_game: Callable[[Game], None] | None = None, alternate: bool = True) -> Match:
     """Play `games` games; the first player is X in games 1, 3, 5, ... and O in the others
-    (X in every game if not `alternate`). `limit` bounds every move of both players.
+    (X in every game if not `alternate`). `limit` bounds every move of both players. Ctrl-C
+    raises `MatchInterrupted` (a `KeyboardInterrupt`) with the games finished so far.
 
     Each player is built once with its own seed (`seed` and `seed + 1`), so a seed
     reproduces the whole match.
@@ -237,14 +238,25 @@ def play_match(first: str, second: str, *, variant: Variant | str = "3x3", games
     b = make_player(second, seed=None if seed is None else seed + 1, depth=depth)
     names = (first, second) if first != second else (f"{first} (1)", f"{second} (2)")
     match = Match(variant, (Standing(names[0]), Standing(names[1])))
-    for number in range(games):
-        first_is_x = number % 2 == 0 or not alternate
-        x_player, o_player = (a, b) if first_is_x else (b, a)
-        game = play_game(x_player, o_player, variant, limit)
-        match.add(game, first_is_x)
-        if on_game is not None:
-            on_game(game)
+    try:
+        for number in range(games):
+            first_is_x = number % 2 == 0 or not alternate
+            x_player, o_player = (a, b) if first_is_x else (b, a)
+            game = play_game(x_player, o_player, variant, limit)
+            match.add(game, first_is_x)
+            if on_game is not None:
+                on_game(game)
+    except KeyboardInterrupt:
+        raise MatchInterrupted(match) from None
     return match
+
+
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C during `play_match`: ``match`` holds the games finished before it."""
+
+    def __init__(self, match: Match) -> None:
+        super().__init__(f"interrupted after {len(match.games)} games")
+        self.match = match
 
 
 # ------------------------------------------------------------------ transcripts

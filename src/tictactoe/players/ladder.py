@@ -430,7 +430,8 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
     neither side is ahead after (`tictactoe.players.arena.balanced_opening`), so that the
     colours do not decide the games. `jobs` > 1 plays games in that many worker processes.
     `on_game` is called after every game, in the order they finish. Ctrl-C stops the workers
-    and raises `KeyboardInterrupt`.
+    and raises `LadderInterrupted` (a `KeyboardInterrupt`) rating the games finished so far,
+    or a plain `KeyboardInterrupt` before the first.
     """
     if isinstance(variant, str):
         variant = Variant.parse(variant)
@@ -452,14 +453,43 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
         check_balanceable(variant)
     limit = Limit(nodes=nodes, seconds=seconds)
     tasks = _schedule(variant.name, names, games, seed, limit, opening, balanced)
-    if jobs == 1:
-        played = []
-        for task in tasks:
-            played.append(_play(task))
-            if on_game is not None:
-                on_game(played[-1])
-    else:
-        played = _run_parallel(tasks, min(jobs, len(tasks)), on_game)
+    played: list[LadderGame] = []
+
+    def record(game: LadderGame) -> None:
+        played.append(game)
+        if on_game is not None:
+            on_game(game)
+
+    try:
+        if jobs == 1:
+            for task in tasks:
+                record(_play(task))
+        else:
+            _run_parallel(tasks, min(jobs, len(tasks)), record)
+    except KeyboardInterrupt:
+        if not played:
+            raise
+        played.sort(key=lambda g: g.number)
+        raise LadderInterrupted(_rated(variant, names, games, seed, limit, played,
+                                       prior_draws, opening, balanced), len(tasks)) from None
+    played.sort(key=lambda g: g.number)
+    return _rated(variant, names, games, seed, limit, played, prior_draws, opening, balanced)
+
+
+class LadderInterrupted(KeyboardInterrupt):
+    """Ctrl-C during `play_ladder`: ``ladder`` rates the games finished before it, of
+    ``scheduled``."""
+
+    def __init__(self, ladder: Ladder, scheduled: int) -> None:
+        super().__init__(f"interrupted after {len(ladder.games)} of {scheduled} games")
+        self.ladder = ladder
+        self.scheduled = scheduled
+
+
+def _rated(variant: Variant, names: list[str], games: int, seed: int, limit: Limit,
+           played: list[LadderGame], prior_draws: float, opening: int,
+           balanced: bool) -> Ladder:
+    """The ladder of the games played: ratings and each pair's results."""
     results = [(g.x, g.o, g.x_score) for g in played]
     ratings = rate(results, names, prior_draws=prior_draws)
     pairs = []
@@ -474,5 +504,6 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
                   opening, balanced)
 
 
-__all__ = ["DEFAULT_PLAYERS", "DEFAULT_SECONDS", "PRIOR_DRAWS", "Ladder", "LadderGame", "Pair",
+__all__ = ["DEFAULT_PLAYERS", "DEFAULT_SECONDS", "PRIOR_DRAWS", "Ladder", "LadderGame",
+           "LadderInterrupted", "Pair",
            "Rating", "Result", "expected_score", "play_ladder", "rate", "rating_gap"]
