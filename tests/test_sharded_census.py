@@ -82,6 +82,7 @@ def test_a_stopped_census_goes_on_from_the_last_finished_ply(tmp_path: Path) -> 
     v = Variant.parse("3x4")
     partial, run = sharded_census(v, InProcess(), tmp_path / "s", 3, max_ply=5)
     assert not run.complete and partial["by_ply"] == census_counts(v)["by_ply"][:6]
+    assert run.resumed_from_ply is None  # a fresh folder: nothing to go on from
     full, rest = sharded_census(v, InProcess(), tmp_path / "s", 3)
     assert rest.resumed_from_ply == 6 and rest.tasks_run == 3 * (len(full["by_ply"]) - 6)
     assert _figures(full) == _figures(census_counts(v))

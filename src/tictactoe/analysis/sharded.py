@@ -366,6 +366,7 @@ def sharded_census(variant: Variant, executor: Executor, spill: Path, shards: in
     n = variant.cells
     last = n if max_ply is None else min(n, max_ply)
     disk = _existing_bytes(spill)
+    computed = False  # a ply counted by this run (before it, the plies found were kept)
     try:
         for ply in range(last + 1):
             here = _ply_dir(spill, ply)
@@ -382,8 +383,9 @@ def sharded_census(variant: Variant, executor: Executor, spill: Path, shards: in
                 continue
             if ply == 0:
                 disk += _write_root(spill, shards, root_paths)
-            if run.resumed_from_ply is None and ply > 0:
-                run.resumed_from_ply = ply
+            if not computed and ply > 0:
+                run.resumed_from_ply = ply  # the plies before it were counted by an earlier run
+            computed = True
             ply_started = time.perf_counter()
             results, disk = _run_ply(job, executor, ply, n, shards, run, disk, progress)
             total = PlyTally()

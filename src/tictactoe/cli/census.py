@@ -435,9 +435,14 @@ def _print_census(c: Census) -> None:
                   f"({c.seconds:.2f} s, {c.engine})")
     if "shards" in c.extra:
         resumed = c.extra["resumed_from_ply"]
+        if not resumed:
+            went_on = ""
+        elif resumed > Variant.parse(c.variant).cells:  # the folder held the whole count
+            went_on = ", counted by an earlier run in this folder"
+        else:
+            went_on = f", went on from ply {resumed}"
         console.print(f"{c.extra['workers']} workers, {c.extra['shards']} shards, disk at most "
-                      f"{human_bytes(c.extra['peak_disk_bytes'])}"
-                      + (f", went on from ply {resumed}" if resumed else ""))
+                      f"{human_bytes(c.extra['peak_disk_bytes'])}{went_on}")
     table = Table(box=None, pad_edge=False)
     for name in ("ply", "positions", "up to symmetry"):
         table.add_column(name, justify="right")
