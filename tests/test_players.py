@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from reference import reachable
@@ -107,6 +108,28 @@ def test_heuristic_player_works_on_other_variants() -> None:
     for name in ("4x4k3", "5x5k4", "3x3x3"):
         choice = HeuristicPlayer(depth=2, seed=1).choose(Position(name))
         assert choice.move in Position(name).legal_moves()
+
+
+def test_heuristic_player_caps_its_time_past_64_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three plies over every cell of 15x15 took minutes (an environment's opponent hung):
+    without a limit in seconds it gets `BIG_BOARD_SECONDS` there, and none on small boards."""
+    from tictactoe.players import heuristic
+
+    asked: list[float | None] = []
+    real = heuristic.depth_limited_scores
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs.get("seconds"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(heuristic, "depth_limited_scores", spy)
+    big = Position("15x15k5")
+    for name in ("h8", "i9", "g7", "h9"):
+        big.push_name(name)
+    assert HeuristicPlayer(seed=1).choose(big).move in big.legal_moves()
+    HeuristicPlayer(seed=1).choose(Position("3x3"))
+    HeuristicPlayer(seed=1).choose(big, Limit(seconds=0.2))
+    assert asked == [heuristic.BIG_BOARD_SECONDS, None, 0.2]
 
 
 def positions_with(win_now: bool) -> list[Position]:

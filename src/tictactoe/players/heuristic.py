@@ -21,6 +21,11 @@ from tictactoe.search.score import Heuristic, Loss, Score, Win
 DEFAULT_DEPTH = 3
 """Plies the heuristic player looks ahead unless told otherwise."""
 
+BIG_BOARD_CELLS = 64
+BIG_BOARD_SECONDS = 1.0
+"""Past `BIG_BOARD_CELLS` a move without a limit in seconds gets this one: three plies over
+every empty cell of 15x15 take minutes, and the environments' opponents must answer."""
+
 _MATE = 1_000_000
 
 
@@ -125,7 +130,8 @@ def _to_score(value: int) -> Score:
 
 class HeuristicPlayer:
     """Depth-limited α-β with a static evaluation (``lines`` or ``win``); with a limit in
-    seconds it deepens ply by ply and plays from the deepest search finished in time."""
+    seconds (`BIG_BOARD_SECONDS` past 64 cells unless told) it deepens ply by ply and plays
+    from the deepest search finished in time."""
 
     def __init__(self, depth: int = DEFAULT_DEPTH, evaluation: str = "lines",
                  seed: int | None = None) -> None:
@@ -142,8 +148,10 @@ class HeuristicPlayer:
     def choose(self, position: Position, limit: Limit = Limit()) -> Choice:
         check_playable(position)
         depth = limit.depth if limit.depth is not None else self.depth
-        scores, _ = depth_limited_scores(position, depth, self.evaluation,
-                                         seconds=limit.seconds)
+        seconds = limit.seconds
+        if seconds is None and position.variant.cells > BIG_BOARD_CELLS:
+            seconds = BIG_BOARD_SECONDS
+        scores, _ = depth_limited_scores(position, depth, self.evaluation, seconds=seconds)
         top = max(scores.values())
         move = self.rng.choice([c for c, s in scores.items() if s == top])
         return Choice(move, top)
