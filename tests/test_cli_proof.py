@@ -61,3 +61,13 @@ def test_prove_refuses_a_position_that_cannot_arise_and_writes_nothing(tmp_path:
             assert result.exit_code == 2, result.output
             assert why in result.output and "Traceback" not in result.output
             assert not out.exists()
+
+
+def test_prove_out_json_stopped_by_a_limit_still_prints_its_figures(tmp_path: Path) -> None:
+    out = tmp_path / "p.proof"
+    result = runner.invoke(app, ["prove", "4x8k4", "--nodes", "2000", "--out", str(out),
+                                 "--json"])
+    assert result.exit_code == 1 and not out.exists()
+    figures = json.loads(result.stdout.strip().splitlines()[0])
+    assert figures["value"] == "unknown" and figures["written"] is False
+    assert figures["nodes"] >= 2000

@@ -286,6 +286,7 @@ def test_ladder_command_json() -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--players", "random,wizard"], "unknown player 'wizard'"),
     (["--players", "random"], "at least two players"),
+    (["--opening", "9"], "an opening of 9 moves leaves no move on 3x3"),
 ])
 def test_ladder_command_rejects_bad_players(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["ladder", "3x3", *args])

@@ -129,6 +129,10 @@ def count(
             raise fail(f"{flag} is for --won")
     chosen = _backend(backend, v)
     if estimate_only:
+        for flag, given in (("--json", as_json), ("--plot", plot)):
+            if given:
+                raise fail(f"{flag} goes with a count, not with --estimate (which prints what "
+                           "a count would cost)")
         _print_estimate(v, workers, spill)
         return
     if chosen == "memory" and engine in (CensusEngine.numpy, CensusEngine.python):

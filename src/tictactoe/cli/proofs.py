@@ -253,6 +253,10 @@ def prove_command(
                 _report_unwritten(figures, err.value, err.writing, None, None, as_json)
                 raise fail(f"{err}; no proof file was written", code=130) from None
             except ProofUnavailableError as err:
+                if as_json:  # the figures of the search a limit stopped, as without --out
+                    figures.update(value="unknown", nodes=err.nodes,
+                                   seconds=round(err.seconds, 3), questions=[], written=False)
+                    print(json.dumps(figures))
                 raise fail(str(err), code=1) from None
             figures.update(threads=written.threads, search_nodes=written.search_nodes,
                            search_seconds=round(written.search_seconds, 3),

@@ -446,6 +446,9 @@ def play_ladder(variant: Variant | str, players: Sequence[str] = DEFAULT_PLAYERS
         raise TicTacToeError(f"games and jobs must be at least 1, not {games} and {jobs}")
     if opening < 0:
         raise TicTacToeError(f"the opening cannot have a negative number of moves: {opening}")
+    if opening >= variant.cells:
+        raise TicTacToeError(f"an opening of {opening} moves leaves no move on {variant.name} "
+                             f"({variant.cells} cells): at most {variant.cells - 1}")
     check_playable(Position(variant))
     if balanced and not opening:
         raise TicTacToeError("balanced openings need a number of opening moves (opening > 0)")
