@@ -181,6 +181,16 @@ def test_ttt_show(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "cannot write the picture" in result.output
     result = runner.invoke(app, ["show", "33x33"])
     assert result.exit_code == 2 and "at most 32" in result.output
+    # strict as the other commands: an impossible board says so, and options that would be
+    # ignored or wrong are refused
+    result = runner.invoke(app, ["show", "xxx/xxx/xxx o"])
+    assert result.exit_code == 0 and "cannot arise in play: X has 9 marks" in result.stdout
+    for args, why in [(["--hints"], "--hints goes with --svg or --png"),
+                      (["--last", "b2", "--svg", "-"], "--last b2 is an empty cell"),
+                      (["--svg", str(tmp_path / "x.png")], "should end in .svg"),
+                      (["--png", str(tmp_path / "x.svg")], "should end in .png")]:
+        result = runner.invoke(app, ["show", "x2/3/3 o", *args])
+        assert result.exit_code == 2 and why in result.output, result.output
 
 
 @needs("plot")

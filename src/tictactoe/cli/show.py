@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, fail, reports_errors
+from tictactoe.cli.common import console, fail, reports_errors, writable_path
 from tictactoe.core import Position
 from tictactoe.extras import require
 from tictactoe.search.solver import solve
@@ -41,17 +41,26 @@ def show(
 
     if png is not None:
         require("plot", "ttt show --png")
+    for path, suffix in ((svg, ".svg"), (png, ".png")):
+        if path is not None and str(path) != "-":
+            writable_path(path, "the picture", suffix)
     p = Position(position)
     cell = p.variant.parse_cell(last) if last is not None else None
-    solution = solve(p, seconds=seconds) if hints and not p.is_game_over() else None
-    picture = board(p, size=size, lastmove=cell, hints=solution, coordinates=coordinates)
+    if cell is not None and not p.occupied >> cell & 1:
+        raise fail(f"--last {p.move_name(cell)} is an empty cell: name the mark played last")
     if svg is None and png is None:
+        if hints:
+            raise fail("--hints goes with --svg or --png (the text board has no room for them)")
         console.print(p.diagram(), highlight=False)
+        problems = p.problems()
         status = p.outcome()
         console.print(f"{p.to_string()}: " + (
+            f"cannot arise in play: {'; '.join(problems)}" if problems else
             f"{p.turn.name} to move" if status is None else
-            "draw" if status.winner is None else f"{status.winner.name} won"))
+            "draw" if status.winner is None else f"{status.winner.name} won"), soft_wrap=True)
         return
+    solution = solve(p, seconds=seconds) if hints and not p.is_game_over() else None
+    picture = board(p, size=size, lastmove=cell, hints=solution, coordinates=coordinates)
     try:
         if svg is not None:
             if str(svg) == "-":
