@@ -169,6 +169,13 @@ def test_moves_and_errors() -> None:
     for bad in (True, 1.5, "b2", None):
         with pytest.raises(InvalidMoveError, match="a move is a cell number"):
             Position("3x3").push(bad)  # type: ignore[arg-type]
+    # not text where text is due: the package's errors, not AttributeError
+    with pytest.raises(InvalidPositionError, match="a position is a string or a Variant"):
+        Position(5)  # type: ignore[arg-type]
+    with pytest.raises(VariantError, match="a variant name is text"):
+        Variant.parse(None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidMoveError, match="a cell name is text"):
+        Variant.parse("3x3").parse_cell(4)  # type: ignore[arg-type]
     assert won.legal_moves() == []
     with pytest.raises(IndexError):
         Position("3x3").pop()

@@ -206,6 +206,9 @@ class Position:
         if isinstance(source, Variant):
             self.variant, self.x, self.o, self.turn = source, 0, 0, Side.X
             self._known = (0, 0, None)  # the empty board: the game goes on
+        elif not isinstance(source, str):
+            raise InvalidPositionError(f"a position is a string or a Variant, not "
+                                       f"{type(source).__name__}")
         elif " " in source.strip() or "/" in source:
             self.variant, self.x, self.o, self.turn = _parse(source)
         else:

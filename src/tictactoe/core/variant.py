@@ -119,6 +119,8 @@ class Variant:
         tictactoe.core.errors.VariantError: unknown variant '3x3x': expected a name like 3x3, \
 5x5k4 or 4x4x4, or one of tictactoe, qubic
         """
+        if not isinstance(name, str):
+            raise VariantError(f"a variant name is text, not {type(name).__name__}")
         text = name.strip().lower()
         text = ALIASES.get(text, text)
         match = _NAME.match(text) if name.isascii() else None  # not "３x３", nor a Kelvin K
@@ -358,6 +360,9 @@ class Variant:
         tictactoe.core.errors.InvalidMoveError: 'd1' is off the 3x3 board: columns are a-c
         """
         raw = text
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a cell name is text (b2, 2:b3 or 4), not "
+                                   f"{type(text).__name__}")
         if not text.isascii():
             raise InvalidMoveError(f"{raw!r} is not a cell: a cell is written in ASCII letters "
                                    "and digits, like b2, 2:b3 or 4")
