@@ -2,10 +2,11 @@
 searches and α-β search of `tictactoe.search.wide` (the ``fast`` extra).
 
 A level is a fixed amount of search (`WideLevel`): nodes and positions, not seconds, so the
-same seed plays the same game on any machine; a time cap (``seconds``) only guards the
-latency on a slow or busy one. The cap counts from the call: the first move in a process
-loads the compiled kernels (about a second), and what that takes beyond `LOAD_GRACE` comes
-out of its search.
+same seed plays the same game on any machine where no move reaches the time cap
+(``seconds``), which guards the latency on a slow or busy one (a move that reaches it stops
+where the clock says). The cap counts from the call: the first move in a process loads the
+compiled kernels (about a second), and what that takes beyond `LOAD_GRACE` comes out of its
+search.
 
 The player plays what `WideAnalyst.analyse` finds best: a proven win at once, never a move
 proven to lose while another is open, the slowest loss when every move loses, otherwise the
