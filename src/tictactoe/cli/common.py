@@ -71,6 +71,15 @@ def writable_path(path: Path | None, what: str, suffix: str | None = None) -> No
         raise fail(f"cannot write {what}: {problem}")
 
 
+def counted(n: int, noun: str) -> str:
+    """`n` and `noun`, plural unless `n` is 1.
+
+    >>> counted(1, "job"), counted(1_200, "local worker")
+    ('1 job', '1,200 local workers')
+    """
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Turn the package's `ValueError`s, and a missing extra, into a one-line message and exit
     code 2."""

@@ -15,6 +15,7 @@ from rich.table import Table
 from tictactoe.cli.app import app
 from tictactoe.cli.common import (
     console,
+    counted,
     errors,
     fail,
     positions_from,
@@ -84,14 +85,15 @@ def _solve_line(position: Position, solution: Solution, with_moves: bool, prefix
     if solution.engine == "strategy":
         text += " (the move of the shipped proof's strategy)"
     elif not solution.proven and solution.score.is_proven:
-        text += (f" (the other moves: stopped after {solution.nodes:,} nodes, "
+        text += (f" (the other moves: stopped after {counted(solution.nodes, 'node')}, "
                  f"{solution.seconds:.1f} s)")
     elif not solution.proven:
-        text += f" (stopped after {solution.nodes:,} nodes, {solution.seconds:.1f} s)"
+        text += f" (stopped after {counted(solution.nodes, 'node')}, {solution.seconds:.1f} s)"
     best = [position.move_name(c) for c in solution.best]
     if not solution.score.is_proven and len(best) > BEST_SHOWN:
         best = [*best[:BEST_SHOWN], f"(and {len(best) - BEST_SHOWN} more)"]
-    text += "; best: " + " ".join(best)
+    if best:  # a search stopped before it scored a move names none
+        text += "; best: " + " ".join(best)
     if not solution.score.is_proven and position.variant.cells > BIG_BOARD_CELLS:
         text += (f"; an estimate, not a proof: {position.variant.name} has "
                  f"{position.variant.cells} cells, past the {BIG_BOARD_CELLS} the solvers "
@@ -134,7 +136,7 @@ def _pn_line(position: Position, found: Any, prefix: bool) -> str:
     text = {"x": "X wins", "o": "O wins", "draw": "draw"}.get(found.value)
     if text is None:
         last = found.questions[-1]
-        text = (f"unproven (stopped after {found.nodes:,} nodes, {found.seconds:.1f} s; "
+        text = (f"unproven (stopped after {counted(found.nodes, 'node')}, {found.seconds:.1f} s; "
                 f"root proof number {last.root_pn:,}, disproof number {last.root_dn:,})")
     text += " (proof-number search: the value, without distances)"
     return f"{position.to_string()}: {text}" if prefix else text
@@ -268,7 +270,7 @@ def _solve_outcome(pos: Position, nodes: int | None, seconds: float, threads: in
         return
     text = {"x": "X wins", "o": "O wins", "draw": "draw"}.get(found.value)
     if text is None:
-        text = f"unproven (stopped after {found.nodes:,} nodes, {found.seconds:.1f} s)"
+        text = f"unproven (stopped after {counted(found.nodes, 'node')}, {found.seconds:.1f} s)"
     elif found.plies is not None:
         low, high = found.plies
         text += f" in {low} {'ply' if low == 1 else 'plies'}" if low == high else \

@@ -13,7 +13,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, errors, fail, reports_errors, writable_path
+from tictactoe.cli.common import console, counted, errors, fail, reports_errors, writable_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -549,9 +549,9 @@ def _prove_jobs(position: str, folder: Path, *, out: Path | None, backend: str,
                 run.stopped or "", "a limit")
             text = (f"unproven: stopped by {why} with root pn {_number(last.root.pn)}, dn "
                     f"{_number(last.root.dn)}; the finished jobs are kept in {folder}")
-        console.print(f"{run.position}: {text} ({_count(run.jobs_run, 'job')} run, "
-                      f"{run.jobs_reused:,} from the folder, {_count(run.nodes, 'node')}, "
-                      f"{run.seconds:.1f} s on {_count(run.workers, run.backend + ' worker')})",
+        console.print(f"{run.position}: {text} ({counted(run.jobs_run, 'job')} run, "
+                      f"{run.jobs_reused:,} from the folder, {counted(run.nodes, 'node')}, "
+                      f"{run.seconds:.1f} s on {counted(run.workers, run.backend + ' worker')})",
                       soft_wrap=True)
         if run.unwritten is not None:
             console.print(f"proof: {run.unwritten}: the same command assembles it from "
@@ -613,15 +613,6 @@ def _report_stopped(figures: dict[str, object], nodes: int, seconds: float, thre
     else:
         console.print(f"{figures['position']}: unproven: stopped by the limit, by replies on "
                       f"{threads} threads ({nodes:,} nodes, {seconds:.1f} s)", soft_wrap=True)
-
-
-def _count(n: int, noun: str) -> str:
-    """`n` and `noun`, plural unless `n` is 1.
-
-    >>> _count(1, "job"), _count(1_200, "local worker")
-    ('1 job', '1,200 local workers')
-    """
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _number(n: float) -> str:
