@@ -18,16 +18,17 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import queue
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, Protocol
 
 from tictactoe.core.errors import CensusBackendError
 from tictactoe.extras import MissingExtraError, missing_modules
-from tictactoe.pools import WorkerPool, process_pool
+from tictactoe.pools import WorkerPool, interrupts_deferred, process_pool
 
 EXECUTOR_BACKENDS = ("local", "dask")
 """The executors a backend name chooses (`open_executor`)."""
@@ -37,6 +38,26 @@ CONNECT_TIMEOUT = 10.0
 
 POOL_RESTARTS = 3
 """How many times in a row the pool is started again after a worker died."""
+
+WAIT_SLICE = 0.2
+"""Seconds `LocalPool.run_all` waits for a result at a time: it takes a Ctrl-C (or SIGTERM)
+only between these waits, so at the latest this long after it comes."""
+
+
+def check_workers(workers: int | None) -> int:
+    """The number of workers asked for (one per core if none), or a clear error.
+
+    >>> check_workers(3)
+    3
+    >>> check_workers(0)
+    Traceback (most recent call last):
+    ...
+    tictactoe.core.errors.CensusBackendError: --workers must be at least 1, not 0
+    """
+    chosen = default_workers() if workers is None else workers
+    if chosen < 1:
+        raise CensusBackendError(f"--workers must be at least 1, not {chosen}")
+    return chosen
 
 
 def dask_missing() -> str:
@@ -133,10 +154,8 @@ class LocalPool:
 
     def __init__(self, workers: int | None = None, *,
                  preload: tuple[str, ...] = ("tictactoe.analysis.sharded",)) -> None:
-        self.workers = workers or default_workers()
+        self.workers = check_workers(workers)
         self.preload = preload
-        if self.workers < 1:
-            raise CensusBackendError(f"--workers must be at least 1, not {self.workers}")
         self._pool: WorkerPool | None = None
         self._pinned: dict[int, WorkerPool] = {}
         """Pools of one process each, for calls sent to one worker (`submit`'s `worker`)."""
@@ -153,22 +172,26 @@ class LocalPool:
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
-        if self._pool is not None:
-            if error is not None:
-                self._kill()
+        if self._pool is None:
+            return
+        pools = [self._pool, *self._pinned.values()]
+        self._pool = None
+        self._pinned.clear()
+        if error is None:
+            for pool in pools:
+                pool.shutdown(wait=True, cancel_futures=True)
+            return
+        # after an error (Ctrl-C too) the workers are stopped at once, and a second Ctrl-C
+        # is taken only once the pools are shut down: one raised inside `shutdown` could
+        # leave a lock of the pool held, and its manager thread waiting for it for ever
+        with interrupts_deferred():
+            for pool in pools:
+                pool.kill()
             # wait even after an error: the workers are dead, so the pool's manager thread
             # ends at once; leaving it running lets the interpreter's exit hook write to the
             # pool's closed wake-up pipe (an OSError traceback after Ctrl-C)
-            for pool in [self._pool, *self._pinned.values()]:
+            for pool in pools:
                 pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-            self._pinned.clear()
-
-    def _kill(self) -> None:
-        """Stop the workers now (their unfinished calls leave nothing half-written)."""
-        assert self._pool is not None
-        for pool in [self._pool, *self._pinned.values()]:
-            pool.kill()
 
     def submit(self, function: Callable[..., Any], *args: Any, key: str = "",
                worker: int | None = None) -> Future[Any]:
@@ -207,21 +230,33 @@ class LocalPool:
     def run_all(self, function: Callable[..., Any], calls: Sequence[tuple[Any, ...]], *,
                 keys: Sequence[str] | None = None, what: str = "calls") -> Iterator[Any]:
         """Run the calls on the pool; if a worker dies, start a new pool and run again the
-        calls that had not finished."""
+        calls that had not finished.
+
+        A Ctrl-C (or SIGTERM taken as one) is taken only between the steps below, never
+        inside a method of `concurrent.futures` that holds a future's lock (as `wait` does,
+        for every pending future in turn): raised there, it would leave the lock held, and
+        the pool's manager thread, which takes it to fail or cancel the future when the pool
+        is shut down, would wait for it for ever (the command hung after Ctrl-C)."""
         pending = list(range(len(calls)))
         failures = 0
         while pending:
             assert self._pool is not None, "use LocalPool as a context manager"
-            futures: dict[Future[Any], int] = {
-                self._pool.submit(function, *calls[index]): index for index in pending}
+            finished: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
+            futures: dict[Future[Any], int] = {}
             try:
+                for index in pending:
+                    with interrupts_deferred():
+                        future = self._pool.submit(function, *calls[index])
+                        futures[future] = index
+                        future.add_done_callback(finished.put)
                 while futures:
-                    done, _ = wait(futures, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        result = future.result()
-                        pending.remove(futures.pop(future))
-                        failures = 0
-                        yield result
+                    done = _next_result(finished, futures)
+                    if done is None:
+                        continue
+                    index, result = done
+                    pending.remove(index)
+                    failures = 0
+                    yield result
             except BrokenProcessPool:
                 failures += 1
                 self.restarts += 1
@@ -229,8 +264,21 @@ class LocalPool:
                     raise CensusBackendError(
                         f"a worker process died {failures} times in a row ({what} left: "
                         f"{len(pending)})") from None
-                self._pool.shutdown(wait=True, cancel_futures=True)
-                self._pool = self._start()
+                with interrupts_deferred():
+                    self._pool.shutdown(wait=True, cancel_futures=True)
+                    self._pool = self._start()
+
+
+def _next_result(finished: queue.SimpleQueue[Future[Any]],
+                 futures: dict[Future[Any], int]) -> tuple[int, Any] | None:
+    """The index and result of the next call to finish (its error raised), or None if none
+    finished within `WAIT_SLICE`; a Ctrl-C that comes meanwhile is taken on the way out."""
+    with interrupts_deferred():
+        try:
+            future = finished.get(timeout=WAIT_SLICE)
+        except queue.Empty:
+            return None
+        return futures.pop(future), future.result()
 
 
 # --------------------------------------------------------------------------- dask
@@ -250,7 +298,7 @@ class DaskCluster:
             raise CensusBackendError("--workers sets the size of a cluster started here; with "
                                      "--address the cluster's own workers run the tasks")
         self.address = address
-        self._requested = workers or default_workers()
+        self._requested = check_workers(workers)
         self.retries = retries
         self.connect_timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
         self.client: Any = None
