@@ -400,10 +400,10 @@ def _print_estimate(v: Variant, workers: int | None, spill: Path | None) -> None
         return
     require("fast", "ttt count --estimate")
     from tictactoe.analysis.estimate import available_memory, estimate, free_disk, human_seconds
-    from tictactoe.executors import default_workers
+    from tictactoe.executors import check_workers
 
     guess = estimate(v)
-    cores = workers or default_workers()
+    cores = check_workers(workers)
     folder = spill if spill is not None else Path(tempfile.gettempdir())
     memory_ok = guess.memory_bytes <= 0.9 * available_memory()
     disk_ok = guess.disk_bytes <= free_disk(folder)

@@ -21,17 +21,19 @@ mean of the ladder.
 from __future__ import annotations
 
 import math
+import queue
 import random
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from dataclasses import dataclass
 from statistics import NormalDist
 
 from tictactoe.core import Position, TicTacToeError, Variant
+from tictactoe.executors import WAIT_SLICE
 from tictactoe.players.arena import balanced_opening, check_balanceable, play_game, random_opening
 from tictactoe.players.base import Limit, check_playable
 from tictactoe.players.levels import make_player
-from tictactoe.pools import process_pool
+from tictactoe.pools import interrupts_deferred, process_pool
 
 DEFAULT_PLAYERS = ("random", "greedy", "easy", "medium", "hard", "perfect")
 """The players of a ladder unless told otherwise, weakest first."""
@@ -391,15 +393,23 @@ def _run_parallel(tasks: list[_Task], jobs: int,
                   on_game: Callable[[LadderGame], None] | None) -> list[LadderGame]:
     pool = process_pool(jobs, ["tictactoe.players.ladder"])
     done_games: list[LadderGame] = []
+    finished: queue.SimpleQueue[Future[LadderGame]] = queue.SimpleQueue()
     try:
-        futures: set[Future[LadderGame]] = {pool.submit(_play, task) for task in tasks}
-        while futures:
-            done, futures = wait(futures, return_when=FIRST_COMPLETED)
-            for future in done:
-                game = future.result()
-                done_games.append(game)
-                if on_game is not None:
-                    on_game(game)
+        # as `tictactoe.executors.LocalPool.run_all`: a Ctrl-C is taken between steps, never
+        # inside a method of concurrent.futures holding a future's lock (the pool's manager
+        # thread would wait for that lock for ever at shutdown)
+        for task in tasks:
+            with interrupts_deferred():
+                pool.submit(_play, task).add_done_callback(finished.put)
+        while len(done_games) < len(tasks):
+            with interrupts_deferred():
+                try:
+                    game = finished.get(timeout=WAIT_SLICE).result()
+                except queue.Empty:
+                    continue
+            done_games.append(game)
+            if on_game is not None:
+                on_game(game)
     except BaseException:
         pool.kill()  # a game in progress leaves nothing behind
         raise
