@@ -159,6 +159,10 @@ def prove_command(
     """
     entered = time.perf_counter()  # --seconds counts from here: loading the engines too
     _writable(out)  # before any search: a typo must not cost a run
+    from tictactoe.core import Position as _Position
+    from tictactoe.search.solution import check_solvable
+
+    check_solvable(_Position(position), "prove")  # it can arise in play, and it goes on
     side = _attacker(position, attacker)
     if jobs is not None:
         if by_replies or (threads is not None and threads > 1):
