@@ -23,12 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from tictactoe.core import BoardTooLargeError, Position, Side, Variant
+from tictactoe.core import BoardTooLargeError, IllegalMoveError, Position, Side, Variant
 from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
 from tictactoe.search.pn.tables import Tables, tables
-from tictactoe.search.solution import check_solvable
 
 Progress = Callable[[int, int, int, float], None]
 """``progress(nodes, root_pn, root_dn, seconds)``, called a few times a second."""
@@ -248,7 +247,9 @@ class PnSearch:
         if position.variant != self.variant:
             raise ValueError(f"this search is for {self.variant.name}, not "
                              f"{position.variant.name}")
-        check_solvable(position, "prove")  # it can arise in play, and it goes on
+        if position.is_game_over():
+            raise IllegalMoveError(f"the game is over in {position.to_string()}: there is "
+                                   "nothing to prove")
         if attacker is None:
             side = position.turn
         elif isinstance(attacker, Side):

@@ -52,7 +52,6 @@ from tictactoe.executors import DaskCluster, Executor, InProcess, LocalPool, ope
 from tictactoe.proof import CheckStats, check_proof
 from tictactoe.proof.format import ProofWriter, format_node
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
-from tictactoe.search.solution import check_solvable
 
 FORMAT = 1
 """Version of the job folder's layout."""
@@ -1389,7 +1388,9 @@ def prove_with_jobs(position: Position | str, folder: Path | str, *, backend: st
     """
     if isinstance(position, str):
         position = Position(position)
-    check_solvable(position, "prove")  # it can arise in play, and it goes on
+    if position.is_game_over():
+        raise TicTacToeError(f"the game is over in {position.to_string()}: there is nothing "
+                             "to prove")
     if position.variant.cells > NARROW_CELLS:
         from tictactoe.core import BoardTooLargeError
         from tictactoe.search.pn.wide import MAX_CELLS

@@ -46,14 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from tictactoe.core import (
-    BoardTooLargeError,
-    ImpossiblePositionError,
-    Position,
-    Side,
-    TicTacToeError,
-    Variant,
-)
+from tictactoe.core import BoardTooLargeError, Position, Side, TicTacToeError, Variant
 from tictactoe.proof.format import NodeWriter, ProofWriter, format_node
 from tictactoe.proof.threats import board_of, cells_of, stabiliser
 from tictactoe.search.wide import MAX_LEVELS, wide_tables
@@ -751,10 +744,6 @@ class WidePnSearch:
         if pos.variant != self.variant:
             raise ValueError(f"this search is for {self.variant.name}, not "
                              f"{pos.variant.name}")
-        problems = pos.problems()
-        if problems:  # a position of the players' own searches can arise; a user's may not
-            raise ImpossiblePositionError(
-                f"{pos.to_string()} cannot arise in play: {'; '.join(problems)}")
         side = pos.turn if attacker is None else (
             attacker if isinstance(attacker, Side) else Side.parse(attacker))
         if passed and pos.turn is side:
