@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,24 @@ def _stop(process: subprocess.Popen[str], sent: signal.Signals) -> tuple[int | N
     return process.returncode, err
 
 
+def _interrupted(process: subprocess.Popen[str], sent: signal.Signals, attempt: int) -> str:
+    """`_stop`, which must find the child stopped with status 130; its stderr."""
+    code, err = _stop(process, sent)
+    assert code is not None, f"attempt {attempt + 1}: hung after {sent.name}\n{err}"
+    assert code == 130, err
+    return err
+
+
+@contextlib.contextmanager
+def _group_killed_after(process: subprocess.Popen[str]) -> Iterator[None]:
+    """Whatever happens in the block, the child's process group is gone after it."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, *args], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -90,16 +109,11 @@ def test_a_busy_pool_stops_on_every_interrupt(tmp_path: Path) -> None:
     chance = random.Random(7)
     for attempt, sent in enumerate([signal.SIGINT, signal.SIGTERM] * 3):
         process = _start(["-c", DRIVER], tmp_path)
-        try:
+        with _group_killed_after(process):
             assert process.stdout is not None
             assert process.stdout.readline() == "running\n", process.communicate()
             time.sleep(chance.uniform(0.1, 1.0))
-            code, err = _stop(process, sent)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-        assert code is not None, f"attempt {attempt + 1}: hung after {sent.name}\n{err}"
-        assert code == 130, err
+            err = _interrupted(process, sent, attempt)
         assert err == "interrupted\n"  # no traceback, no leaked semaphores
 
 
@@ -114,19 +128,14 @@ def test_a_sharded_count_with_many_shards_stops_on_every_interrupt(tmp_path: Pat
         spill = tmp_path / f"spill-{attempt}"
         process = _start(["-c", code_, "count", "4x4", "--backend", "local", "--shards",
                           "4096", "--spill", str(spill)], tmp_path)
-        try:
+        with _group_killed_after(process):
             started = time.monotonic()
             while not (spill / "ply-01").exists():  # the tasks of ply 0 are running
                 assert process.poll() is None, process.communicate()
                 assert time.monotonic() - started < 60, "the count did not start"
                 time.sleep(0.1)
             time.sleep(chance.uniform(0.2, 2.0))
-            code, err = _stop(process, sent)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-        assert code is not None, f"attempt {attempt + 1}: hung after {sent.name}\n{err}"
-        assert code == 130, err
+            err = _interrupted(process, sent, attempt)
         assert f"interrupted; run the same command with --spill {spill} to go on" in err
         assert "Traceback" not in err and "leaked" not in err
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_tui import settle
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from typer.testing import CliRunner
@@ -37,17 +38,6 @@ def gzipped(folder: Path) -> Path:
     record = GameRecord.from_moves("3x3", ["b2"], players={"x": HUMAN, "o": HUMAN})
     path.write_bytes(gzip.compress(record.to_json().encode()))
     return path
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    app = pilot.app
-    assert isinstance(app, TicTacToeApp)
-    for _ in range(200):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        if not app.thinking and not any(w.is_running for w in app.workers):
-            return
-    raise AssertionError("the app did not settle")
 
 
 async def load(pilot: Pilot[None], path: Path) -> None:

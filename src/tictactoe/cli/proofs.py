@@ -159,10 +159,11 @@ def prove_command(
     """
     entered = time.perf_counter()  # --seconds counts from here: loading the engines too
     _writable(out)  # before any search: a typo must not cost a run
-    from tictactoe.core import Position as _Position
+    from tictactoe.core import Position, TicTacToeError
     from tictactoe.search.solution import check_solvable
 
-    check_solvable(_Position(position), "prove")  # it can arise in play, and it goes on
+    root = Position(position)
+    check_solvable(root, "prove")  # it can arise in play, and it goes on
     side = _attacker(position, attacker)
     if jobs is not None:
         if by_replies or (threads is not None and threads > 1):
@@ -186,9 +187,6 @@ def prove_command(
                         ("--epsilon", epsilon is not None)):
         if given:
             raise fail(f"{name} goes with --jobs DIR (proving by jobs on workers)")
-    from tictactoe.core import Position, TicTacToeError
-
-    root = Position(position)
     if root.variant.cells > WIDE_CELLS:
         for flag, used in (("--by-replies", by_replies), ("--threads", threads),
                            ("--table-mb", table_mb)):

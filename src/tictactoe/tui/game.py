@@ -126,12 +126,8 @@ class Game:
         >>> Game(start=Position("xxx/oo1/3 o")).human_moved  # a finished start
         False
         """
-        mover = self.start.turn
-        for _ in self.position.move_stack:
-            if self.is_human(mover):
-                return True
-            mover = mover.other
-        return False
+        moves, first = len(self.position.move_stack), self.start.turn
+        return (moves >= 1 and self.is_human(first)) or (moves >= 2 and self.is_human(first.other))
 
     @property
     def opponent(self) -> str | None:
