@@ -42,7 +42,7 @@ from tictactoe.core.errors import BoardTooLargeError
 from tictactoe.core.symmetry import equivalent_cells
 from tictactoe.extras import available
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Score
-from tictactoe.search.solution import Solution
+from tictactoe.search.solution import Solution, best_moves
 from tictactoe.search.solver import solve
 
 WIDE_CELLS = 64
@@ -136,7 +136,7 @@ def by_symmetry(position: Position, solution: Solution,
         return solution
     score: Score = max(moves.values())
     return replace(solution, score=score, moves=moves,
-                   best=[m for m, s in sorted(moves.items()) if s == score])
+                   best=best_moves(position.variant, moves))
 
 
 def with_proof_numbers(position: Position, solution: Solution, deadline: float,
@@ -190,8 +190,7 @@ def with_proof_numbers(position: Position, solution: Solution, deadline: float,
         return solution
     score: Score = max(moves.values())
     return replace(solution, score=score, moves=moves,
-                   best=[m for m, s in moves.items() if s == score],
-                   seconds=solution.seconds)
+                   best=best_moves(position.variant, moves), seconds=solution.seconds)
 
 
 __all__ = ["SOLVER_SHARE", "WIDE_CELLS", "analyse", "by_symmetry", "move_classes",

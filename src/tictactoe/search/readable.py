@@ -42,7 +42,7 @@ from tictactoe.core import (
 )
 from tictactoe.search.evaluation import open_line_counts
 from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
-from tictactoe.search.solution import Solution, check_solvable
+from tictactoe.search.solution import Solution, best_moves, check_solvable
 from tictactoe.search.tactics import with_tactics
 
 MATE = 1000
@@ -260,7 +260,7 @@ def solve_python(position: Position | str, *, nodes: int | None = None,
         moves[cell] = Heuristic.within_scale(mine_open - theirs_open)
     moves = dict(sorted(moves.items()))
     score = max(moves.values())
-    best = [cell for cell, s in moves.items() if s == score]
+    best = best_moves(position.variant, moves)
     solution = Solution(score=score, moves=moves, best=best, proven=proven,
                         nodes=searcher.nodes, seconds=time.perf_counter() - started,
                         mover=mover)

@@ -13,9 +13,10 @@ is nothing to solve
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Side
+from tictactoe.core import IllegalMoveError, ImpossiblePositionError, Position, Side, Variant
 from tictactoe.search.score import Draw, Score
 from tictactoe.search.words import side_words
 
@@ -25,7 +26,8 @@ class Solution:
     """What the solver found for the side to move (`mover`).
 
     `moves` maps every legal move to its score for the player who plays it, counting that
-    move as ply 1; `best` lists every move with the best score; `score` is that best score.
+    move as ply 1; `best` lists every move with the best score, in the order of
+    `best_moves`; `score` is that best score.
     """
 
     score: Score
@@ -49,6 +51,29 @@ class Solution:
     def plies(self) -> int | None:
         """Plies to the end of the game with best play; None if unproven."""
         return self.score.plies
+
+
+def best_moves(variant: Variant, moves: Mapping[int, Score]) -> list[int]:
+    """The moves with the best score (each for the side that plays it). Proven equals
+    (every move of a drawn 3x3, say) come in board order; equal estimates come nearest the
+    board's centre first (`Variant.off_centre`), then in board order: a tie of estimates
+    says nothing about which move is better, and the centre leaves the most room, so the
+    first moves listed (``ttt solve`` lists a few) are the ones worth trying first.
+
+    >>> from tictactoe.search.score import Heuristic, Win
+    >>> v = Variant.parse("5x5k4")
+    >>> [v.cell_name(c) for c in best_moves(v, {c: Heuristic(4.0) for c in range(25)})[:5]]
+    ['c3', 'c2', 'b3', 'd3', 'c4']
+    >>> best_moves(v, {12: Win(3), 0: Win(3), 3: Heuristic(5.0)})   # proven: board order
+    [0, 12]
+    """
+    if not moves:
+        return []
+    score = max(moves.values())
+    tied = sorted(c for c, s in moves.items() if s == score)
+    if score.is_proven:
+        return tied
+    return sorted(tied, key=lambda c: (variant.off_centre(c), c))
 
 
 def check_solvable(position: Position, task: str = "solve") -> None:

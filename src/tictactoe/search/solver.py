@@ -21,7 +21,7 @@ from tictactoe.extras import available
 from tictactoe.proof.strategy import strategy_move
 from tictactoe.search.readable import solve_python
 from tictactoe.search.score import Draw, ForcedWin, Heuristic, Score
-from tictactoe.search.solution import Solution, check_solvable
+from tictactoe.search.solution import Solution, best_moves, check_solvable
 from tictactoe.search.tactics import value_from_tactics
 
 
@@ -81,7 +81,7 @@ def with_strategy(position: Position, solution: Solution) -> Solution:
     moves = {**solution.moves, move: ForcedWin()}
     score = max(moves.values())
     return replace(solution, score=score, moves=moves,
-                   best=[cell for cell, s in moves.items() if s == score])
+                   best=best_moves(position.variant, moves))
 
 
 def solve_value(position: Position | str, *, nodes: int | None = None,

@@ -39,7 +39,7 @@ from tictactoe.core import Position, Variant
 from tictactoe.extras import available
 from tictactoe.proof.threats import Board, ThreatSearch, board_of, cells_of, threat_cells
 from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Loss, Score, Win
-from tictactoe.search.solution import Solution, check_solvable
+from tictactoe.search.solution import Solution, best_moves, check_solvable
 
 if TYPE_CHECKING:
     from tictactoe.search.wide import WideThreats
@@ -197,7 +197,7 @@ def with_tactics(position: Position, solution: Solution, *,
         if cell in moves and not moves[cell].is_proven:
             moves[cell] = fact
     score = max(moves.values())
-    best = [cell for cell, s in moves.items() if s == score]
+    best = best_moves(position.variant, moves)
     proven = solution.every_move and all(is_exact(s) for s in moves.values())
     return replace(solution, score=score, moves=moves, best=best, proven=proven)
 

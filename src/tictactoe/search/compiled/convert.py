@@ -15,7 +15,7 @@ from tictactoe.core import Position
 from tictactoe.search.compiled import kernels as _sk
 from tictactoe.search.evaluation import open_line_counts
 from tictactoe.search.score import Draw, Heuristic, Loss, Score, Win
-from tictactoe.search.solution import Solution
+from tictactoe.search.solution import Solution, best_moves
 from tictactoe.search.tactics import with_tactics
 
 BIG = _sk.BIG
@@ -72,7 +72,7 @@ def as_solution(position: Position, result: CompiledSolution) -> Solution:
             moves[cell] = Heuristic.within_scale(mine - theirs)
     score = max(moves.values())
     solution = Solution(score=score, moves=moves,
-                        best=[c for c, s in moves.items() if s == score], proven=result.proven,
+                        best=best_moves(position.variant, moves), proven=result.proven,
                         nodes=result.nodes, seconds=result.seconds, mover=mover,
                         engine="compiled")
     return solution if result.proven else with_tactics(position, solution)

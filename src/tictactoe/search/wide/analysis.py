@@ -16,7 +16,11 @@ first, then estimates.
    (``ForcedLoss`` within the sequence's plies); the others stay candidates. The candidates
    are the moves near the marks (at most two steps away along every axis);
 4. the α-β search (`tictactoe.search.wide.engine`) over the candidates not proven to lose:
-   estimates (`Heuristic`, in `unit` s: lines a mark short of a threat).
+   estimates (`Heuristic`, in `unit` s: lines a mark short of a threat). A lone candidate
+   (the empty board's centre, a forced block) is played whatever the search says; it is
+   searched `LONE_DEPTH` plies for its estimate, an even number, so that the side to move
+   at the horizon is the mover, as at the root, and the bonus for having the move counts
+   for the same side at both ends.
 
 A win or loss the α-β search sees is not proven (it looks at the best moves only) and stays
 an estimate near ±100.
@@ -28,6 +32,14 @@ an estimate near ±100.
 >>> report = WideAnalyst(p.variant).analyse(p, WideBounds(nodes=20_000))
 >>> sorted(p.move_name(c) for c in report.best), str(report.score)  # an open four
 (['g8'], 'win in 3')
+
+On the empty board the lone candidate is the centre, and the first player's estimate of it
+is in its favour:
+
+>>> empty = Position("15x15k5")
+>>> report = WideAnalyst(empty.variant).analyse(empty, WideBounds(nodes=20_000))
+>>> empty.move_name(report.best[0]), report.depth, report.score.value > 0
+('h8', 2, True)
 """
 
 from __future__ import annotations
@@ -38,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from tictactoe.core import Position, Variant
 from tictactoe.proof.threats import board_of, cells_of, threat_cells
 from tictactoe.search.score import ForcedLoss, ForcedWin, Heuristic, Loss, Score, Win
-from tictactoe.search.solution import Solution
+from tictactoe.search.solution import Solution, best_moves
 from tictactoe.search.wide import ThreatWin, WideThreats, replays
 from tictactoe.search.wide import alphabeta as ab
 from tictactoe.search.wide.engine import ShapeSearch, _box
@@ -46,6 +58,13 @@ from tictactoe.search.wide_settings import ShapeSettings, WideBounds
 
 OPENING = 3
 """While fewer marks than this are on the board, the candidates are the cells next to one."""
+
+LONE_DEPTH = 2
+"""Plies of the α-β search that estimates a lone candidate (the empty board's centre, a
+forced block): the move is not in question, only its estimate. Even, so that the horizon
+has the mover to move, as the root has: the evaluation gives the side to move the bonus for
+having the move (`ShapeSettings.tempo`, about two units), and one ply handed it to the
+opponent, so that the empty 15x15 board's centre read ``-1.7`` for X."""
 
 CHECK_SHARE = 0.5
 """The share of the time that asking candidates whether they lose to the opponent's threats
@@ -244,15 +263,17 @@ class WideAnalyst:
             slowest = max(facts[c] for c in everything)
             best = [c for c in everything if facts[c] == slowest][:1]
             return WideReport(facts, best, slowest, threat_positions=visited, reason="lost")
-        if len(safe) == 1:
+        if len(safe) == 1:  # the move is settled: the search only estimates it
             move = safe[0]
             facts.setdefault(move, Heuristic(0.0))
             self.search.load(position)
-            found = self.search.deepen(safe, depth=1, nodes=bounds.nodes, deadline=deadline)
+            found = self.search.deepen(safe, depth=LONE_DEPTH, nodes=bounds.nodes,
+                                       deadline=deadline)
             estimate = as_estimate(found.values[move], position.variant.k, self.settings)
             scores = {**facts, move: facts[move] if facts[move].is_proven else estimate}
-            return WideReport(scores, [move], scores[move], nodes=found.nodes, depth=1,
-                              threat_positions=visited, reason="block", safe=safe)
+            return WideReport(scores, [move], scores[move], nodes=found.nodes,
+                              depth=found.depth, threat_positions=visited, reason="block",
+                              safe=safe)
         self.search.load(position)
         found = self.search.deepen(safe, depth=bounds.depth, nodes=bounds.nodes,
                                    deadline=deadline)
@@ -362,7 +383,7 @@ def wide_solution(position: Position, *, seconds: float | None = None,
     for c in report.best:
         moves.setdefault(c, report.scores[c])
     score = max(moves.values())
-    best = [c for c, s in moves.items() if s == score]
+    best = best_moves(position.variant, moves)
     proven = all(s.is_proven for s in moves.values()) and len(moves) == len(
         position.legal_moves())
     return Solution(score=score, moves=dict(sorted(moves.items())), best=best, proven=proven,
