@@ -1,6 +1,7 @@
 """The server's guards against a real uvicorn server on 127.0.0.1 (the protocol, with short
 limits) and through the app: bodies past the limit, slow and half-open clients, the
-connection cap, the Host allow-list, the security headers and the ``--host`` warning."""
+connection cap, the Host allow-list, the security headers, ``HEAD`` answered as ``GET``,
+and ``ttt serve``: the ``--host`` warning, and a port in use refused before any file is made."""
 
 from __future__ import annotations
 
@@ -267,6 +268,55 @@ def test_the_page_has_no_inline_script_or_style() -> None:
     assert "<style" not in page and re.search(r"\s(style|on[a-z]+)=", page) is None
 
 
+# --------------------------------------------------------------- HEAD requests
+@pytest.mark.parametrize("path", ["/", "/api/options", "/api/history", "/static/app.css",
+                                  "/static/js/main.js", "/openapi.json"])
+def test_head_answers_like_get_without_a_body(local_client: TestClient, path: str) -> None:
+    got = local_client.get(path)
+    head = local_client.head(path)
+    assert got.status_code == 200 and head.status_code == 200, head.text
+    assert head.content == b""
+    for name in ("content-type", "content-length", "cache-control",
+                 "content-security-policy", "x-content-type-options"):
+        assert head.headers.get(name) == got.headers.get(name), name
+
+
+def test_head_on_a_game_and_on_errors_matches_get(local_client: TestClient) -> None:
+    game = local_client.post("/api/games", json={"variant": "3x3"}).json()["id"]
+    for path in (f"/api/games/{game}", f"/api/games/{game}/record"):
+        head, got = local_client.head(path), local_client.get(path)
+        assert head.status_code == got.status_code == 200 and head.content == b""
+        assert head.headers["cache-control"] == got.headers["cache-control"] == "no-store"
+    for path in ("/api/games/nothing-here-at-all", "/api/nowhere"):
+        head, got = local_client.head(path), local_client.get(path)
+        assert head.status_code == got.status_code == 404 and head.content == b""
+        assert head.headers["content-type"] == got.headers["content-type"]
+    refused = local_client.head("/api/games")  # POST only
+    assert refused.status_code == 405 and refused.content == b""
+    assert refused.headers["allow"] == local_client.get("/api/games").headers["allow"]
+
+
+def test_head_is_not_in_the_api_schema(local_client: TestClient) -> None:
+    paths = local_client.get("/openapi.json").json()["paths"]
+    assert paths and all("head" not in operations for operations in paths.values())
+    assert "get" in paths["/api/options"]
+
+
+def test_head_on_the_real_server_sends_no_body(running: Running) -> None:
+    with running.connect() as sock:
+        sock.sendall(b"HEAD /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                     b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        sock.settimeout(5)
+        data = b""
+        while data.count(b"\r\n\r\n") < 2:
+            data += sock.recv(65536) or pytest.fail(f"connection closed: {data!r}")
+        head, _, rest = data.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head
+        length = re.search(rb"content-length: (\d+)", head, re.I)
+        assert length is not None and int(length.group(1)) > 0
+        assert rest.startswith(b"HTTP/1.1 200")  # the next answer follows at once: no body
+
+
 # --------------------------------------------------------------- the command
 def test_serve_warns_on_a_public_address(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     seen: dict[str, Any] = {}
@@ -306,6 +356,48 @@ def error(response: Any, status: int) -> str:
     assert response.status_code == status, response.text
     detail: str = response.json()["detail"]
     return detail
+
+
+@pytest.mark.parametrize("folder_exists", [True, False])
+def test_serve_on_a_busy_port_fails_cleanly_and_creates_no_database(
+        tmp_path: Path, folder_exists: bool) -> None:
+    from tictactoe.web.store import DATABASE_NAME
+
+    data = tmp_path / "data"
+    if folder_exists:
+        data.mkdir()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(cli_app, ["serve", "--port", str(port),
+                                              "--data", str(data)])
+    assert result.exit_code != 0 and result.exception is not None
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert f"127.0.0.1:{port}" in result.output and "error:" in result.output
+    assert "Traceback" not in result.output and "is ready" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (data / DATABASE_NAME).exists()
+    assert data.exists() is folder_exists
+
+
+def test_serve_answers_on_the_port_it_bound_first(tmp_path: Path) -> None:
+    from reliability import Server
+
+    server = Server(tmp_path / "data")  # a real ``ttt serve``, waited on till it answers
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                         b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            data = b""
+            while data.count(b"\r\n\r\n") < 2:
+                data += sock.recv(65536) or pytest.fail(f"connection closed: {data!r}")
+        head, _, rest = data.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and b"content-length: 0" not in head.lower()
+        assert rest.startswith(b"HTTP/1.1 200"), rest[:200]  # the next answer at once: no body
+        assert (tmp_path / "data" / "games.sqlite3").exists()
+    finally:
+        server.stop()
 
 
 def test_repeated_log_lines_are_counted_not_repeated() -> None:

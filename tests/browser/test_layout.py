@@ -294,3 +294,45 @@ def test_the_replay_is_as_large_as_the_play_board(light: Any, server: Any) -> No
         assert replay["cell"] >= 0.85 * play["cell"], (width, replay["cell"], play["cell"])
         page.evaluate("location.hash = '#history'")
         settle(page)
+
+
+DOCUMENTED = {
+    "19x19k5": {(1366, 768): 25, (1024, 768): 24, (1280, 800): 26, (1920, 1080): 39},
+    "15x15k5": {(1366, 768): 31, (1024, 768): 30, (1280, 800): 33, (1920, 1080): 49},
+    "4x4x4": {(900, 700): 33, (1024, 768): 48},
+    "10x6k5": {(1366, 768): 47},
+}
+"""The cell sizes (px) that docs/web-reference.md and docs/web.md give, by board and window."""
+SAID = {
+    "web-reference.md": [
+        "the cube at 900×700 gets 33 px and at 1024×768 48 px",
+        "19×19 gets 25 px cells at 1366×768, 24 px (the floor) at 1024×768, 26 px at 1280×800 "
+        "and 39 px at 1920×1080, and 15×15 31, 30, 33 and 49 px",
+        "`10x6k5` gets 47 px cells on a 1366×768 screen",
+        "| 1024×768 (two by two, 48 px) |",
+        "with 33 and 26 px cells (49 and 39 px at 1920×1080",
+    ],
+    "web.md": ["19×19 gets 25 px cells at 1366×768, 15×15 31 px; 39 and 49 px at 1920×1080"],
+}
+"""Where the docs give them (whitespace as one space)."""
+
+
+def test_the_documented_cell_sizes_are_the_ones_drawn(page: Any, server: Any) -> None:
+    """The docs' cell sizes with a mouse are what the page draws (19×19 at 1024×768 gets
+    the board's --min-cell, 24 px, as a floor)."""
+    for name, phrases in SAID.items():
+        text = " ".join((ROOT / "docs" / name).read_text().split())
+        for phrase in phrases:
+            assert phrase in text, f"docs/{name} no longer says: {phrase}"
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.check("input[name=mode][value=humans]")
+    drawn = {}
+    for board, sizes in DOCUMENTED.items():
+        choose(page, board)
+        for width, height in sizes:
+            with window(page, width, height):
+                drawn[board, width, height] = round(
+                    check_fits(page, board, f"{width}x{height}")["cell"])
+    assert drawn == {(board, *size): cell for board, sizes in DOCUMENTED.items()
+                     for size, cell in sizes.items()}

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import socket
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -14,12 +17,61 @@ from tictactoe.cli.common import console, fail, reports_errors
 from tictactoe.extras import require
 
 
-def free_port(host: str) -> int:
-    """A port on ``host`` that nothing listens on right now."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Bind ``host``'s addresses on ``port`` (0: a free one, the same for all) as asyncio's
+    ``create_server`` would, for uvicorn to listen on, so that a port in use is known before
+    anything is created; raise OSError if one cannot be bound."""
+    infos = dict.fromkeys(socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                             flags=socket.AI_PASSIVE))
+    bound: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in infos:
+            sock = socket.socket(family, kind, proto)
+            bound.append(sock)
+            if os.name == "posix" and sys.platform != "cygwin":  # as asyncio does
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            if port == 0 and len(bound) > 1:  # the port the first address got
+                address = (address[0], bound[0].getsockname()[1], *address[2:])
+            sock.bind(address)
+    except OSError:
+        for sock in bound:
+            sock.close()
+        raise
+    return bound
+
+
+def why_not(err: OSError) -> str:
+    """Why a port could not be bound, in a few words.
+
+    >>> why_not(OSError(errno.EADDRINUSE, "Address already in use"))
+    'the port is in use (is another server using it?)'
+    """
+    if err.errno == errno.EADDRINUSE:
+        return "the port is in use (is another server using it?)"
+    return str(err.strerror or err).lower()
+
+
+def new_paths(path: Path) -> list[Path]:
+    """``path`` and its folders that do not exist yet, the deepest first (what starting the
+    server creates, to remove if it fails)."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def remove_new(paths: list[Path]) -> None:
+    """Remove the new database (with its journal files) and its new folders, if empty."""
+    database, folders = paths[0], paths[1:]
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            database.with_name(database.name + suffix).unlink()
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 @app.command()
@@ -63,13 +115,20 @@ def serve(
     folder = data_dir(str(data) if data else None)
     local = is_loopback(host)
     hosts = [*LOOPBACK_HOSTS, host, *(allowed_host or [])] if local else None
+    shown = f"[{host}]" if ":" in host else host
+    try:  # before the data folder is touched: a port in use leaves nothing behind
+        sockets = listen(host, port)
+    except OSError as err:
+        raise fail(f"cannot listen on {shown}:{port}: {why_not(err)}") from None
+    port = sockets[0].getsockname()[1]
+    created = new_paths(folder / DATABASE_NAME)
     try:
         web = create_app(folder, allowed_hosts=hosts, public_history=local or public_history,
                          worker_memory_mb=worker_memory)
-        if port == 0:
-            port = free_port(host)
     except OSError as err:
-        raise fail(f"cannot use {host} or the data folder {folder}: {err}") from None
+        for sock in sockets:
+            sock.close()
+        raise fail(f"cannot use the data folder {folder}: {err}") from None
     if not local:
         console.print(f"[bold yellow]Warning:[/] listening on {host}, so other machines can "
                       "connect: anyone who can reach this port can play, and open the games "
@@ -78,11 +137,20 @@ def serve(
                          "private (--public-history shares it).")
                       + " Use the default 127.0.0.1 to keep it to this machine.",
                       soft_wrap=True)
-    shown = f"[{host}]" if ":" in host else host
     console.print(f"tictactoe is ready at [bold]http://{shown}:{port}/[/]  "
                   f"(games saved in {folder / DATABASE_NAME}; Ctrl-C stops it)", soft_wrap=True)
     server = GuardedServer(server_config(web, host, port, trusted_proxies=trust_proxy))
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run()
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=sockets)
+    except SystemExit:  # uvicorn's exit when its start-up fails
+        if server.started:
+            raise
+    finally:
+        for sock in sockets:
+            sock.close()
     if not server.started:
-        raise fail(f"could not listen on {host}:{port} (is another server using it?)")
+        web.state.store.close()
+        if created:
+            remove_new(created)
+        raise fail(f"could not start the server on {shown}:{port}")

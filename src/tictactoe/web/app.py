@@ -3,7 +3,7 @@
 `create_app` puts the pieces together: the engine service (`tictactoe.web.service`), the
 game store (`tictactoe.web.store`), the routers (`tictactoe.web.routers`: positions, engines,
 games), the error answers, the guards (`tictactoe.web.guard`: the body-size limit, the Host
-check, the security headers) and the static page.
+check, the security headers, ``HEAD`` answered as ``GET``) and the static page.
 
 The settings below bound the engine: every call is limited by `SOLVE_NODES` and
 `SOLVE_SECONDS`; searches that do not answer at once run in engine worker processes (one for
@@ -38,6 +38,7 @@ from tictactoe.web.convert import describe_validation, game_state, position_info
 from tictactoe.web.guard import (
     MAX_BODY_BYTES,
     DeclaredLengthCheck,
+    HeadAsGet,
     HostCheck,
     SecurityHeaders,
     body_too_large,
@@ -137,7 +138,8 @@ def create_app(data: str | Path | None = None, *, store: GameStore | None = None
     app.add_middleware(DeclaredLengthCheck)  # outside it, so that its 413 is JSON too
     if allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
-    app.add_middleware(SecurityHeaders)  # added last: the outermost, so on every answer
+    app.add_middleware(SecurityHeaders)  # outside the others, so on every answer
+    app.add_middleware(HeadAsGet)  # outermost: HEAD gets every header GET gets, no body
     for router in (positions.router, engines.router, games.router):
         app.include_router(router)
 

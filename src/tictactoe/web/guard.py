@@ -1,9 +1,12 @@
-"""Plain ASGI layers in front of the app: the declared body length, the Host check and the
-security headers (inside them, Starlette's ``RequestBodyLimitMiddleware`` counts a body's
-bytes as they arrive, chunked or not, and stops at the first byte past `MAX_BODY_BYTES`).
+"""Plain ASGI layers in front of the app: ``HEAD`` answered as ``GET``, the declared body
+length, the Host check and the security headers (inside them, Starlette's
+``RequestBodyLimitMiddleware`` counts a body's bytes as they arrive, chunked or not, and stops
+at the first byte past `MAX_BODY_BYTES`).
 
 Each wraps the app without reading the body, so the other requests pay nothing for it:
 
+- `HeadAsGet` answers ``HEAD`` on every path as ``GET`` with the body left out (FastAPI's
+  routes accept only the methods they declare, so they would answer 405);
 - `DeclaredLengthCheck` answers 413 to a declared ``Content-Length`` over the limit;
 - `HostCheck` answers 400 to a request whose ``Host`` is not on the allow-list (a page on
   another site that rebinds its name to 127.0.0.1 sends its own name, so it cannot read or
@@ -128,6 +131,27 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
+class HeadAsGet:
+    """Answer ``HEAD`` like ``GET``: the same status and headers (``Content-Length``
+    included), no body. The API's schema still lists only ``GET``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        # a copy: the server still sees HEAD in its own scope, and so sends no body either
+        await self.app({**scope, "method": "GET"}, receive, send_without_body)
+
+
 class SecurityHeaders:
     """Add `SECURITY_HEADERS` to every answer, and ``Cache-Control: no-store`` to game state."""
 
@@ -154,5 +178,5 @@ class SecurityHeaders:
 
 
 __all__ = ["CONTENT_SECURITY_POLICY", "LOOPBACK_HOSTS", "MAX_BODY_BYTES",
-           "DeclaredLengthCheck", "HostCheck", "SecurityHeaders", "body_too_large",
+           "DeclaredLengthCheck", "HeadAsGet", "HostCheck", "SecurityHeaders", "body_too_large",
            "host_allowed", "is_loopback"]
