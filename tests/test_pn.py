@@ -19,7 +19,7 @@ from tictactoe.proof.threats import scan as readable_scan
 from tictactoe.search import solve_value
 from tictactoe.search.pn import PnSearch, game_value, prove
 from tictactoe.search.pn.tables import tables
-from tictactoe.search.pn.tss import _fails_at_once, scan, survey
+from tictactoe.search.pn.tss import scan, survey, threat_move
 
 
 def random_position(rng: random.Random, variant: str, marks: int) -> Position | None:
@@ -257,19 +257,23 @@ def test_the_one_pass_survey_agrees_with_scan_and_a_count_of_the_lines(name: str
 
 
 @pytest.mark.parametrize("name", ["5x5k4", "7x7k5", "4x8k4", "4x4x4"])
-def test_the_threat_search_s_shortcut_fails_exactly_where_the_next_position_would(
-        name: str) -> None:
-    """`_fails_at_once`, which spares the threat search a position after a threat move
-    and its forced reply, against the readable scan of that position: the opponent's
-    reply makes threats on two cells, or on one where the prover makes no threat, or the
-    prover has no line two marks short left."""
+def test_the_threat_search_s_move_summary_matches_the_readable_scans(name: str) -> None:
+    """`threat_move`, which sums up a threat move in two passes over lines, against readable
+    scans: the forced reply is the cell where the move makes its threat; the ordering key
+    counts the prover's lines three short through the move (4 each) less the opponent's
+    lines through the reply that it takes to a threat (16) or one short of one (1); and the
+    search fails at once exactly where the next position would (the reply makes threats on
+    two cells, or on one where the prover makes no threat, or the prover has no line two
+    marks short left)."""
     variant = Variant.parse(name)
     board = board_of(variant)
+    k = variant.k
     lines = np.array(variant.line_masks, dtype=np.uint64)
     t = tables(variant)
     full = np.uint64(variant.full_mask)
     rng = random.Random(name)
     seen = {True: 0, False: 0}
+    keys = set()
     for _ in range(400):
         cells = rng.sample(range(variant.cells), variant.cells)
         n = rng.randint(2, variant.cells // 3)
@@ -298,11 +302,19 @@ def test_the_threat_search_s_shortcut_fails_exactly_where_the_next_position_woul
                 moves &= after_others
             expected = bool(after_others & (after_others - 1)) or moves == 0
             assert after_ours == 0
-            assert _fails_at_once(c, np.uint64(made), n_two, np.uint64(mine),
-                                  np.uint64(theirs), np.uint64(empty), t.lines, t.through,
-                                  t.line_count, variant.k) is expected
+            key = 4 * sum(1 for m in variant.line_masks if m >> c & 1 and not m & theirs
+                          and (m & empty).bit_count() == 3)
+            for m in variant.line_masks:
+                if m & made and not m & mine:
+                    key -= {k - 2: 16, k - 3: 1}.get((m & theirs).bit_count(), 0)
+            reply, got_key, fails = threat_move(c, np.uint64(mine), np.uint64(theirs),
+                                                np.uint64(empty), n_two, t.lines, t.through,
+                                                t.line_count, k)
+            assert (int(reply), got_key, fails) == (made, key, expected)
             seen[expected] += 1
+            keys.add(key)
     assert seen[True] > 20 and seen[False] > 20, seen
+    assert len(keys) > 3, keys
 
 
 def test_a_search_loads_its_kernels_before_it_starts_its_clock(monkeypatch: pytest.MonkeyPatch

@@ -33,8 +33,10 @@ defender's), and whose turn it is.
 * **Thresholds.** Nagai's df-pn with Pawlewicz and Lew's 1+epsilon trick: a child's
   threshold is the second-best number times (1 + epsilon), not plus one.
 
-Table entries are five ``int64`` words (hash, pn, dn, mask, info) in buckets of four; a new
-entry replaces the one with the smallest subtree. ``mask`` holds an expanded AND node's
+Table entries are five ``int64`` words (hash, pn, dn, mask, info) in buckets of three, a row
+of 128 bytes (two cache lines, `ROW`); a new entry replaces the one with the smallest
+subtree. The tables are on huge pages where the system offers them
+(`tictactoe.search.memory`). ``mask`` holds an expanded AND node's
 children (the defender replies not proven by a threat sequence), ``info`` the best move,
 flags and the subtree size.
 """
@@ -52,6 +54,7 @@ from tictactoe.search.pn.tss import (
     TSS_MISC,
     WORK_ROWS,
     WORK_WIDTH,
+    _slot,
     replay,
     scan,
     survey,
@@ -128,8 +131,10 @@ MISC_SIZE = TSS_MISC + 32
 
 # the table
 ENTRY = 5
-BUCKET = 4
-ROW = ENTRY * BUCKET
+BUCKET = 3
+ROW = 16
+"""A row's words: a bucket of three entries and one unused word, 128 bytes, two cache lines
+(the table starts on a cache line's boundary)."""
 HASH = 0
 PN = 1
 DN = 2
@@ -163,7 +168,7 @@ def tt_find(tt: np.ndarray, key: np.uint64) -> int:  # pragma: no cover - compil
     """The column of a position's entry in its row (the row is `_row`), or -1."""
     r = _row(key, tt.shape[0])
     k = np.int64(key)
-    for e in range(0, ROW, ENTRY):
+    for e in range(0, ENTRY * BUCKET, ENTRY):
         if tt[r, e + HASH] == k and tt[r, e + PN] | tt[r, e + DN] != 0:
             return e
     return -1
@@ -177,7 +182,7 @@ def tt_put(tt: np.ndarray, key: np.uint64, pn: int, dn: int, mask: int, info: in
     k = np.int64(key)
     target = -1
     smallest = np.int64(1) << 62
-    for e in range(0, ROW, ENTRY):
+    for e in range(0, ENTRY * BUCKET, ENTRY):
         if tt[r, e + HASH] == k or tt[r, e + PN] | tt[r, e + DN] == 0:
             target = e
             break
@@ -553,7 +558,7 @@ def work_words(lines: int) -> int:
     `pairing`'s part, then the threat search's (`tss_in`), then `and_children`'s.
 
     >>> work_words(76)
-    13604
+    17828
     """
     return _found_start(lines) + FOUND * 64 + FOUND
 
@@ -627,7 +632,12 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
         m = lowest(rest)
         rest &= rest - ONE
         b = ONE << np.uint64(m)
-        if b & breaking == ZERO or replay(p, d | b, seq, r, full, lines) >= 0:
+        if b & breaking == ZERO:
+            misc[REPLAYED] += 1
+            continue
+        # the threat search's row for the reply starts loading while the replays run
+        prefetch_row(ttss, _slot(p, d | b, ttss.shape[0]))
+        if replay(p, d | b, seq, r, full, lines) >= 0:
             misc[REPLAYED] += 1
             continue
         if _any_replays(p, d | b, found, lengths, min(n_found, FOUND), full, lines):
@@ -773,6 +783,8 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         if not is_or:
             ck ^= _OR_SALT  # the child is an OR node
         prefetch_row(tt, _row(ck, tt.shape[0]))
+        if is_or:  # and the row of the threat search a new child starts with (`eval_and`)
+            prefetch_row(ttss, _slot(p | ONE << np.uint64(lowest(rest)), d, ttss.shape[0]))
         buf[depth, B_KEY + i] = np.int64(ck)
         buf[depth, B_SYM + i] = cg
         rest &= rest - ONE

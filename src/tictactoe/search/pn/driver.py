@@ -25,6 +25,7 @@ import numpy as np
 
 from tictactoe.core import BoardTooLargeError, IllegalMoveError, Position, Side, Variant
 from tictactoe.search.compiled import kernels as _sk
+from tictactoe.search.memory import huge_zeros
 from tictactoe.search.pn import dfpn as _k
 from tictactoe.search.pn import tss as _t
 from tictactoe.search.pn.tables import Tables, tables
@@ -202,8 +203,8 @@ class PnSearch:
             raise ValueError(f"table_mb must be positive, not {table_mb}")
         self.variant = variant
         self.t: Tables = tables(variant)
-        self.tt = np.zeros((_rows(table_mb, 8 * _k.ROW), _k.ROW), dtype=np.int64)
-        self.ttss = np.zeros((_rows(table_mb / 8, 8 * _t.TSS_ROW), _t.TSS_ROW), dtype=np.uint64)
+        self.tt = huge_zeros((_rows(table_mb, 8 * _k.ROW), _k.ROW), np.int64)
+        self.ttss = huge_zeros((_rows(table_mb / 8, 8 * _t.TSS_ROW), _t.TSS_ROW), np.uint64)
         _k.zero_table(self.tt)  # touch every page now, not during the search
         self.ttss.fill(0)
         self.buf = np.zeros((_k.MAX_PLY, _k.BUF_WIDTH), dtype=np.int64)

@@ -206,9 +206,6 @@ PROVE_TABLE_MB = 1024
 """The most megabytes of each table `write_proof` (and so `ttt prove`) sizes when not told
 (`table_mb_for`): one table per thread."""
 
-ENTRY_BYTES = _k.ENTRY * 8
-"""Bytes of one entry of the proof-number table (four to a row)."""
-
 
 def positions_bound(position: Position) -> int:
     """How many positions can follow `position` (itself included), counting every placing of
@@ -230,9 +227,9 @@ def table_mb_for(position: Position, nodes: int | None = None) -> float:
     and with a node limit at most one per node and per child of a node.
 
     >>> table_mb_for(Position("3x3")), table_mb_for(Position("4x8k4")) == PROVE_TABLE_MB
-    (0.625, True)
+    (0.5, True)
     >>> table_mb_for(Position("4x8k4"), nodes=1000)
-    5.0
+    4.0
     """
     entries = positions_bound(position)
     if nodes is not None:
@@ -241,7 +238,7 @@ def table_mb_for(position: Position, nodes: int | None = None) -> float:
         entries = min(entries, (nodes + 1) * (empty + 1))
     rows = max(1024, -(-2 * entries // _k.BUCKET))
     rows = 1 << (rows - 1).bit_length()  # a power of two, as the table takes
-    return min(float(PROVE_TABLE_MB), rows * _k.BUCKET * ENTRY_BYTES / 2**20)
+    return min(float(PROVE_TABLE_MB), rows * _k.ROW * 8 / 2**20)
 
 
 class ProofUnavailableError(RuntimeError):

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tictactoe.search.bits import ONE, ZERO, lowest, popcount, prefetch_row
+from tictactoe.search.bits import ALL, ONE, ZERO, lowest, popcount, prefetch_row
 
 # ``misc`` (int64) slots that the threat search uses; the proof-number search adds its own.
 TSS_NODES = 0
@@ -46,10 +46,11 @@ TSS_MISC = 8
 FAIL = -1
 UNKNOWN = -2
 
-# A table row holds two entries of three words: P, D, data. Data: status in bits 0-1
-# (1 failed, 2 won), the move (won) in bits 2-9, the moves searched (failed) or the
-# sequence length (won) in bits 10-17, and the subtree size in bits 18 and up.
-TSS_ROW = 6
+# A table row holds two entries of three words: P, D, data (and two unused words, so that a
+# row is one cache line of 64 bytes). Data: status in bits 0-1 (1 failed, 2 won), the move
+# (won) in bits 2-9, the moves searched (failed) or the sequence length (won) in bits 10-17,
+# and the subtree size in bits 18 and up.
+TSS_ROW = 8
 _FAILED = 1
 _WON = 2
 
@@ -187,67 +188,67 @@ def _partners(c: int, p: np.uint64, d: np.uint64, empty: np.uint64, lines: np.nd
 
 
 @njit(cache=True, inline="always")
-def _weight(c: int, t: np.uint64, p: np.uint64, d: np.uint64, empty: np.uint64,
-            lines: np.ndarray, through: np.ndarray, count: np.ndarray,
-            k: int) -> int:  # pragma: no cover - compiled
-    """Ordering key of the threat move ``c`` (reply ``t``): the prover's lines through ``c``
-    three short (future threat moves), minus the opponent's lines through ``t`` that its
-    forced reply brings close to a threat."""
-    w = 0
+def threat_move(c: int, p: np.uint64, d: np.uint64, empty: np.uint64, n_two: int,
+                lines: np.ndarray, through: np.ndarray, count: np.ndarray,
+                k: int) -> tuple[np.uint64, int, bool]:  # pragma: no cover - compiled
+    """The prover's threat move ``c`` (it makes one threat), in one pass over the lines
+    through it and one over those through the opponent's forced reply ``t``:
+
+    - ``t``, the cell where ``c`` makes its threat;
+    - the move's ordering key: the prover's lines through ``c`` three short (future threat
+      moves, 4 each), minus the opponent's lines through ``t`` that its reply makes a
+      threat (16 each: the prover must answer it) or brings one short of one (1 each);
+    - whether the search fails at once after ``c`` and ``t``: the reply makes threats on two
+      cells, or on one where the prover makes no threat, or the prover is left with no line
+      two marks short. Of the ``n_two`` such lines now, those through ``c`` all pass
+      through ``t`` (their other empty cell), which blocks every line through it; lines
+      through ``c`` three short and not through ``t`` become two short."""
+    b = ONE << np.uint64(c)
+    t = ZERO
+    n3 = 0
+    shared = ALL  # the cells every line through c three short has
     for j in range(count[c]):
         line = lines[through[c, j]]
-        if line & d == ZERO and popcount(line & empty) == 3:
-            w += 4
+        if line & d == ZERO:
+            e = line & empty
+            n_empty = popcount(e)
+            if n_empty == 2:
+                t |= e & ~b
+            elif n_empty == 3:
+                n3 += 1
+                shared &= line
     tc = lowest(t)
-    for j in range(count[tc]):
-        line = lines[through[tc, j]]
-        if line & p == ZERO:
-            n = popcount(line & d)
-            if n == k - 2:
-                w -= 16  # the reply makes a threat: the prover must answer it
-            elif n == k - 3:
-                w -= 1
-    return w
-
-
-@njit(cache=True, inline="always")
-def _fails_at_once(c: int, t: np.uint64, n_two: int, p: np.uint64, d: np.uint64,
-                   empty: np.uint64, lines: np.ndarray, through: np.ndarray, count: np.ndarray,
-                   k: int) -> bool:  # pragma: no cover - compiled
-    """Whether the search fails at once after the threat move ``c`` and the forced reply
-    ``t`` (one cell): the reply makes threats on two cells, or on one where the prover
-    makes no threat, or the prover is left with no line two marks short. Of the ``n_two``
-    such lines now, those through ``c`` all pass through ``t`` (their other empty cell),
-    which blocks every line through it; lines through ``c`` three short and not through
-    ``t`` become two short."""
-    b = ONE << np.uint64(c)
+    key = 4 * n3
     m = 0
     threats = ZERO
-    tc = lowest(t)
     for j in range(count[tc]):
         line = lines[through[tc, j]]
-        if line & d == ZERO:
+        theirs = line & d
+        if theirs == ZERO:
             m += popcount(line & empty) == 2
-        elif line & (p | b) == ZERO and popcount(line & d) == k - 2:
-            threats |= line & empty & ~t
-    left = empty & ~(b | t)
+        if line & p == ZERO:
+            n = popcount(theirs)
+            if n == k - 2:
+                key -= 16
+                if theirs != ZERO and line & b == ZERO:
+                    threats |= line & empty & ~t
+            elif n == k - 3:
+                key -= 1
     if threats != ZERO:
         if threats & (threats - ONE) != ZERO:
-            return True
+            return t, key, True
         # the prover must play there: is it a threat move?
+        left = empty & ~(b | t)
         tb = lowest(threats)
         for j in range(count[tb]):
             line = lines[through[tb, j]]
             if line & (d | t) == ZERO and popcount(line & left) == 2:
-                return False
-        return True
+                return t, key, False
+        return t, key, True
     if m != n_two:
-        return False
-    for j in range(count[c]):
-        line = lines[through[c, j]]
-        if line & (d | t) == ZERO and popcount(line & empty) == 3:
-            return False
-    return True
+        return t, key, False
+    # a line through c three short and not through t becomes two short
+    return t, key, n3 == 0 or shared & t != ZERO
 
 
 _SIG = ("int64(uint64, uint64, int64, int64, uint64, uint64[::1], int64[:, ::1], int64[::1], "
@@ -260,9 +261,9 @@ NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 WORK_ROWS = 66
 """Rows of the threat search's scratch array: one per level of a sequence (at most 64 prover
 moves, and the position after them)."""
-WORK_WIDTH = 192
-"""Its columns: a level's candidate cells, their ordering keys and the opponent's forced
-replies, at most 64 of each."""
+WORK_WIDTH = 256
+"""Its columns: a level's candidate cells, their ordering keys, the opponent's forced
+replies and whether the search fails at once after them, at most 64 of each."""
 
 
 # Without numba's reference counting (``_nrt``): the search allocates nothing (its scratch is
@@ -320,8 +321,9 @@ def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
             tt_store(tt, p, d, _pack(_WON, c, 1, 1))
             return 1
     start = misc[TSS_NODES]
-    # candidates with their replies and ordering keys (at most 64), in this level's row of
-    # ``work``: cells from 0, keys from n, the opponent's forced replies (as int64) from 2n
+    # candidates with their replies, ordering keys and whether the search below fails at
+    # once (at most 64), in this level's row of ``work``: cells from 0, keys from n, the
+    # opponent's forced replies (as int64) from 2n, the failures from 3n
     n = popcount(cand)
     i = 0
     rest = cand
@@ -330,14 +332,15 @@ def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
     while rest != ZERO:
         c = lowest(rest)
         rest &= rest - ONE
-        t = _partners(c, p, d, empty, lines, through, count)
-        # start loading the child's table row now: the work until it is searched hides
-        # the wait (the probe's cache miss was a quarter of the time on the cube)
-        prefetch_row(tt, _slot(p | ONE << np.uint64(c), d | t, rows))
+        t, key, fails = threat_move(c, p, d, empty, n_two, lines, through, count, k)
+        if not fails:
+            # start loading the child's table row now: the work until it is searched
+            # hides the wait (the probe's cache miss was a quarter of the time on the cube)
+            prefetch_row(tt, _slot(p | ONE << np.uint64(c), d | t, rows))
         work[pos, i] = c
+        work[pos, n + i] = key if ordered else 0
         work[pos, 2 * n + i] = np.int64(t)
-        work[pos, n + i] = _weight(c, t, p, d, empty, lines, through, count, k) \
-            if ordered else 0
+        work[pos, 3 * n + i] = fails
         i += 1
     for j in range(n):
         top = j
@@ -345,11 +348,11 @@ def _search(p: np.uint64, d: np.uint64, rem: int, pos: int, full: np.uint64,
             if work[pos, n + q] > work[pos, n + top]:
                 top = q
         if top != j:
-            for o in range(0, 3 * n, n):
+            for o in range(0, 4 * n, n):
                 work[pos, o + j], work[pos, o + top] = work[pos, o + top], work[pos, o + j]
         c = work[pos, j]
         t = np.uint64(work[pos, 2 * n + j])
-        if rem == 1 or _fails_at_once(c, t, n_two, p, d, empty, lines, through, count, k):
+        if rem == 1 or work[pos, 3 * n + j] != 0:
             # the search below would fail at once: count its position as it would
             misc[TSS_NODES] += 1
             if misc[TSS_NODES] > misc[TSS_LIMIT]:
