@@ -141,6 +141,46 @@ def test_enumerate_needs_exactly_one_kind() -> None:
     assert result.exit_code == 2 and "exactly one" in result.output
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["--workers", "2"],
+     "--workers is for --count (where the census runs), not for listing positions"),
+    (["--backend", "local", "--limit", "1"], "--backend is for --count"),
+    (["--address", "tcp://127.0.0.1:8786", "--spill", ".", "--shards", "3"],
+     "--address, --spill and --shards are for --count"),
+    (["--count", "--limit", "3"], "--limit is for listing positions, not for --count"),
+    (["--count", "--format", "csv"], "--format is for listing positions, not for --count"),
+    (["--count", "--format", "text", "--limit", "0"],
+     "--format and --limit are for listing positions, not for --count"),
+])
+def test_enumerate_refuses_options_that_do_not_apply(args: list[str], message: str) -> None:
+    """An option given where it does not apply (even with its default value) is one error
+    line and exit status 2, before any listing or count: never silently ignored."""
+    result = runner.invoke(app, ["enumerate", "3x3", "--won", *args])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and message in result.output
+    assert result.output.startswith("error:") and result.output.count("\n") == 1
+
+
+def test_enumerate_count_by_the_lines_refuses_the_census_options() -> None:
+    """Past the census's cells the count runs here, by the lines: where the census would run
+    does not apply."""
+    result = runner.invoke(app, ["enumerate", "7x7", "--won", "--count", "--workers", "2"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert ("--workers is for the census, and 7x7 has 49 cells, past its 32: it is counted by "
+            "inclusion-exclusion over its lines" in result.output)
+
+
+def test_enumerate_takes_the_options_that_apply() -> None:
+    """Each option where it applies: --format and --limit with a listing, the census's
+    options with --count."""
+    listed = runner.invoke(app, ["enumerate", "3x3", "--won", "--format", "text",
+                                 "--limit", "2"])
+    assert listed.exit_code == 0 and len(listed.stdout.splitlines()) == 2
+    counted = runner.invoke(app, ["enumerate", "3x3", "--won", "--count", "--backend",
+                                  "memory"])
+    assert counted.exit_code == 0 and counted.stdout.strip() == "942"
+
+
 
 @pytest.mark.usefixtures("small_disk")
 def test_enumerate_count_takes_the_sharded_route() -> None:

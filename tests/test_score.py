@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -13,7 +15,7 @@ from tictactoe.search.score import Draw, ForcedLoss, ForcedWin, Heuristic, Loss,
 from tictactoe.search.words import HINT_CODES, hint_code
 
 scores = st.one_of(
-    st.builds(Win, st.integers(0, 64)),
+    st.builds(Win, st.integers(1, 64)),
     st.builds(Loss, st.integers(0, 64)),
     st.just(Draw()),
     st.builds(Heuristic, st.floats(-1e6, 1e6, allow_nan=False)),
@@ -79,6 +81,44 @@ def test_scores_are_frozen_and_hashable() -> None:
     assert len({Win(3), Win(3), Loss(3), Draw(), Draw()}) == 3
     with pytest.raises(AttributeError):
         Win(3).plies = 4  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: Win(0), "Win(plies=0): a win takes at least 1 ply, the winning move itself"),
+    (lambda: Win(-3), "Win(plies=-3): a win takes at least 1 ply"),
+    (lambda: ForcedWin(within=0), "ForcedWin(within=0): a win takes at least 1 ply"),
+    (lambda: Loss(-1), "Loss(plies=-1): a loss takes at least 0 plies"),
+    (lambda: ForcedLoss(within=-2), "ForcedLoss(within=-2): a loss takes at least 0 plies"),
+    (lambda: Score.parse("win in 0"), "cannot read a score from 'win in 0': Win(plies=0)"),
+    (lambda: Score.parse("win within 0"), "'win within 0': ForcedWin(within=0)"),
+    (lambda: Score.from_json({"kind": "win", "plies": 0}), "Win(plies=0)"),
+])
+def test_a_length_no_score_has_is_refused(make: Callable[[], Score], message: str) -> None:
+    """A win in 0 plies (or fewer) means nothing, nor does a loss in fewer than 0."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make()
+
+
+def test_a_loss_in_0_is_the_game_already_lost() -> None:
+    assert Loss(0).after_move() == Win(1) and ForcedLoss(within=0).after_move() == \
+        ForcedWin(within=1)
+    assert Score.parse("loss in 0") == Loss(0) < Loss(2)
+
+
+@given(st.one_of(scores, st.builds(ForcedWin, st.none() | st.integers(1, 64)),
+                 st.builds(ForcedLoss, st.none() | st.integers(0, 64))))
+def test_repr_pastes_back_exactly(a: Score) -> None:
+    namespace = {kind.__name__: kind for kind in Score.__subclasses__()}
+    assert eval(repr(a), namespace) == a
+
+
+def test_str_is_for_people_and_rounds_an_estimate() -> None:
+    """`str` prints an estimate as the front ends do, so it comes back rounded; `repr` and
+    the JSON form keep every digit."""
+    assert str(Heuristic(1.25)) == "estimate +1.2"
+    assert Score.parse(str(Heuristic(1.25))) == Heuristic(1.2)
+    assert repr(Heuristic(1.25)) == "Heuristic(value=1.25)"
+    assert Score.from_json(Heuristic(1.25).to_json()) == Heuristic(1.25)
 
 
 def test_bad_text_and_json_are_refused() -> None:

@@ -21,7 +21,15 @@ from rich.table import Table
 from tictactoe.analysis.census import CENSUS_LIMIT, CENSUS_MAX_CELLS
 from tictactoe.analysis.enumerate import KINDS, Kind, legal_positions
 from tictactoe.cli.app import app
-from tictactoe.cli.common import console, errors, fail, reports_errors, writable_path
+from tictactoe.cli.common import (
+    console,
+    errors,
+    fail,
+    given_options,
+    refuse,
+    reports_errors,
+    writable_path,
+)
 from tictactoe.core import TicTacToeError, Variant
 from tictactoe.core.errors import CensusBackendError
 from tictactoe.extras import require
@@ -285,15 +293,19 @@ def _plot_won(w: WonCount, path: Path) -> None:
     plt.close(fig)
 
 
-def _count_by_lines(v: Variant, kind: Kind) -> int:
+def _count_by_lines(v: Variant, kind: Kind, census_options: list[str]) -> int:
     """``ttt enumerate --count`` past the census's reach: exact by inclusion-exclusion over
-    the lines where it reaches, else a clear error (an estimate is not a count)."""
+    the lines where it reaches, else a clear error (an estimate is not a count). The
+    census's options given (`census_options`) are refused: this count runs here."""
     from tictactoe.analysis.won import exact_won, lines_reach
 
     why = lines_reach(v)
     if why is not None:
         raise fail(f"{v.name} has {v.cells} cells, past the census's {CENSUS_LIMIT}, and {why}; "
                    f"ttt count {v.name} --won estimates its won and reachable positions")
+    refuse(census_options, f"for the census, and {v.name} has {v.cells} cells, past its "
+                           f"{CENSUS_LIMIT}: it is counted by inclusion-exclusion over its "
+                           "lines, in this process")
     w = exact_won(v)
     assert w.by_marks is not None
     won = int(w.won)
@@ -508,16 +520,26 @@ class Format(StrEnum):
     csv = "csv"
 
 
+LISTING_OPTIONS = ("--format", "--limit")
+"""The options of ``ttt enumerate`` that shape the listing: refused with ``--count``."""
+CENSUS_OPTIONS = ("--backend", "--workers", "--address", "--spill", "--shards")
+"""The options of ``ttt enumerate`` that say where the census counts: refused without
+``--count``, and past the census's reach (counted by the lines, in this process)."""
+
+
 @app.command("enumerate")
 @reports_errors
 def enumerate_positions(
+    ctx: typer.Context,
     variant: Annotated[str, typer.Argument(help="Variant name: 3x3, 5x5k4, 4x4x4...")],
     won: Annotated[bool, typer.Option("--won", help="Won positions.")] = False,
     terminal: Annotated[bool, typer.Option("--terminal", help="Won or drawn (full) positions.")]
     = False,
     all_: Annotated[bool, typer.Option("--all", help="Every legal position.")] = False,
-    output: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
-    limit: Annotated[int | None, typer.Option(min=0, help="Stop after N positions.")] = None,
+    output: Annotated[Format, typer.Option(
+        "--format", help="Output format of the listing (not with --count).")] = Format.text,
+    limit: Annotated[int | None, typer.Option(
+        min=0, help="Stop the listing after N positions (not with --count).")] = None,
     count_only: Annotated[bool, typer.Option(
         "--count", help=f"Print only how many there are, counted by the census (boards of at "
                         f"most {CENSUS_LIMIT} cells) or past it by inclusion-exclusion over "
@@ -533,21 +555,29 @@ def enumerate_positions(
 ) -> None:
     """Stream legal positions, one per line, found by constraint search with backtracking.
 
-    With --count, count them with the census instead (on the sharded route past 16 cells)."""
+    With --count, count them with the census instead (on the sharded route past 16 cells).
+    --format and --limit are for the listing; --backend, --workers, --address, --spill and
+    --shards for --count by the census: given elsewhere, they are refused."""
     chosen = [k for k, flag in zip(KINDS, (all_, won, terminal), strict=True) if flag]
     if len(chosen) != 1:
         raise fail("choose exactly one of --won, --terminal, --all")
     kind: Kind = chosen[0]
     v = Variant.parse(variant)
+    given = given_options(ctx)
+    census_given = [flag for flag in CENSUS_OPTIONS if flag in given]
     if count_only:
+        refuse([flag for flag in LISTING_OPTIONS if flag in given],
+               "for listing positions, not for --count (which prints one number)")
         if v.cells > CENSUS_LIMIT:
-            print(_count_by_lines(v, kind))
+            print(_count_by_lines(v, kind, census_given))
             return
         c = _run_census(v, _backend(backend, v), "auto", workers, address, spill, shards)
         won_count = c.terminal["x"] + c.terminal["o"]
         print({"all": c.positions, "won": won_count,
                "terminal": won_count + c.terminal["draw"]}[kind])
         return
+    refuse(census_given, "for --count (where the census runs), not for listing positions "
+                         "(a constraint search in this process)")
     stream = legal_positions(v, kind)
     if limit is not None:
         stream = itertools.islice(stream, limit)

@@ -6,7 +6,7 @@ import functools
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -38,6 +38,34 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a one-line error and return the exit to raise."""
     errors.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     return typer.Exit(code)
+
+
+def given_options(ctx: typer.Context) -> list[str]:
+    """The options typed on the command line, by their flags (``--format``), in the order of
+    ``--help``. An option left to its default is not among them; one given with its default
+    value (``--format text``) is."""
+    # by name: Typer carries its own copy of Click, whose ParameterSource is not click's
+    return [param.opts[0] for param in ctx.command.params
+            if param.name is not None and param.opts[0].startswith("-")
+            and getattr(ctx.get_parameter_source(param.name), "name", None) == "COMMANDLINE"]
+
+
+def refuse(flags: Sequence[str], why: str) -> None:
+    """Refuse, with one ``error:`` line, the options `flags` given where they do not apply:
+    the line names them all and says `why` (which follows "is" or "are"). Nothing if `flags`
+    is empty.
+
+    >>> refuse([], "for --count")
+    >>> try:
+    ...     refuse(["--limit", "--format"], "for a listing, not for --count")
+    ... except typer.Exit as stop:
+    ...     print("exit", stop.exit_code)
+    exit 2
+    """
+    if not flags:
+        return
+    names = flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
+    raise fail(f"{names} {'is' if len(flags) == 1 else 'are'} {why}")
 
 
 def writable_path(path: Path | None, what: str, suffix: str | None = None) -> None:

@@ -27,6 +27,28 @@ length (a known win is the surer way), and a forced loss above every loss of kno
 ('forced win', ForcedLoss(), True)
 >>> str(ForcedLoss(within=8)), ForcedLoss(within=8).after_move()
 ('loss within 8', ForcedWin(within=9))
+
+A win takes at least one ply, the winning move itself, so ``Win(0)`` (or a win within 0)
+is refused; ``Loss(0)`` is the side to move that has already lost (the opponent's last move
+made a line), and one ply earlier it is ``Win(1)``.
+
+>>> Win(0)
+Traceback (most recent call last):
+...
+tictactoe.core.errors.TicTacToeError: Win(plies=0): a win takes at least 1 ply, the winning \
+move itself (the side to move that has already lost is Loss(0))
+>>> Loss(0).after_move()
+Win(plies=1)
+
+Text: `str` is for people, and `repr` pastes back. ``str`` prints an estimate as every front
+end does (`format_estimate`: one decimal under 10, whole from 10 up), so `Score.parse` reads a
+proven score back exactly but an estimate rounded; ``repr`` is the constructor call, exact for
+every score (as python-chess's scores are), and so is ``to_json`` with `Score.from_json`.
+
+>>> str(Heuristic(1.25)), Score.parse(str(Heuristic(1.25)))
+('estimate +1.2', Heuristic(value=1.2))
+>>> repr(Heuristic(1.25)), eval(repr(Heuristic(1.25))) == Heuristic(1.25)
+('Heuristic(value=1.25)', True)
 """
 
 from __future__ import annotations
@@ -35,6 +57,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from tictactoe.core import Side, TicTacToeError
+
+
+def _check_plies(score: str, plies: int | None, least: int) -> None:
+    """Refuse a length a score cannot have: fewer than `least` plies (1 for a win, the
+    winning move itself; 0 for a loss, already lost). None, an unknown length, passes."""
+    if plies is not None and plies < least:
+        raise TicTacToeError(f"{score}: " + (
+            "a win takes at least 1 ply, the winning move itself (the side to move that has "
+            "already lost is Loss(0))" if least else
+            "a loss takes at least 0 plies (Loss(0): the side to move has already lost)"))
 
 
 class Score:
@@ -121,14 +153,21 @@ class Score:
 
     @staticmethod
     def parse(text: str) -> Score:
-        """Parse the text form: ``win in 5``, ``loss in 4``, ``draw``, ``forced win``,
-        ``forced loss``, ``win within 7``, ``loss within 8`` or ``estimate +1.5`` (also
-        read: ``heuristic 1.5``).
+        """Parse the text form `str` gives: ``win in 5``, ``loss in 4``, ``draw``, ``forced
+        win``, ``forced loss``, ``win within 7``, ``loss within 8`` or ``estimate +1.5``
+        (also read: ``heuristic 1.5``). An estimate comes back as `str` rounded it (the
+        module's docstring: `repr` or `to_json` keep it exactly).
 
         >>> Score.parse("win in 5"), Score.parse("estimate -0.5"), Score.parse("forced win")
         (Win(plies=5), Heuristic(value=-0.5), ForcedWin())
         >>> Score.parse("win within 7")
         ForcedWin(within=7)
+        >>> Score.parse("win in 0")
+        Traceback (most recent call last):
+        ...
+        tictactoe.core.errors.TicTacToeError: cannot read a score from 'win in 0': \
+Win(plies=0): a win takes at least 1 ply, the winning move itself (the side to move that \
+has already lost is Loss(0))
         """
         words = text.split()
         if words == ["forced", "win"]:
@@ -146,16 +185,22 @@ class Score:
                 return Draw()
             if len(words) == 2 and words[0] in ("estimate", "heuristic"):
                 return Heuristic(float(words[1]))
-        except ValueError:
+        except TicTacToeError as err:  # read, but a length no score has: say which
+            raise TicTacToeError(f"cannot read a score from {text!r}: {err}") from None
+        except ValueError:  # not a number
             pass
         raise TicTacToeError(f"cannot read a score from {text!r}")
 
 
 @dataclass(frozen=True, eq=True, order=False, slots=True)
 class Win(Score):
-    """The side to move wins in `plies` plies (counting its own next move as ply 1)."""
+    """The side to move wins in `plies` plies (counting its own next move as ply 1): at
+    least 1."""
 
     plies: int
+
+    def __post_init__(self) -> None:
+        _check_plies(f"Win(plies={self.plies})", self.plies, 1)
 
     def _rank(self) -> tuple[int, float, int]:
         return (2, -self.plies, 0)
@@ -175,9 +220,13 @@ class Win(Score):
 
 @dataclass(frozen=True, eq=True, order=False, slots=True)
 class Loss(Score):
-    """The side to move loses in `plies` plies, however it plays."""
+    """The side to move loses in `plies` plies, however it plays: 0 if it has already lost.
+    """
 
     plies: int
+
+    def __post_init__(self) -> None:
+        _check_plies(f"Loss(plies={self.plies})", self.plies, 0)
 
     def _rank(self) -> tuple[int, float, int]:
         return (0, self.plies, 0)
@@ -202,6 +251,9 @@ class ForcedWin(Score):
     With a bound it ranks just below ``Win(within)``; without one, below every `Win`."""
 
     within: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_plies(f"ForcedWin(within={self.within})", self.within, 1)
 
     def _rank(self) -> tuple[int, float, int]:
         if self.within is None:
@@ -234,6 +286,9 @@ class ForcedLoss(Score):
     has to find the win)."""
 
     within: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_plies(f"ForcedLoss(within={self.within})", self.within, 0)
 
     def _rank(self) -> tuple[int, float, int]:
         if self.within is None:
@@ -321,6 +376,7 @@ class Heuristic(Score):
         return cls(float(max(-most, min(most, value))))
 
     def __str__(self) -> str:
+        """For people: the value rounded as every front end prints it; `repr` is exact."""
         return f"estimate {format_estimate(self.value)}"
 
 
