@@ -216,18 +216,18 @@ def zero_table(tt: np.ndarray) -> None:  # pragma: no cover - compiled
 def hashes(p: np.uint64, d: np.uint64, zob: np.ndarray,
            out: np.ndarray) -> None:  # pragma: no cover - compiled
     """The hash of every symmetric image of (p, d) into ``out``."""
-    for g in range(zob.shape[0]):
+    for g in range(zob.shape[2]):
         h = ZERO
         rest = p
         while rest != ZERO:
             c = lowest(rest)
             rest &= rest - ONE
-            h ^= zob[g, c, 0]
+            h ^= zob[c, 0, g]
         rest = d
         while rest != ZERO:
             c = lowest(rest)
             rest &= rest - ONE
-            h ^= zob[g, c, 1]
+            h ^= zob[c, 1, g]
         out[g] = h
 
 
@@ -236,10 +236,10 @@ def child_key(hv: np.ndarray, depth: int, zob: np.ndarray, c: int, side: int,
               nsym: int) -> tuple[np.uint64, int]:  # pragma: no cover - compiled
     """The least hash over the first ``nsym`` symmetries after a mark on ``c``, and the
     symmetry that gives it."""
-    best = hv[depth, 0] ^ zob[0, c, side]
+    best = hv[depth, 0] ^ zob[c, side, 0]
     g_best = 0
     for g in range(1, nsym):
-        h = hv[depth, g] ^ zob[g, c, side]
+        h = hv[depth, g] ^ zob[c, side, g]
         if h < best:
             best = h
             g_best = g
@@ -726,8 +726,8 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
     if depth > misc[MAX_DEPTH]:
         misc[MAX_DEPTH] = depth
     start = misc[NODES]
-    nsym = zob.shape[0] if ply + 1 <= misc[SYM_PLIES] else 1
-    node_nsym = zob.shape[0] if ply <= misc[SYM_PLIES] else 1
+    nsym = zob.shape[2] if ply + 1 <= misc[SYM_PLIES] else 1
+    node_nsym = zob.shape[2] if ply <= misc[SYM_PLIES] else 1
     r = _row(key, tt.shape[0])
     e = tt_find(tt, key)
     pn = misc[OR_PN]
@@ -924,7 +924,7 @@ def mid(p: np.uint64, d: np.uint64, ply: int, depth: int, is_or: bool, thpn: int
         b = ONE << np.uint64(c)
         side = 0 if is_or else 1
         for g in range(nsym):
-            hv[depth + 1, g] = hv[depth, g] ^ zob[g, c, side]
+            hv[depth + 1, g] = hv[depth, g] ^ zob[c, side, g]
         child_or = not is_or
         cp = p | b if is_or else p
         cd = d if is_or else d | b
@@ -988,7 +988,7 @@ def root_key(p: np.uint64, d: np.uint64, is_or: bool, zob: np.ndarray, hv: np.nd
              misc: np.ndarray) -> tuple[np.uint64, int]:  # pragma: no cover - compiled
     """Fill ``hv[0]`` for a root position; its table key and symmetry."""
     hashes(p, d, zob, hv[0])
-    nsym = zob.shape[0] if popcount(p | d) <= misc[SYM_PLIES] else 1
+    nsym = zob.shape[2] if popcount(p | d) <= misc[SYM_PLIES] else 1
     key = hv[0, 0]
     g = 0
     for h in range(1, nsym):

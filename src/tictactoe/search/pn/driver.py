@@ -208,7 +208,7 @@ class PnSearch:
         _k.zero_table(self.tt)  # touch every page now, not during the search
         self.ttss.fill(0)
         self.buf = np.zeros((_k.MAX_PLY, _k.BUF_WIDTH), dtype=np.int64)
-        self.hv = np.zeros((_k.MAX_PLY, self.t.zobrist.shape[0]), dtype=np.uint64)
+        self.hv = np.zeros((_k.MAX_PLY, self.t.zobrist.shape[2]), dtype=np.uint64)
         self.seqs = np.zeros((_k.MAX_PLY + 2, 64), dtype=np.int64)
         self.misc = np.zeros(_k.MISC_SIZE, dtype=np.int64)
         self.work = np.zeros(_k.work_words(len(self.t.lines)), dtype=np.int64)

@@ -42,8 +42,9 @@ class Tables:
     inverses: np.ndarray
     """``int64[symmetries, cells]``: the inverse permutations."""
     zobrist: np.ndarray
-    """``uint64[symmetries, cells, 2]``: hash words of an attacker's (0) and a defender's (1)
-    mark on a cell, as seen through each symmetry (the word of the image cell)."""
+    """``uint64[cells, 2, symmetries]``: hash words of an attacker's (0) and a defender's (1)
+    mark on a cell, as seen through each symmetry (the word of the image cell); a cell's
+    words under all the symmetries are contiguous, as the search reads them."""
     bytes: np.ndarray
     """``uint64[symmetries, chunks, 256]``: byte tables of the symmetries (exact images)."""
 
@@ -72,7 +73,8 @@ def tables(variant: Variant) -> Tables:
     rng = np.random.default_rng(0x5EED + n)
     words = rng.integers(0, 1 << 63, size=(n, 2), dtype=np.int64).astype(np.uint64) << 1 \
         | rng.integers(0, 2, size=(n, 2), dtype=np.int64).astype(np.uint64)
-    zobrist = np.ascontiguousarray(words[permutations])
+    # by cell, side, then symmetry: a child's keys under every symmetry are one run of words
+    zobrist = np.ascontiguousarray(words[permutations].transpose(1, 2, 0))
     return Tables(variant=variant, k=variant.k, full=np.uint64(variant.full_mask), lines=lines,
                   line_cells=line_cells, through=through, line_count=line_count,
                   permutations=permutations, inverses=inverses, zobrist=zobrist,
