@@ -73,7 +73,9 @@ def test_estimate_says_where_a_board_fits() -> None:
     assert "fits" in result.output
     big = runner.invoke(app, ["count", "5x5k4", "--estimate"])
     assert "it needs a cluster" in big.output
-    for flag in (["--json"], ["--plot", "e.png"]):  # once ignored without a word
+    for flag in (["--json"], ["--plot", "e.png"], ["--backend", "local"],  # once ignored
+                 ["--address", "tcp://127.0.0.1:8786"], ["--shards", "4"],  # without a word
+                 ["--engine", "numpy"]):
         refused = runner.invoke(app, ["count", "3x3", "--estimate", *flag])
         assert refused.exit_code == 2 and f"{flag[0]} goes with a count" in refused.output
 

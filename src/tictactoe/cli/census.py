@@ -137,10 +137,12 @@ def count(
             raise fail(f"{flag} is for --won")
     chosen = _backend(backend, v)
     if estimate_only:
-        for flag, given in (("--json", as_json), ("--plot", plot)):
+        for flag, given in (("--json", as_json), ("--plot", plot), ("--backend", backend != "auto"),
+                            ("--address", address), ("--shards", shards),
+                            ("--engine", engine is not CensusEngine.auto)):
             if given:
                 raise fail(f"{flag} goes with a count, not with --estimate (which prints what "
-                           "a count would cost)")
+                           "a count would cost on each backend)")
         _print_estimate(v, workers, spill)
         return
     if chosen == "memory" and engine in (CensusEngine.numpy, CensusEngine.python):
