@@ -373,7 +373,8 @@ def test_the_replies_an_and_node_leaves_out_each_lose_to_a_threat_sequence() -> 
         kept = dfpn.and_children(x, o, 0, t.full, t.lines, t.through, t.line_count, t.k,
                                  search.ttss, search.misc, search.seqs, empty, search.work)
         replayed = int(search.misc[dfpn.REPLAYED]) - before
-        by_pass = sum(replay(x, o | np.uint64(1 << c), pass_seq, r, t.full, t.lines) >= 0
+        by_pass = sum(replay(x, o | np.uint64(1 << c), pass_seq, r, t.full, t.lines, t.through,
+                         t.line_count) >= 0
                       for c in cells_of(int(empty)))
         by_earlier += replayed > by_pass
         for c in cells_of(int(empty) & ~int(kept)):
@@ -410,7 +411,8 @@ def test_a_reply_outside_the_breaking_cells_leaves_the_sequence_winning(variant:
         breaking = int(dfpn.breaking_cells(x, o, seq, r, t.full, t.lines, t.k))
         assert breaking & ~empty == 0
         for c in cells_of(empty):
-            wins = replay(x, o | np.uint64(1 << c), seq, r, t.full, t.lines) >= 0
+            wins = replay(x, o | np.uint64(1 << c), seq, r, t.full, t.lines, t.through,
+                          t.line_count) >= 0
             if not breaking >> c & 1:
                 assert wins, (position, c)
                 skipped += 1
@@ -418,3 +420,58 @@ def test_a_reply_outside_the_breaking_cells_leaves_the_sequence_winning(variant:
                 broken += not wins
         checked += 1
     assert skipped > 0 and broken > 0
+
+
+def replay_by_scans(p: int, d: int, seq: list[int], variant: Variant) -> int:
+    """`replay` the readable way: every position of the sequence scanned whole."""
+    board = board_of(variant)
+    for i in range(len(seq) + 1):
+        ours, others, _ = readable_scan(board, p, d)
+        if ours:
+            return i
+        if i == len(seq) or others & (others - 1):
+            return -1
+        c = seq[i]
+        if (p | d) >> c & 1 or (others and others != 1 << c):
+            return -1
+        p |= 1 << c
+        made = threat_cells(board, p, d)
+        if not made:
+            return -1
+        if made & (made - 1):
+            return i + 1
+        d |= made
+    return -1
+
+
+@pytest.mark.parametrize("name", ["5x5k4", "7x7k5", "4x8k4", "4x4x4"])
+def test_replay_agrees_with_scanning_every_position(name: str) -> None:
+    """`replay` looks only at the lines through each move and its reply after its first
+    scan; on random positions and random sequences (some of them threat sequences found by
+    the search, some broken by a defender mark), it answers as scanning every position."""
+    from tictactoe.search.pn.tss import replay, tss
+
+    variant = Variant.parse(name)
+    search = PnSearch(name, table_mb=16)
+    t = search.t
+    rng = random.Random(name)
+    answers: dict[int, int] = {}
+    for _ in range(300):
+        cells = rng.sample(range(variant.cells), variant.cells)
+        n = rng.randint(2, variant.cells // 3)
+        mine = sum(1 << c for c in cells[:n])
+        theirs = sum(1 << c for c in cells[n:n + rng.randint(max(0, n - 1), n)])
+        seq = np.zeros(64, dtype=np.int64)
+        r = tss(np.uint64(mine), np.uint64(theirs), 64, 2000, t.full, t.lines, t.through,
+                t.line_count, t.k, search.ttss, search.misc, seq)
+        moves = [int(c) for c in seq[:r]] if r > 0 else rng.sample(cells[n:], 3)
+        empty = variant.full_mask & ~(mine | theirs)
+        for extra in (None, *rng.sample([c for c in range(variant.cells) if empty >> c & 1],
+                                     min(3, empty.bit_count()))):
+            d = theirs | (0 if extra is None else 1 << extra)
+            seq[:len(moves)] = moves
+            got = replay(np.uint64(mine), np.uint64(d), seq, len(moves), t.full, t.lines,
+                         t.through, t.line_count)
+            assert got == replay_by_scans(mine, d, moves, variant), (mine, d, moves)
+            answers[got] = answers.get(got, 0) + 1
+    assert answers.get(-1, 0) > 20 and sum(v for k, v in answers.items() if k > 0) > 20, answers

@@ -592,10 +592,11 @@ def _found(work: np.ndarray, lines: int) -> tuple[np.ndarray, np.ndarray]:  # pr
 
 @njit(cache=True, inline="always")
 def _any_replays(p: np.uint64, d: np.uint64, found: np.ndarray, lengths: np.ndarray, n: int,
-                 full: np.uint64, lines: np.ndarray) -> bool:  # pragma: no cover - compiled
+                 full: np.uint64, lines: np.ndarray, through: np.ndarray,
+                 count: np.ndarray) -> bool:  # pragma: no cover - compiled
     """Whether one of the first ``n`` sequences in ``found`` still wins here (`replay`)."""
-    for f in range(n):  # noqa: SIM110 (numba: no generator expressions)
-        if replay(p, d, found[f], lengths[f], full, lines) >= 0:
+    for f in range(n):  # a loop: numba compiles no generator expressions
+        if replay(p, d, found[f], lengths[f], full, lines, through, count) >= 0:
             return True
     return False
 
@@ -637,10 +638,11 @@ def and_children(p: np.uint64, d: np.uint64, depth: int, full: np.uint64, lines:
             continue
         # the threat search's row for the reply starts loading while the replays run
         prefetch_row(ttss, _slot(p, d | b, ttss.shape[0]))
-        if replay(p, d | b, seq, r, full, lines) >= 0:
+        if replay(p, d | b, seq, r, full, lines, through, count) >= 0:
             misc[REPLAYED] += 1
             continue
-        if _any_replays(p, d | b, found, lengths, min(n_found, FOUND), full, lines):
+        if _any_replays(p, d | b, found, lengths, min(n_found, FOUND), full, lines, through,
+                        count):
             misc[REPLAYED] += 1
             continue
         r2 = tss_in(p, d | b, 64, misc[EXPAND_BUDGET], full, lines, through, count, k, ttss,

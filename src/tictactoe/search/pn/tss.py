@@ -405,15 +405,19 @@ def tss_in(p: np.uint64, d: np.uint64, rem: int, budget: int, full: np.uint64,
 
 @njit(cache=True, nogil=True)
 def replay(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
-           lines: np.ndarray) -> int:  # pragma: no cover - compiled
+           lines: np.ndarray, through: np.ndarray,
+           count: np.ndarray) -> int:  # pragma: no cover - compiled
     """Whether the prover's moves ``seq[:n]`` win by a threat sequence here: the number of
-    them used (0 if the prover has a threat now), or `FAIL`."""
-    for i in range(n + 1):
-        p_threat, d_threat, _, _ = scan(p, d, full, lines)
-        if p_threat != ZERO:
-            return i
-        if i == n:
-            return FAIL
+    them used (0 if the prover has a threat now), or `FAIL`.
+
+    One pass over the lines, then only the lines through each move and its forced reply: a
+    move makes threats on its own lines only, and the reply on its own (the prover has no
+    threat left once its single one is blocked, and the defender's one it had, if any, the
+    move blocked)."""
+    p_threat, d_threat, _, _ = scan(p, d, full, lines)
+    if p_threat != ZERO:
+        return 0
+    for i in range(n):
         if d_threat & (d_threat - ONE) != ZERO:
             return FAIL
         c = seq[i]
@@ -421,10 +425,26 @@ def replay(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
         if (p | d) & b != ZERO or (d_threat != ZERO and d_threat != b):
             return FAIL
         p |= b
-        t = threat_cells(p, d, full, lines)
+        empty = full & ~(p | d)
+        t = ZERO
+        for j in range(count[c]):
+            line = lines[through[c, j]]
+            if line & d == ZERO:
+                e = line & empty
+                if e != ZERO and e & (e - ONE) == ZERO:
+                    t |= e
         if t == ZERO:
             return FAIL
         if t & (t - ONE) != ZERO:
             return i + 1
         d |= t
+        empty &= ~t
+        d_threat = ZERO
+        tc = lowest(t)
+        for j in range(count[tc]):
+            line = lines[through[tc, j]]
+            if line & p == ZERO:
+                e = line & empty
+                if e != ZERO and e & (e - ONE) == ZERO:
+                    d_threat |= e
     return FAIL
