@@ -77,7 +77,8 @@ def test_estimate_says_where_a_board_fits() -> None:
                  ["--address", "tcp://127.0.0.1:8786"], ["--shards", "4"],  # without a word
                  ["--engine", "numpy"]):
         refused = runner.invoke(app, ["count", "3x3", "--estimate", *flag])
-        assert refused.exit_code == 2 and f"{flag[0]} goes with a count" in refused.output
+        assert refused.exit_code == 2 and f"{flag[0]} is for a count, not for --estimate" \
+            in refused.output
 
 
 def test_sharded_options_do_not_go_with_the_memory_backend() -> None:

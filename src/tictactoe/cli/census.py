@@ -79,9 +79,14 @@ BACKEND_HELP = ("Where to count: memory (this process; the default up to 16 cell
                 "a Dask cluster).")
 
 
+COUNT_ONLY_OPTIONS = ("--json", "--plot", "--engine", "--backend", "--address", "--shards")
+"""The options of ``ttt count`` that shape the count itself: refused with ``--estimate``."""
+
+
 @app.command()
 @reports_errors
 def count(
+    ctx: typer.Context,
     variant: Annotated[str, typer.Argument(help=VARIANT_HELP)],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plot: Annotated[Path | None, typer.Option(help="Also save a chart of counts by ply (PNG).")]
@@ -137,12 +142,10 @@ def count(
             raise fail(f"{flag} is for --won")
     chosen = _backend(backend, v)
     if estimate_only:
-        for flag, given in (("--json", as_json), ("--plot", plot), ("--backend", backend != "auto"),
-                            ("--address", address), ("--shards", shards),
-                            ("--engine", engine is not CensusEngine.auto)):
-            if given:
-                raise fail(f"{flag} goes with a count, not with --estimate (which prints what "
-                           "a count would cost on each backend)")
+        given = given_options(ctx)
+        refuse([flag for flag in COUNT_ONLY_OPTIONS if flag in given],
+               "for a count, not for --estimate (which prints what a count would cost on each "
+               "backend)")
         _print_estimate(v, workers, spill)
         return
     if chosen == "memory" and engine in (CensusEngine.numpy, CensusEngine.python):

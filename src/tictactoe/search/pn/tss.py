@@ -403,6 +403,22 @@ def tss_in(p: np.uint64, d: np.uint64, rem: int, budget: int, full: np.uint64,
     return r
 
 
+@njit(cache=True, inline="always")
+def _threats_through(cell: int, other: np.uint64, empty: np.uint64, lines: np.ndarray,
+                     through: np.ndarray, count: np.ndarray) -> np.uint64:  # pragma: no cover
+    """The threat cells on the lines through ``cell`` of the side with no mark of ``other``
+    there: each such line's one empty cell, where it has exactly one (`threat_cells` on
+    those lines alone)."""
+    out = ZERO
+    for j in range(count[cell]):
+        line = lines[through[cell, j]]
+        if line & other == ZERO:
+            e = line & empty
+            if e != ZERO and e & (e - ONE) == ZERO:
+                out |= e
+    return out
+
+
 @njit(cache=True, nogil=True)
 def replay(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
            lines: np.ndarray, through: np.ndarray,
@@ -426,25 +442,11 @@ def replay(p: np.uint64, d: np.uint64, seq: np.ndarray, n: int, full: np.uint64,
             return FAIL
         p |= b
         empty = full & ~(p | d)
-        t = ZERO
-        for j in range(count[c]):
-            line = lines[through[c, j]]
-            if line & d == ZERO:
-                e = line & empty
-                if e != ZERO and e & (e - ONE) == ZERO:
-                    t |= e
+        t = _threats_through(c, d, empty, lines, through, count)
         if t == ZERO:
             return FAIL
         if t & (t - ONE) != ZERO:
             return i + 1
         d |= t
-        empty &= ~t
-        d_threat = ZERO
-        tc = lowest(t)
-        for j in range(count[tc]):
-            line = lines[through[tc, j]]
-            if line & p == ZERO:
-                e = line & empty
-                if e != ZERO and e & (e - ONE) == ZERO:
-                    d_threat |= e
+        d_threat = _threats_through(lowest(t), p, empty & ~t, lines, through, count)
     return FAIL
